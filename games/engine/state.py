@@ -1,0 +1,407 @@
+"""The position during play: checked moves, undo from a stack, legal moves, score.
+
+Designed for replay speed: piles are plain lists of ints, a move changes only the
+piles it touches, and undo restores from a small record per move instead of a
+copy of the state. ``play`` checks and applies in one pass; it either raises
+``IllegalMoveError`` having changed nothing, or applies the move completely.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from .cards import KING_RANK, card_text
+from .deal import Deal
+from .errors import IllegalMoveError
+from .moves import DRAW, F2T, REDEAL, T2F, T2T, UNDO, W2F, W2T, Move
+from .rules import Build, Rules, Unit
+
+# Score events (SPEC section 5).
+TO_FOUNDATION = 10
+WASTE_TO_TABLEAU = 5
+TURN_UP = 5
+FROM_FOUNDATION = -15
+UNDO_PENALTY = -10
+WIN_BONUS_BASE = 700
+
+
+def _build_table(build: Build) -> tuple[bool, ...]:
+    """``table[top * 52 + card]``: may ``card`` go onto ``top`` in a column."""
+    table = [False] * (52 * 52)
+    for top in range(52):
+        for card in range(52):
+            if (card >> 2) + 1 != (top >> 2):
+                continue
+            if build is Build.SUIT:
+                ok = (card & 3) == (top & 3)
+            else:
+                ok = ((card & 3) in (1, 2)) != ((top & 3) in (1, 2))
+            table[top * 52 + card] = ok
+    return tuple(table)
+
+
+_BUILD_TABLES = {b: _build_table(b) for b in Build}
+_BUILD_WORDS = {Build.SUIT: "columns build down in suit", Build.ALTERNATE: "columns build down in alternate colours"}
+
+
+class State:
+    """A game in progress. ``State(deal)`` starts it; ``play``/``undo`` change it."""
+
+    __slots__ = (
+        "rules", "deal", "tab", "down", "stock", "waste", "found", "score", "moves",
+        "on_foundations", "passes_left", "won", "history", "_builds", "_total",
+    )
+
+    def __init__(self, deal: Deal) -> None:
+        rules = deal.rules
+        self.rules: Rules = rules
+        self.deal = deal
+        self.tab: list[list[int]] = [list(col) for col in deal.tableau]
+        self.down: list[int] = list(deal.face_down)
+        self.stock: list[int] = list(reversed(deal.stock))  # next card drawn is at the end
+        self.waste: list[int] = []
+        self.found: list[int] = list(deal.foundations)  # top card per foundation, -1 empty
+        self.score = 0
+        self.moves = 0  # log entries played, undos, draws and redeals included
+        self.on_foundations = sum((top >> 2) + 1 for top in deal.foundations if top >= 0)
+        self.passes_left = -1 if rules.passes is None else rules.passes - 1  # redeals left; -1: unlimited
+        self.won = False
+        # One record per move still on the stack: (kind, src, dst, n, score_before, flipped).
+        self.history: list[tuple[int, int, int, int, int, int]] = []
+        self._builds = _BUILD_TABLES[rules.build]
+        self._total = rules.cards
+
+    # -- playing ---------------------------------------------------------------------------------
+
+    def play_text(self, text: str) -> Move:
+        move = Move.parse(text)
+        self.play(move)
+        return move
+
+    def play(self, move: Move) -> None:
+        """Check and apply one move (an undo included); raises ``IllegalMoveError`` and changes nothing."""
+        kind, src, dst, n = move
+        if self.won:
+            raise IllegalMoveError(str(move), "the game is already won: no move follows the winning one")
+        score = self.score
+        flipped = 0
+        if kind == DRAW:
+            stock = self.stock
+            if not stock:
+                raise IllegalMoveError("s", self._empty_stock_reason())
+            waste = self.waste
+            n = self.rules.draw
+            if n == 1:
+                waste.append(stock.pop())
+            else:
+                n = min(n, len(stock))
+                for _ in range(n):
+                    waste.append(stock.pop())
+        elif kind == T2T:
+            tab = self.tab
+            if src >= len(tab) or dst >= len(tab):
+                raise IllegalMoveError(str(move), self._no_column(max(src, dst)))
+            col = tab[src]
+            to = tab[dst]
+            size = len(col)
+            if src == dst:
+                raise IllegalMoveError(str(move), "a column cannot move onto itself")
+            if n > size - self.down[src]:
+                raise IllegalMoveError(str(move), self._too_few_reason(src, n))
+            first = size - n
+            card = col[first]
+            if n > 1:
+                if self.rules.unit is Unit.CARD:
+                    raise IllegalMoveError(
+                        str(move), f"{self.rules.name} moves one card at a time: write t{src + 1}t{dst + 1}")
+                builds = self._builds
+                for i in range(first, size - 1):
+                    if not builds[col[i] * 52 + col[i + 1]]:
+                        raise IllegalMoveError(str(move), self._not_a_run_reason(src, n, col[i], col[i + 1]))
+            if to:
+                if not self._builds[to[-1] * 52 + card]:
+                    raise IllegalMoveError(str(move), self._build_reason(card, to[-1]))
+            elif self.rules.empty_takes_king_only and card >> 2 != KING_RANK:
+                raise IllegalMoveError(str(move), self._king_only_reason(card))
+            if n == 1:
+                to.append(col.pop())
+            else:
+                to.extend(col[first:])
+                del col[first:]
+            down = self.down[src]
+            if down and first == down:
+                self.down[src] = down - 1
+                flipped = 1
+                self.score = score + TURN_UP
+        elif kind == W2T:
+            waste = self.waste
+            tab = self.tab
+            if dst >= len(tab):
+                raise IllegalMoveError(str(move), self._no_column(dst))
+            if not waste:
+                raise IllegalMoveError(str(move), "the waste is empty: draw from the stock first")
+            to = tab[dst]
+            card = waste[-1]
+            if to:
+                if not self._builds[to[-1] * 52 + card]:
+                    raise IllegalMoveError(str(move), self._build_reason(card, to[-1]))
+            elif self.rules.empty_takes_king_only and card >> 2 != KING_RANK:
+                raise IllegalMoveError(str(move), self._king_only_reason(card))
+            to.append(waste.pop())
+            self.score = score + WASTE_TO_TABLEAU
+        elif kind == T2F:
+            tab = self.tab
+            if src >= len(tab):
+                raise IllegalMoveError(str(move), self._no_column(src))
+            col = tab[src]
+            if not col:
+                self._check_foundation_exists(move, dst)
+                raise IllegalMoveError(str(move), f"column {src + 1} is empty")
+            self._check_foundation(move, col[-1], dst)
+            self.found[dst] = col.pop()
+            self.on_foundations += 1
+            self.score = score + TO_FOUNDATION
+            down = self.down[src]
+            if down and len(col) == down:
+                self.down[src] = down - 1
+                flipped = 1
+                self.score += TURN_UP
+        elif kind == W2F:
+            waste = self.waste
+            if not waste:
+                self._check_foundation_exists(move, dst)
+                raise IllegalMoveError(str(move), "the waste is empty: draw from the stock first")
+            self._check_foundation(move, waste[-1], dst)
+            self.found[dst] = waste.pop()
+            self.on_foundations += 1
+            self.score = score + TO_FOUNDATION
+        elif kind == UNDO:
+            self._undo()
+            self.moves += 1
+            return
+        elif kind == REDEAL:
+            self._check_redeal()
+            self.stock = self.waste[::-1]
+            self.waste = []
+            if self.passes_left > 0:
+                self.passes_left -= 1
+            penalty = self.rules.redeal_penalty
+            if penalty:
+                self.score = max(0, score - penalty)
+        elif kind == F2T:
+            self._check_from_foundation(move)
+            top = self.found[src]
+            self.tab[dst].append(top)
+            self.found[src] = top - 4 if top >= 4 else -1
+            self.on_foundations -= 1
+            self.score = max(0, score + FROM_FOUNDATION)
+        else:  # pragma: no cover - Move.parse never makes another kind
+            raise IllegalMoveError(str(move), "unknown move")
+        self.history.append((kind, src, dst, n, score, flipped))
+        self.moves += 1
+        if self.on_foundations == self._total and (kind == T2F or kind == W2F):
+            self.won = True
+            self.score += max(0, WIN_BONUS_BASE - 2 * self.moves)
+
+    def undo(self) -> None:
+        """Play ``u``: the last move not yet undone is taken back, then -10 (SPEC section 5)."""
+        self.play(Move(UNDO))
+
+    def _undo(self) -> None:
+        history = self.history
+        if not history:
+            raise IllegalMoveError("u", "nothing to undo")
+        kind, src, dst, n, score, flipped = history.pop()
+        if kind == DRAW:
+            stock = self.stock
+            waste = self.waste
+            for _ in range(n):
+                stock.append(waste.pop())
+        elif kind == T2T:
+            if flipped:
+                self.down[src] += 1
+            to = self.tab[dst]
+            if n == 1:
+                self.tab[src].append(to.pop())
+            else:
+                self.tab[src].extend(to[-n:])
+                del to[-n:]
+        elif kind == W2T:
+            self.waste.append(self.tab[dst].pop())
+        elif kind == T2F or kind == W2F:
+            top = self.found[dst]
+            self.found[dst] = top - 4 if top >= 4 else -1
+            self.on_foundations -= 1
+            if kind == W2F:
+                self.waste.append(top)
+            else:
+                if flipped:
+                    self.down[src] += 1
+                self.tab[src].append(top)
+        elif kind == REDEAL:
+            self.waste = self.stock[::-1]
+            self.stock = []
+            if self.rules.passes is not None:
+                self.passes_left += 1
+        elif kind == F2T:
+            self.found[src] = self.tab[dst].pop()
+            self.on_foundations += 1
+        self.score = max(0, score + UNDO_PENALTY)
+
+    # -- checks and their reasons -----------------------------------------------------------------
+
+    def _check_foundation_exists(self, move: Move, index: int) -> None:
+        if index >= len(self.found):
+            raise IllegalMoveError(
+                str(move), f"there is no foundation {index + 1}: {self.rules.name} has {len(self.found)} foundations")
+
+    def _check_foundation(self, move: Move, card: int, dst: int) -> None:
+        self._check_foundation_exists(move, dst)
+        top = self.found[dst]
+        if top < 0:
+            if card >= 4:
+                raise IllegalMoveError(
+                    str(move), f"{card_text(card)} cannot start foundation {dst + 1}: an empty foundation takes an ace")
+        elif card != top + 4:
+            raise IllegalMoveError(
+                str(move),
+                f"{card_text(card)} cannot go onto {card_text(top)} on foundation {dst + 1}: "
+                "foundations build up in suit",
+            )
+
+    def _check_redeal(self) -> None:
+        if self.stock:
+            raise IllegalMoveError("r", "the stock is not empty yet: redeal only when it is")
+        if not self.waste:
+            raise IllegalMoveError("r", "the waste is empty: there is nothing to redeal")
+        if self.passes_left == 0:
+            passes = self.rules.passes
+            allowed = "no redeal" if passes == 1 else f"{passes} passes through the stock"
+            raise IllegalMoveError("r", f"no redeal left: {self.rules.name} allows {allowed}")
+
+    def _check_from_foundation(self, move: Move) -> None:
+        src, dst = move.src, move.dst
+        if not self.rules.foundation_to_tableau:
+            raise IllegalMoveError(str(move), f"in {self.rules.name} cards never leave the foundations")
+        self._check_foundation_exists(move, src)
+        if dst >= len(self.tab):
+            raise IllegalMoveError(str(move), self._no_column(dst))
+        top = self.found[src]
+        if top < 0:
+            raise IllegalMoveError(str(move), f"foundation {src + 1} is empty")
+        to = self.tab[dst]
+        if to:
+            if not self._builds[to[-1] * 52 + top]:
+                raise IllegalMoveError(str(move), self._build_reason(top, to[-1]))
+        elif self.rules.empty_takes_king_only and top >> 2 != KING_RANK:
+            raise IllegalMoveError(str(move), self._king_only_reason(top))
+
+    def _empty_stock_reason(self) -> str:
+        if self.waste and self.passes_left != 0:
+            return "the stock is empty: redeal with 'r'"
+        return "the stock is empty"
+
+    def _no_column(self, index: int) -> str:
+        return f"there is no column {index + 1}: {self.rules.name} has {len(self.tab)} columns"
+
+    def _too_few_reason(self, src: int, n: int) -> str:
+        col = self.tab[src]
+        if not col:
+            return f"column {src + 1} is empty"
+        up = len(col) - self.down[src]
+        if up < len(col):
+            return f"column {src + 1} has only {up} face-up card{'s' if up != 1 else ''}, not {n}"
+        return f"column {src + 1} has only {len(col)} card{'s' if len(col) != 1 else ''}, not {n}"
+
+    def _build_reason(self, card: int, top: int) -> str:
+        return f"{card_text(card)} does not build on {card_text(top)}: {_BUILD_WORDS[self.rules.build]}"
+
+    def _not_a_run_reason(self, src: int, n: int, lower: int, upper: int) -> str:
+        return (f"the last {n} cards of column {src + 1} are not a run: {card_text(upper)} does not build on "
+                f"{card_text(lower)} ({_BUILD_WORDS[self.rules.build]})")
+
+    def _king_only_reason(self, card: int) -> str:
+        return f"{card_text(card)} cannot fill an empty column: only a king (or a run from a king) can"
+
+    # -- questions ---------------------------------------------------------------------------------
+
+    def can_undo(self) -> bool:
+        return bool(self.history) and not self.won
+
+    def legal_moves(self) -> Iterator[Move]:
+        """Every legal move but ``u``, in a fixed order: to foundations, to columns, stock."""
+        if self.won:
+            return
+        rules = self.rules
+        tab, found, waste, builds = self.tab, self.found, self.waste, self._builds
+        king_only = rules.empty_takes_king_only
+        ncols = len(tab)
+        # To foundations.
+        sources: list[tuple[int, int, int]] = []  # (kind, src, card)
+        if waste:
+            sources.append((W2F, -1, waste[-1]))
+        for i, col in enumerate(tab):
+            if col:
+                sources.append((T2F, i, col[-1]))
+        for kind, src, card in sources:
+            for f, top in enumerate(found):
+                if (card < 4 and top < 0) or (top >= 0 and card == top + 4):
+                    yield Move(kind, src, f)
+        # Waste to columns.
+        if waste:
+            card = waste[-1]
+            for d in range(ncols):
+                to = tab[d]
+                if (builds[to[-1] * 52 + card] if to else (not king_only or card >> 2 == KING_RANK)):
+                    yield Move(W2T, -1, d)
+        # Columns to columns: single cards, then longer runs where the game moves them.
+        runs = rules.unit is Unit.RUN
+        for s in range(ncols):
+            col = tab[s]
+            size = len(col)
+            if not size:
+                continue
+            longest = 1
+            if runs:
+                lowest = self.down[s]
+                while size - longest - 1 >= lowest and builds[col[size - longest - 1] * 52 + col[size - longest]]:
+                    longest += 1
+            for n in range(1, longest + 1):
+                card = col[size - n]
+                for d in range(ncols):
+                    if d == s:
+                        continue
+                    to = tab[d]
+                    if (builds[to[-1] * 52 + card] if to else (not king_only or card >> 2 == KING_RANK)):
+                        yield Move(T2T, s, d, n)
+        # Foundations back to columns (Klondike).
+        if rules.foundation_to_tableau:
+            for f, top in enumerate(found):
+                if top < 0:
+                    continue
+                for d in range(ncols):
+                    to = tab[d]
+                    if (builds[to[-1] * 52 + top] if to else (not king_only or top >> 2 == KING_RANK)):
+                        yield Move(F2T, f, d)
+        if self.stock:
+            yield Move(DRAW)
+        elif waste and self.passes_left != 0:
+            yield Move(REDEAL)
+
+    @property
+    def foundation_cards(self) -> int:
+        return self.on_foundations
+
+    def result(self) -> dict[str, object]:
+        return {"won": self.won, "score": self.score, "moves": self.moves, "foundation_cards": self.on_foundations}
+
+    def key(self) -> tuple[object, ...]:
+        """Everything that decides the future of the game (score and move count aside)."""
+        return (
+            tuple(tuple(c) for c in self.tab),
+            tuple(self.down),
+            tuple(self.stock),
+            tuple(self.waste),
+            tuple(self.found),
+            self.passes_left,
+        )
