@@ -16,18 +16,18 @@ CARDS_PER_DECK = 52
 KING_RANK = 12
 
 __all__ = [
+    "CARDS_PER_DECK",
+    "CARD_TEXT",
+    "HIDDEN",
+    "KING_RANK",
     "RANKS",
     "SUITS",
-    "HIDDEN",
-    "CARDS_PER_DECK",
-    "KING_RANK",
+    "canonical_deck",
     "card_text",
+    "is_red",
     "parse_card",
     "rank_of",
     "suit_of",
-    "is_red",
-    "canonical_deck",
-    "CARD_TEXT",
 ]
 
 

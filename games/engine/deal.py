@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .cards import card_text, canonical_deck
+from .cards import canonical_deck, card_text
 from .errors import InvalidSeedError
 from .rng import SEED_MAX, shuffle
 from .rules import Layout, Rules, find_rules
@@ -33,7 +33,7 @@ class Deal:
             "seed": self.seed,
             "tableau": [
                 [{"card": card_text(c), "up": i >= down} for i, c in enumerate(col)]
-                for col, down in zip(self.tableau, self.face_down)
+                for col, down in zip(self.tableau, self.face_down, strict=True)
             ],
             "stock": [card_text(c) for c in self.stock],
             "foundations": [[] if top < 0 else [card_text(top)] for top in self.foundations],

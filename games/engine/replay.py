@@ -77,9 +77,10 @@ def play_log(state: State, log: Sequence[str], start: int = 0) -> ReplayError | 
     play = state.play
     index = start
     try:
-        for index, text in enumerate(log, start):
+        for text in log:
             move = cache.get(text)
             play(move if move is not None else parse(text))
+            index += 1
     except MoveError as exc:
         return ReplayError(index=index, move=log[index - start], reason=exc.reason)
     return None

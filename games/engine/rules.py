@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from .errors import UnknownGameError
 
 
-class Build(str, Enum):
+class Build(StrEnum):
     SUIT = "suit"  # down in the same suit
     ALTERNATE = "alternate"  # down in alternate colours
 
 
-class Unit(str, Enum):
+class Unit(StrEnum):
     CARD = "card"  # one card at a time
     RUN = "run"  # any run that builds by the game's rule
 
 
-class Layout(str, Enum):
+class Layout(StrEnum):
     ROWS = "rows"  # Forty Thieves family: row by row, all face up
     KLONDIKE = "klondike"  # triangle, last card of each column face up
 

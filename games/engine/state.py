@@ -32,11 +32,9 @@ def _build_table(build: Build) -> tuple[bool, ...]:
         for card in range(52):
             if (card >> 2) + 1 != (top >> 2):
                 continue
-            if build is Build.SUIT:
-                ok = (card & 3) == (top & 3)
-            else:
-                ok = ((card & 3) in (1, 2)) != ((top & 3) in (1, 2))
-            table[top * 52 + card] = ok
+            same_suit = (card & 3) == (top & 3)
+            other_colour = ((card & 3) in (1, 2)) != ((top & 3) in (1, 2))
+            table[top * 52 + card] = same_suit if build is Build.SUIT else other_colour
     return tuple(table)
 
 
@@ -48,8 +46,21 @@ class State:
     """A game in progress. ``State(deal)`` starts it; ``play``/``undo`` change it."""
 
     __slots__ = (
-        "rules", "deal", "tab", "down", "stock", "waste", "found", "score", "moves",
-        "on_foundations", "passes_left", "won", "history", "_builds", "_total",
+        "_builds",
+        "_total",
+        "deal",
+        "down",
+        "found",
+        "history",
+        "moves",
+        "on_foundations",
+        "passes_left",
+        "rules",
+        "score",
+        "stock",
+        "tab",
+        "waste",
+        "won",
     )
 
     def __init__(self, deal: Deal) -> None:
@@ -199,7 +210,7 @@ class State:
             raise IllegalMoveError(str(move), "unknown move")
         self.history.append((kind, src, dst, n, score, flipped))
         self.moves += 1
-        if self.on_foundations == self._total and (kind == T2F or kind == W2F):
+        if self.on_foundations == self._total and kind in (T2F, W2F):
             self.won = True
             self.score += max(0, WIN_BONUS_BASE - 2 * self.moves)
 
@@ -228,7 +239,7 @@ class State:
                 del to[-n:]
         elif kind == W2T:
             self.waste.append(self.tab[dst].pop())
-        elif kind == T2F or kind == W2F:
+        elif kind in (T2F, W2F):
             top = self.found[dst]
             self.found[dst] = top - 4 if top >= 4 else -1
             self.on_foundations -= 1

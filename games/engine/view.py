@@ -17,9 +17,10 @@ def foundation_pile(top: int) -> list[str]:
 def visible(state: State) -> dict[str, object]:
     """The position as the player sees it: no card that the moves have not exposed."""
     tableau = []
-    for col, down in zip(state.tab, state.down):
+    for col, down in zip(state.tab, state.down, strict=True):
         tableau.append(
-            [{"card": HIDDEN, "up": False} if i < down else {"card": card_text(c), "up": True} for i, c in enumerate(col)]
+            [{"card": HIDDEN, "up": False} if i < down else {"card": card_text(c), "up": True}
+             for i, c in enumerate(col)]
         )
     return {
         "game": state.rules.game,
@@ -42,7 +43,7 @@ def full(state: State) -> dict[str, object]:
         "game": state.rules.game,
         "tableau": [
             [{"card": card_text(c), "up": i >= down} for i, c in enumerate(col)]
-            for col, down in zip(state.tab, state.down)
+            for col, down in zip(state.tab, state.down, strict=True)
         ],
         "stock": [card_text(c) for c in reversed(state.stock)],
         "waste": [card_text(c) for c in state.waste],

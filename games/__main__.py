@@ -1,0 +1,3 @@
+from games.cli import main
+
+raise SystemExit(main())
