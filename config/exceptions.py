@@ -1,0 +1,101 @@
+"""The one place where errors become HTTP responses.
+
+Every API error has the shape ``{"error": {"message": str, "code": str}}``,
+plus ``"details"`` when there is more to say (per-field validation errors).
+Services raise :class:`ApplicationError` subclasses and never build responses;
+views let them propagate to :func:`api_exception_handler`.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.signals import got_request_exception
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+from rest_framework.views import set_rollback
+
+logger = logging.getLogger(__name__)
+
+
+class ApplicationError(Exception):
+    """Root of the application's own errors (the business rules said no).
+
+    Subclasses set ``status_code`` and ``code``; the message is for a person.
+    """
+
+    status_code: int = status.HTTP_400_BAD_REQUEST
+    code: str = "invalid"
+
+    def __init__(self, message: str, *, details: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+
+def error_body(message: str, code: str, details: Any = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"message": message, "code": code}
+    if details is not None:
+        error["details"] = details
+    return {"error": error}
+
+
+def _first_message(detail: Any) -> str | None:
+    """The first human-readable message found in a DRF error detail."""
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            message = _first_message(value)
+            if message is not None:
+                if key in ("non_field_errors", "detail"):
+                    return message
+                return f"{key}: {message}"
+        return None
+    if isinstance(detail, list):
+        for value in detail:
+            message = _first_message(value)
+            if message is not None:
+                return message
+        return None
+    return str(detail)
+
+
+def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
+    """DRF EXCEPTION_HANDLER: wrap DRF's default handler into our JSON shape."""
+    if isinstance(exc, ApplicationError):
+        set_rollback()
+        return Response(error_body(exc.message, exc.code, exc.details), status=exc.status_code)
+
+    # DRF's own handler already maps Django's Http404 and PermissionDenied to
+    # NotFound and PermissionDenied; map them explicitly so the shape does not
+    # depend on that detail.
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied()
+
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        # Not an API exception: a bug. Log it, tell Django (so the test client
+        # re-raises it), and answer in the same JSON shape.
+        logger.exception("Unhandled error in API view", exc_info=exc)
+        request = context.get("request")
+        got_request_exception.send(sender=None, request=request)
+        set_rollback()
+        return Response(
+            error_body("Internal server error.", "server_error"),
+            status=status.HTTP_500_INTERNAL_SERVER_ERROR,
+        )
+
+    assert isinstance(exc, exceptions.APIException)
+    if isinstance(exc, exceptions.ValidationError):
+        message = _first_message(exc.detail) or "Invalid input."
+        response.data = error_body(message, "invalid", exc.get_full_details())
+    else:
+        codes = exc.get_codes()
+        code = codes if isinstance(codes, str) else exc.default_code
+        response.data = error_body(str(exc.detail), str(code))
+    return response

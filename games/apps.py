@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class GamesConfig(AppConfig):
+    """Games, daily challenges and attempts. The rules engine is games.engine."""
+
+    name = "games"
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,1 @@
+# Models for games, daily challenges and attempts.

@@ -1,0 +1,1 @@
+# Models for validated results and rankings.

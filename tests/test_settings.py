@@ -1,0 +1,158 @@
+"""Settings read from the environment, as the README documents them.
+
+Each case runs Django's settings in a fresh interpreter with a controlled
+environment, so that the outcome does not depend on how the suite was started.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+# Everything the settings read; removed from the child's environment unless a
+# test sets it.
+SETTINGS_VARS = (
+    "DJANGO_DEBUG",
+    "DJANGO_SECRET_KEY",
+    "DJANGO_ALLOWED_HOSTS",
+    "DATABASE_URL",
+    "REDIS_URL",
+    "DAILY_TIMEZONE",
+    "DAILY_SECRET",
+)
+
+DUMP_SETTINGS = """
+import json, django
+django.setup()
+from django.conf import settings
+from config.celery import app
+print(json.dumps({
+    "DEBUG": settings.DEBUG,
+    "SECRET_KEY": settings.SECRET_KEY,
+    "ALLOWED_HOSTS": settings.ALLOWED_HOSTS,
+    "DB_ENGINE": settings.DATABASES["default"]["ENGINE"],
+    "DB_NAME": str(settings.DATABASES["default"]["NAME"]),
+    "DB_HOST": settings.DATABASES["default"].get("HOST", ""),
+    "CACHE_BACKEND": settings.CACHES["default"]["BACKEND"],
+    "CACHE_LOCATION": settings.CACHES["default"].get("LOCATION", ""),
+    "DAILY_TIMEZONE": settings.DAILY_TIMEZONE,
+    "DAILY_SECRET": settings.DAILY_SECRET,
+    "celery_main": app.main,
+    "celery_eager": app.conf.task_always_eager,
+    "celery_eager_propagates": app.conf.task_eager_propagates,
+    "celery_broker": app.conf.broker_url,
+    "celery_backend": app.conf.result_backend,
+}))
+"""
+
+
+def run_python(code: str, **env_vars: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARS}
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings"
+    env.update(env_vars)
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def dump_settings(**env_vars: str) -> dict[str, object]:
+    result = run_python(DUMP_SETTINGS, **env_vars)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_embedded_defaults() -> None:
+    s = dump_settings()
+    assert s["DEBUG"] is True
+    assert s["DB_ENGINE"] == "django.db.backends.sqlite3"
+    assert s["DB_NAME"] == str(BASE_DIR / "db.sqlite3")
+    assert s["CACHE_BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"
+    assert s["DAILY_TIMEZONE"] == "UTC"
+    assert s["DAILY_SECRET"]
+    assert "127.0.0.1" in s["ALLOWED_HOSTS"]  # type: ignore[operator]
+
+
+def test_celery_runs_tasks_in_process_without_redis() -> None:
+    s = dump_settings()
+    assert s["celery_main"] == "dailypatience"
+    assert s["celery_eager"] is True
+    assert s["celery_eager_propagates"] is True
+    assert s["celery_broker"] == "memory://"
+
+
+def test_database_and_redis_from_environment() -> None:
+    s = dump_settings(
+        DATABASE_URL="postgres://someone@db.example:5432/patience",
+        REDIS_URL="redis://cache.example:6379/3",
+    )
+    assert s["DB_ENGINE"] == "django.db.backends.postgresql"
+    assert s["DB_NAME"] == "patience"
+    assert s["DB_HOST"] == "db.example"
+    assert s["CACHE_BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert s["CACHE_LOCATION"] == "redis://cache.example:6379/3"
+    assert s["celery_eager"] is False
+    assert s["celery_broker"] == "redis://cache.example:6379/3"
+    assert s["celery_backend"] == "redis://cache.example:6379/3"
+
+
+def test_production_refuses_to_start_without_secret_key() -> None:
+    result = run_python("import django; django.setup()", DJANGO_DEBUG="false", DAILY_SECRET="x")
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    assert "DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is false" in result.stderr
+
+
+def test_production_refuses_to_start_without_daily_secret() -> None:
+    result = run_python("import django; django.setup()", DJANGO_DEBUG="false", DJANGO_SECRET_KEY="k" * 50)
+    assert result.returncode != 0
+    assert "DAILY_SECRET must be set when DJANGO_DEBUG is false" in result.stderr
+
+
+def test_production_starts_with_its_secrets() -> None:
+    s = dump_settings(
+        DJANGO_DEBUG="false",
+        DJANGO_SECRET_KEY="k" * 50,
+        DAILY_SECRET="server-secret",
+        DJANGO_ALLOWED_HOSTS="patience.example,www.patience.example",
+        DAILY_TIMEZONE="Europe/Paris",
+    )
+    assert s["DEBUG"] is False
+    assert s["SECRET_KEY"] == "k" * 50
+    assert s["DAILY_SECRET"] == "server-secret"
+    assert s["ALLOWED_HOSTS"] == ["patience.example", "www.patience.example"]
+    assert s["DAILY_TIMEZONE"] == "Europe/Paris"
+
+
+def test_unknown_daily_timezone_is_refused() -> None:
+    result = run_python("import django; django.setup()", DAILY_TIMEZONE="Mars/Olympus_Mons")
+    assert result.returncode != 0
+    assert "DAILY_TIMEZONE='Mars/Olympus_Mons' is not a known IANA time zone" in result.stderr
+
+
+def test_django_system_checks_pass_in_production_mode() -> None:
+    result = run_python(
+        "from django.core.management import execute_from_command_line;"
+        " execute_from_command_line(['manage.py', 'check', '--deploy', '--fail-level', 'ERROR'])",
+        DJANGO_DEBUG="false",
+        DJANGO_SECRET_KEY="k" * 50,
+        DAILY_SECRET="s",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_no_missing_migrations() -> None:
+    result = run_python(
+        "from django.core.management import execute_from_command_line;"
+        " execute_from_command_line(['manage.py', 'makemigrations', '--check', '--dry-run'])"
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
