@@ -1,1 +1,155 @@
-# Models for games, daily challenges and attempts.
+"""Daily challenges, attempts, submissions and results. PostgreSQL is the source of truth."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from games.engine import GAME_IDS, GAMES
+
+GAME_CHOICES = [(g, GAMES[g].name) for g in GAME_IDS]
+SEED_DIGITS = 20  # an unsigned 64-bit seed: PostgreSQL's bigint is signed, so it is kept as numeric(20, 0)
+
+
+class Challenge(models.Model):
+    """One deal per (date, game): published only once the solver proved it winnable."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        VERIFYING = "verifying"
+        READY = "ready"
+        FAILED = "failed"
+
+    date = models.DateField()
+    game = models.CharField(max_length=32, choices=GAME_CHOICES)
+    seed = models.DecimalField(max_digits=SEED_DIGITS, decimal_places=0, null=True, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    difficulty = models.PositiveSmallIntegerField(null=True, blank=True)
+    solution = models.JSONField(default=list, blank=True)
+    solver_status = models.CharField(max_length=16, blank=True)
+    solver_nodes = models.BigIntegerField(default=0)
+    solver_seconds = models.FloatField(default=0.0)
+    seeds_tried = models.PositiveIntegerField(default=0)
+    failure = models.TextField(blank=True)
+    published = models.BooleanField(
+        default=True, help_text="Players see a ready challenge only while it is published."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-date", "game"]
+        constraints = [
+            models.UniqueConstraint(fields=["date", "game"], name="challenge_one_per_date_game"),
+            models.CheckConstraint(
+                condition=Q(difficulty__isnull=True) | Q(difficulty__gte=1, difficulty__lte=5),
+                name="challenge_difficulty_1_to_5",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="ready") | Q(seed__isnull=False),
+                name="challenge_ready_has_seed",
+            ),
+        ]
+        indexes = [models.Index(fields=["date", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.date} {self.game}"
+
+    @property
+    def seed_int(self) -> int:
+        if self.seed is None:
+            raise ValueError(f"challenge {self} has no seed yet")
+        return int(self.seed)
+
+    @property
+    def is_playable(self) -> bool:
+        return self.status == self.Status.READY and self.published
+
+
+class Attempt(models.Model):
+    """A player's play of a challenge; the server keeps the move log as it grows."""
+
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="attempts")
+    challenge = models.ForeignKey(Challenge, on_delete=models.CASCADE, related_name="attempts")
+    ranked = models.BooleanField()
+    moves = models.JSONField(default=list, blank=True)
+    assisted = models.BooleanField(default=False, help_text="A hint was used.")
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        constraints = [
+            # At most one ranked attempt per player and challenge, enforced by the database.
+            models.UniqueConstraint(
+                fields=["player", "challenge"], condition=Q(ranked=True), name="attempt_one_ranked_per_player"
+            ),
+        ]
+        indexes = [models.Index(fields=["player", "challenge"])]
+
+    def __str__(self) -> str:
+        return f"attempt {self.pk} by {self.player_id} on {self.challenge}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.finished_at is not None
+
+
+class Submission(models.Model):
+    """The final log of an attempt, validated by a worker replaying it from the deal."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        VALID = "valid"
+        INVALID = "invalid"
+
+    attempt = models.OneToOneField(Attempt, on_delete=models.CASCADE, related_name="submission")
+    moves = models.JSONField(default=list)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    error = models.JSONField(null=True, blank=True, help_text="The replay error: index, move, reason.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    validated_at = models.DateTimeField(null=True, blank=True)
+    validations = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"submission {self.pk} ({self.status})"
+
+
+class Result(models.Model):
+    """A validated outcome. Ranked, valid, not disqualified results make the leaderboards."""
+
+    submission = models.OneToOneField(Submission, on_delete=models.CASCADE, related_name="result")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="results")
+    challenge = models.ForeignKey(Challenge, on_delete=models.CASCADE, related_name="results")
+    ranked = models.BooleanField()
+    assisted = models.BooleanField(default=False)
+    won = models.BooleanField()
+    score = models.PositiveIntegerField()
+    moves = models.PositiveIntegerField()
+    foundation_cards = models.PositiveSmallIntegerField()
+    play_time_ms = models.PositiveBigIntegerField()
+    finished_at = models.DateTimeField()
+    disqualified = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-finished_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["player", "challenge"], condition=Q(ranked=True), name="result_one_ranked_per_player"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["challenge", "ranked", "disqualified", "-won", "-score", "moves", "play_time_ms", "finished_at"],
+                name="result_board_order",
+            ),
+            models.Index(fields=["player", "ranked", "finished_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"result {self.pk}: {'won' if self.won else 'lost'} {self.score}"
