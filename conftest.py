@@ -2,6 +2,8 @@
 
 import os
 
+import pytest
+
 from hypothesis import settings
 
 # CI: no deadline (a shared 2-core machine has noisy timings) and a fixed
@@ -9,3 +11,19 @@ from hypothesis import settings
 settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True)
 settings.register_profile("dev", deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+@pytest.fixture(autouse=True)
+def _no_throttling(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Request rates are limited in service, not in tests (except where a test asks for it)."""
+    if "throttled" in request.keywords:
+        return
+    from rest_framework.throttling import SimpleRateThrottle
+
+    monkeypatch.setattr(SimpleRateThrottle, "allow_request", lambda self, request, view: True)
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings: pytest.FixtureRequest) -> None:
+    """PBKDF2's deliberate slowness is for production; tests create many users."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # type: ignore[attr-defined]

@@ -11,7 +11,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
 from django.core.signals import got_request_exception
 from django.http import Http404
 from rest_framework import exceptions, status
@@ -72,6 +74,14 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     # DRF's own handler already maps Django's Http404 and PermissionDenied to
     # NotFound and PermissionDenied; map them explicitly so the shape does not
     # depend on that detail.
+    if isinstance(exc, RequestDataTooBig):
+        set_rollback()
+        return Response(
+            error_body(
+                f"the request body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes", "too_large"
+            ),
+            status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+        )
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):

@@ -205,7 +205,22 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "config.exceptions.api_exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+        "rest_framework.throttling.ScopedRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env.str("API_THROTTLE_ANON", default="600/min"),
+        "user": env.str("API_THROTTLE_USER", default="2400/min"),
+        "auth": env.str("API_THROTTLE_AUTH", default="30/min"),
+    },
 }
+if not env.bool("API_THROTTLE", default=True):  # e.g. for a load benchmark from one address
+    REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"] = []
+
+# A move log is at most 5,000 short strings: no API body needs more than this.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=256 * 1024)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Daily Patience API",

@@ -1,7 +1,19 @@
 from django.urls import path
 
-from games import views
+from games import apis, auth_apis, views
+
+DATE = "<str:date>"
 
 urlpatterns = [
     path("health", views.HealthApi.as_view(), name="api-health"),
+    path("auth/register", auth_apis.RegisterApi.as_view(), name="auth-register"),
+    path("auth/token", auth_apis.TokenApi.as_view(), name="auth-token"),
+    path("games", apis.GamesApi.as_view(), name="games"),
+    path("daily", apis.DailyApi.as_view(), name="daily"),
+    path(f"daily/{DATE}/<str:game>", apis.ChallengeApi.as_view(), name="daily-challenge"),
+    path(f"daily/{DATE}/<str:game>/attempts", apis.AttemptStartApi.as_view(), name="attempt-start"),
+    path("attempts/<int:attempt_id>", apis.AttemptDetailApi.as_view(), name="attempt-detail"),
+    path("attempts/<int:attempt_id>/moves", apis.AttemptMovesApi.as_view(), name="attempt-moves"),
+    path("attempts/<int:attempt_id>/submit", apis.AttemptSubmitApi.as_view(), name="attempt-submit"),
+    path("submissions/<int:submission_id>", apis.SubmissionDetailApi.as_view(), name="submission-detail"),
 ]

@@ -1,0 +1,279 @@
+"""The REST API of the games app (SPEC section 8): one class per operation.
+
+Views validate input, call one service or selector, and serialize the result.
+Errors are raised (games.errors) and turned into JSON in config.exceptions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import days, selectors, services
+from games.engine import GAMES, visible
+from games.errors import BadRequest, NotFound
+from games.fields import StrictIntegerField, move_list
+from games.models import Attempt, Challenge, Submission
+
+# --- Output shapes ----------------------------------------------------------------------------------
+
+
+class RulesOutput(serializers.Serializer):
+    id = serializers.CharField()
+    name = serializers.CharField()
+    decks = serializers.IntegerField()
+    columns = serializers.IntegerField()
+    foundations = serializers.IntegerField()
+    stock = serializers.IntegerField()
+    draw = serializers.IntegerField()
+    passes = serializers.IntegerField(allow_null=True)
+    build = serializers.CharField()
+    moves_as_unit = serializers.CharField()
+    empty_column_takes = serializers.CharField()
+    aces_start_on_foundations = serializers.BooleanField()
+    foundation_to_tableau = serializers.BooleanField()
+    summary = serializers.CharField()
+
+
+class CardOutput(serializers.Serializer):
+    card = serializers.CharField()
+    up = serializers.BooleanField()
+
+
+class StateOutput(serializers.Serializer):
+    """The visible position: face-down cards are "??", the stock is a count."""
+
+    game = serializers.CharField()
+    tableau = serializers.ListField(child=serializers.ListField(child=CardOutput()))
+    stock = serializers.IntegerField()
+    waste = serializers.ListField(child=serializers.CharField())
+    foundations = serializers.ListField(child=serializers.ListField(child=serializers.CharField()))
+    redeals_left = serializers.IntegerField(allow_null=True)
+    score = serializers.IntegerField()
+    moves = serializers.IntegerField()
+    foundation_cards = serializers.IntegerField()
+    won = serializers.BooleanField()
+    can_undo = serializers.BooleanField()
+
+
+class ChallengeOutput(serializers.Serializer):
+    date = serializers.DateField()
+    game = serializers.CharField()
+    name = serializers.CharField()
+    difficulty = serializers.IntegerField(allow_null=True)
+    players = serializers.IntegerField()
+    won = serializers.IntegerField()
+    over = serializers.BooleanField()
+    ends_at = serializers.DateTimeField()
+    layout = StateOutput()
+    seed = serializers.CharField(allow_null=True, help_text="Disclosed once the day is over (a decimal string).")
+    solution = serializers.ListField(child=serializers.CharField(), allow_null=True)
+
+
+def challenge_data(challenge: Challenge, counts: selectors.ChallengeCounts) -> dict[str, Any]:
+    over = selectors.challenge_is_over(challenge)
+    return {
+        "date": challenge.date,
+        "game": challenge.game,
+        "name": GAMES[challenge.game].name,
+        "difficulty": challenge.difficulty,
+        "players": counts.players,
+        "won": counts.won,
+        "over": over,
+        "ends_at": days.next_day_starts_at(challenge.date),
+        "layout": selectors.challenge_layout(challenge),
+        "seed": str(challenge.seed_int) if over else None,
+        "solution": list(challenge.solution) if over else None,
+    }
+
+
+class AttemptOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    date = serializers.DateField(source="challenge.date")
+    game = serializers.CharField(source="challenge.game")
+    ranked = serializers.BooleanField()
+    assisted = serializers.BooleanField()
+    started_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    moves = serializers.ListField(child=serializers.CharField())
+    submission = serializers.SerializerMethodField()
+
+    def get_submission(self, attempt: Attempt) -> int | None:
+        submission = Submission.objects.filter(attempt=attempt).only("id").first()
+        return submission.pk if submission else None
+
+
+def attempt_data(attempt: Attempt, state: Any, **extra: Any) -> dict[str, Any]:
+    data = dict(AttemptOutput(attempt).data)
+    data["state"] = StateOutput(visible(state)).data
+    data.update(extra)
+    return data
+
+
+class AttemptWithStateOutput(AttemptOutput):
+    state = StateOutput()
+    applied = serializers.IntegerField(required=False, help_text="Moves of this batch newly stored.")
+
+
+class SubmissionOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    attempt = serializers.IntegerField(source="attempt_id")
+    status = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    validated_at = serializers.DateTimeField(allow_null=True)
+    error = serializers.JSONField(allow_null=True)
+    result = serializers.SerializerMethodField()
+
+    def get_result(self, submission: Submission) -> dict[str, Any] | None:
+        if submission.status != Submission.Status.VALID:
+            return None
+        result = submission.result
+        rank = None
+        if result.ranked and not result.disqualified:
+            from leaderboard.selectors import leaderboard_rank
+
+            rank = leaderboard_rank(challenge=result.challenge, player=result.player)
+        return {
+            "won": result.won,
+            "score": result.score,
+            "moves": result.moves,
+            "foundation_cards": result.foundation_cards,
+            "play_time_ms": result.play_time_ms,
+            "ranked": result.ranked,
+            "disqualified": result.disqualified,
+            "rank": rank,
+        }
+
+
+# --- Endpoints ---------------------------------------------------------------------------------------
+
+
+class GamesApi(APIView):
+    @extend_schema(operation_id="games_list", responses=RulesOutput(many=True))
+    def get(self, request: Request) -> Response:
+        return Response(RulesOutput([r.as_dict() for r in GAMES.values()], many=True).data)
+
+
+class DailyApi(APIView):
+    class Output(serializers.Serializer):
+        date = serializers.DateField()
+        ends_at = serializers.DateTimeField()
+        challenges = ChallengeOutput(many=True)
+
+    @extend_schema(operation_id="daily_today", responses=Output)
+    def get(self, request: Request) -> Response:
+        today = days.today()
+        challenges = selectors.challenges_of_day(day=today)
+        counts = selectors.challenge_counts(challenges=challenges)
+        data = {
+            "date": today,
+            "ends_at": days.next_day_starts_at(today),
+            "challenges": [challenge_data(c, counts[c.pk]) for c in challenges],
+        }
+        return Response(self.Output(data).data)
+
+
+class ChallengeApi(APIView):
+    @extend_schema(operation_id="daily_challenge", responses=ChallengeOutput)
+    def get(self, request: Request, date: str, game: str) -> Response:
+        challenge = selectors.challenge_get(day=selectors.parse_date(date), game=selectors.parse_game(game))
+        counts = selectors.challenge_counts(challenges=[challenge])
+        return Response(ChallengeOutput(challenge_data(challenge, counts[challenge.pk])).data)
+
+
+class AttemptStartApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(operation_id="attempt_start", request=None, responses={201: AttemptWithStateOutput})
+    def post(self, request: Request, date: str, game: str) -> Response:
+        challenge = selectors.challenge_get(day=selectors.parse_date(date), game=selectors.parse_game(game))
+        attempt = services.attempt_start(player=request.user, challenge=challenge)
+        state = services.attempt_replay(attempt)
+        return Response(attempt_data(attempt, state), status=status.HTTP_201_CREATED)
+
+
+class AttemptDetailApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(operation_id="attempt_detail", responses=AttemptWithStateOutput)
+    def get(self, request: Request, attempt_id: int) -> Response:
+        attempt = services.attempt_get(attempt_id=attempt_id, player=request.user)
+        return Response(attempt_data(attempt, services.attempt_replay(attempt)))
+
+
+class MovesInput(serializers.Serializer):
+    moves = move_list()
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        fields["from"] = StrictIntegerField(min_value=0, help_text="The log length the client believes.")
+        return fields
+
+
+class AttemptMovesApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="attempt_moves",
+        request=MovesInput,
+        responses={
+            200: AttemptWithStateOutput,
+            400: OpenApiResponse(description="bad input, or an illegal move (details: index, move, reason)"),
+            409: OpenApiResponse(description="the batch does not start where the stored log ends"),
+        },
+    )
+    def post(self, request: Request, attempt_id: int) -> Response:
+        data = _validated(MovesInput, request)
+        outcome = services.attempt_append_moves(
+            attempt_id=attempt_id, player=request.user, start=data["from"], moves=data["moves"]
+        )
+        return Response(attempt_data(outcome.attempt, outcome.state, applied=outcome.applied))
+
+
+class SubmitInput(serializers.Serializer):
+    moves = move_list(required=False)
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        fields["from"] = StrictIntegerField(min_value=0, required=False)
+        return fields
+
+
+class AttemptSubmitApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(operation_id="attempt_submit", request=SubmitInput, responses={202: SubmissionOutput})
+    def post(self, request: Request, attempt_id: int) -> Response:
+        data = _validated(SubmitInput, request)
+        submission, _created = services.attempt_submit(
+            attempt_id=attempt_id, player=request.user, start=data.get("from"), moves=data.get("moves")
+        )
+        submission.refresh_from_db()
+        return Response(SubmissionOutput(submission).data, status=status.HTTP_202_ACCEPTED)
+
+
+class SubmissionDetailApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(operation_id="submission_detail", responses=SubmissionOutput)
+    def get(self, request: Request, submission_id: int) -> Response:
+        submission = Submission.objects.select_related("attempt").filter(
+            pk=submission_id, attempt__player=request.user
+        ).first()
+        if submission is None:
+            raise NotFound(f"submission {submission_id} not found")
+        return Response(SubmissionOutput(submission).data)
+
+
+def _validated(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
+    if not isinstance(request.data, dict):
+        raise BadRequest("the request body is a JSON object")
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)

@@ -1,0 +1,33 @@
+"""What "today" is, and seeds that follow from the server secret."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import hmac
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.utils import timezone
+
+
+def today() -> dt.date:
+    """The challenge day now: the date in DAILY_TIMEZONE (UTC unless configured)."""
+    return timezone.now().astimezone(ZoneInfo(settings.DAILY_TIMEZONE)).date()
+
+
+def next_day_starts_at(day: dt.date) -> dt.datetime:
+    """When ``day`` is over and the next one begins, as an aware datetime."""
+    zone = ZoneInfo(settings.DAILY_TIMEZONE)
+    return dt.datetime.combine(day + dt.timedelta(days=1), dt.time(0), tzinfo=zone)
+
+
+def derive_seed(*, day: dt.date, game: str, attempt: int, secret: str | None = None) -> int:
+    """An unsigned 64-bit seed nobody can predict without the server secret (HMAC-SHA256)."""
+    key = (secret if secret is not None else settings.DAILY_SECRET).encode()
+    message = f"daily-patience:{day.isoformat()}:{game}:{attempt}".encode()
+    return int.from_bytes(hmac.new(key, message, hashlib.sha256).digest()[:8], "big")
+
+
+def parse_day(text: str) -> dt.date:
+    return dt.date.fromisoformat(text)

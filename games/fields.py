@@ -1,0 +1,38 @@
+"""Serializer fields that refuse what they do not expect instead of coercing it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+
+class StrictStringField(serializers.CharField):
+    """A JSON string: a number or a boolean is a type error, not silently turned into text."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("trim_whitespace", False)
+        kwargs.setdefault("allow_blank", True)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer: "3", 3.0 and true are refused."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return int(super().to_internal_value(data))
+
+
+def move_list(**kwargs: Any) -> serializers.ListField:
+    from games.engine import MAX_LOG_LENGTH
+
+    return serializers.ListField(
+        child=StrictStringField(max_length=64), max_length=MAX_LOG_LENGTH, allow_empty=True, **kwargs
+    )

@@ -1,0 +1,28 @@
+"""Celery tasks of the games app: thin, by id, idempotent (the service checks the row's status)."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.db import OperationalError
+
+from games import services
+
+
+@shared_task(
+    name="games.validate_submission",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(OperationalError,),
+    retry_backoff=True,
+    retry_backoff_max=60,
+    max_retries=5,
+    soft_time_limit=60,
+    time_limit=90,
+)
+def validate_submission(submission_id: int) -> str:
+    return str(services.submission_validate(submission_id=submission_id).status)
+
+
+@shared_task(name="games.resend_pending_submissions", soft_time_limit=60, time_limit=90)
+def resend_pending_submissions() -> int:
+    return services.submissions_resend_pending()

@@ -1,0 +1,34 @@
+"""Small builders for the games app's tests (real rows in the real database)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from rest_framework.authtoken.models import Token
+
+from games import days
+from games.models import Challenge
+
+_names = itertools.count(1)
+
+
+def make_user(username: str | None = None) -> AbstractBaseUser:
+    name = username or f"player{next(_names)}"
+    return get_user_model().objects.create_user(username=name, password="not-a-common-pass-42")
+
+
+def token_for(user: AbstractBaseUser) -> str:
+    return Token.objects.get_or_create(user=user)[0].key
+
+
+def make_challenge(
+    *, game: str = "klondike", seed: int = 2026, day: dt.date | None = None, solution: list[str] | None = None,
+    status: str = Challenge.Status.READY, difficulty: int | None = 2,
+) -> Challenge:
+    return Challenge.objects.create(
+        date=day or days.today(), game=game, seed=seed, status=status, difficulty=difficulty,
+        solution=solution or [],
+    )

@@ -1,0 +1,320 @@
+"""The games API over HTTP (SPEC section 8): daily challenges, attempts, moves and submissions."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from games import days
+from games.engine import State, deal, full
+from games.models import Attempt, Submission
+from games.tests.factories import make_challenge, make_user, token_for
+
+pytestmark = pytest.mark.django_db
+
+
+class Api:
+    """A JSON client for one player."""
+
+    def __init__(self, token: str | None = None) -> None:
+        self.client = Client(HTTP_HOST="localhost")
+        self.headers = {"HTTP_AUTHORIZATION": f"Token {token}"} if token else {}
+
+    def get(self, path: str) -> Any:
+        return self.client.get(f"/api/v1/{path}", **self.headers)
+
+    def post(self, path: str, body: Any = None, raw: str | None = None) -> Any:
+        data = raw if raw is not None else json.dumps(body if body is not None else {})
+        return self.client.post(f"/api/v1/{path}", data, content_type="application/json", **self.headers)
+
+
+@pytest.fixture
+def on_commit(django_capture_on_commit_callbacks: Any) -> Any:
+    """Run what a view leaves for after the commit (the validation task, in process here)."""
+    return django_capture_on_commit_callbacks
+
+
+@pytest.fixture
+def player() -> Api:
+    return Api(token_for(make_user()))
+
+
+def assert_error(response: Any, status: int, code: str | None = None) -> dict[str, Any]:
+    assert response.status_code == status, response.content
+    body = response.json()
+    assert set(body) == {"error"} and body["error"]["message"], body
+    if code:
+        assert body["error"]["code"] == code, body
+    return body["error"]
+
+
+def start(api: Api, game: str = "klondike", day: dt.date | None = None) -> dict[str, Any]:
+    response = api.post(f"daily/{day or days.today()}/{game}/attempts")
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+# --- games and daily -----------------------------------------------------------------------------
+
+
+def test_games_lists_the_eight_rules() -> None:
+    body = Api().get("games").json()
+    assert [g["id"] for g in body][:2] == ["josephine", "forty-thieves"]
+    assert len(body) == 8
+    klondike = next(g for g in body if g["id"] == "klondike")
+    assert klondike["empty_column_takes"] == "king" and klondike["passes"] is None
+
+
+def test_daily_shows_todays_layout_without_hidden_cards() -> None:
+    make_challenge(game="klondike", seed=2026)
+    make_challenge(game="josephine", seed=1)
+    make_challenge(game="maria", seed=5, status="verifying")  # not ready: not shown
+    body = Api().get("daily").json()
+    assert [c["game"] for c in body["challenges"]] == ["josephine", "klondike"]
+    klondike = body["challenges"][1]
+    assert klondike["seed"] is None and klondike["solution"] is None and klondike["over"] is False
+    layout = klondike["layout"]
+    assert [col[-1]["card"] for col in layout["tableau"]] == ["8H", "8D", "KC", "TS", "KD", "7D", "TH"]
+    assert layout["stock"] == 24 and layout["waste"] == []
+    assert all(c["card"] == "??" for col in layout["tableau"] for c in col[:-1])
+
+
+def test_past_day_discloses_seed_and_solution_future_day_nothing() -> None:
+    yesterday = days.today() - dt.timedelta(days=1)
+    make_challenge(day=yesterday, game="klondike", seed=2026, solution=["s"])
+    make_challenge(day=days.today() + dt.timedelta(days=1), game="klondike", seed=7)
+    body = Api().get(f"daily/{yesterday}/klondike").json()
+    assert body["seed"] == "2026" and body["solution"] == ["s"] and body["over"] is True
+    error = assert_error(Api().get(f"daily/{days.today() + dt.timedelta(days=1)}/klondike"), 404, "not_found")
+    assert "not published" in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [("daily/2026-13-01/klondike", 400), ("daily/yesterday/klondike", 400), ("daily/2020-01-01/solitaire", 400),
+     ("daily/2020-01-01/klondike", 404)],
+)
+def test_challenge_lookup_errors(path: str, status: int) -> None:
+    assert_error(Api().get(path), status)
+
+
+# --- attempts ------------------------------------------------------------------------------------
+
+
+def test_first_attempt_of_the_day_is_ranked_later_ones_practice(player: Api) -> None:
+    make_challenge()
+    assert start(player)["ranked"] is True
+    assert start(player)["ranked"] is False
+    assert Attempt.objects.filter(ranked=True).count() == 1
+
+
+def test_archived_day_is_practice(player: Api) -> None:
+    yesterday = days.today() - dt.timedelta(days=1)
+    make_challenge(day=yesterday)
+    assert start(player, day=yesterday)["ranked"] is False
+
+
+def test_starting_needs_authentication() -> None:
+    make_challenge()
+    assert_error(Api().post(f"daily/{days.today()}/klondike/attempts"), 401)
+    assert_error(Api("not-a-token").post(f"daily/{days.today()}/klondike/attempts"), 401)
+
+
+def test_moves_append_resend_and_conflict(player: Api) -> None:
+    make_challenge()
+    attempt = start(player)
+    path = f"attempts/{attempt['id']}/moves"
+    body = player.post(path, {"from": 0, "moves": ["s", "s"]}).json()
+    assert body["moves"] == ["s", "s"] and body["applied"] == 2
+    assert body["state"]["waste"] == ["5D", "JS"] and body["state"]["stock"] == 22
+    again = player.post(path, {"from": 0, "moves": ["s", "s"]}).json()
+    assert again["applied"] == 0 and again["moves"] == ["s", "s"]
+    overlap = player.post(path, {"from": 1, "moves": ["s", "s"]}).json()
+    assert overlap["applied"] == 1 and overlap["moves"] == ["s", "s", "s"]
+    error = assert_error(player.post(path, {"from": 5, "moves": ["s"]}), 409, "conflict")
+    assert error["details"]["expected_from"] == 3
+    assert_error(player.post(path, {"from": 0, "moves": ["s", "u"]}), 409, "conflict")
+    assert Attempt.objects.get(pk=attempt["id"]).moves == ["s", "s", "s"]
+
+
+def test_illegal_move_is_400_with_index_and_stores_nothing_of_the_batch(player: Api) -> None:
+    make_challenge()
+    attempt = start(player)
+    path = f"attempts/{attempt['id']}/moves"
+    player.post(path, {"from": 0, "moves": ["s"]})
+    error = assert_error(player.post(path, {"from": 1, "moves": ["s", "s", "wf9", "s"]}), 400, "illegal_move")
+    assert error["details"]["index"] == 3 and error["details"]["move"] == "wf9"
+    assert "no foundation 9" in error["details"]["reason"]
+    assert Attempt.objects.get(pk=attempt["id"]).moves == ["s"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"from": "0", "moves": ["s"]},
+        {"from": 0.0, "moves": ["s"]},
+        {"from": True, "moves": ["s"]},
+        {"from": -1, "moves": ["s"]},
+        {"from": 0, "moves": "s"},
+        {"from": 0, "moves": [1]},
+        {"from": 0, "moves": [None]},
+        {"from": 0, "moves": {"0": "s"}},
+        {"moves": ["s"]},
+        {"from": 0},
+        ["s"],
+        "s",
+        None,
+        {"from": 0, "moves": ["s"] * 5001},
+    ],
+)
+def test_bad_move_batches_are_400(player: Api, body: Any) -> None:
+    make_challenge()
+    attempt = start(player)
+    assert_error(player.post(f"attempts/{attempt['id']}/moves", body), 400)
+    assert Attempt.objects.get(pk=attempt["id"]).moves == []
+
+
+def test_malformed_json_and_huge_bodies(player: Api) -> None:
+    make_challenge()
+    attempt = start(player)
+    path = f"attempts/{attempt['id']}/moves"
+    assert_error(player.post(path, raw='{"from": 0, "moves": ['), 400, "parse_error")
+    assert_error(player.post(path, raw=json.dumps({"from": 0, "moves": ["s" * 64] * 5000})), 413, "too_large")
+    assert Attempt.objects.get(pk=attempt["id"]).moves == []
+
+
+def test_another_players_attempt_is_404(player: Api) -> None:
+    make_challenge()
+    attempt = start(player)
+    other = Api(token_for(make_user()))
+    assert_error(other.get(f"attempts/{attempt['id']}"), 404)
+    assert_error(other.post(f"attempts/{attempt['id']}/moves", {"from": 0, "moves": ["s"]}), 404)
+    assert_error(other.post(f"attempts/{attempt['id']}/submit"), 404)
+    assert Attempt.objects.get(pk=attempt["id"]).moves == []
+
+
+def _cards_in(value: Any) -> Counter[str]:
+    found: Counter[str] = Counter()
+    if isinstance(value, dict):
+        for item in value.values():
+            found += _cards_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            found += _cards_in(item)
+    elif isinstance(value, str) and len(value) == 2 and value[0] in "A23456789TJQK" and value[1] in "CDHS":
+        found[value] += 1
+    return found
+
+
+def _exposed(state: State) -> Counter[str]:
+    """Cards the player may know now: face-up tableau cards, the waste, the foundations (from the full view)."""
+    view = full(state)
+    shown: Counter[str] = Counter()
+    for col in view["tableau"]:  # type: ignore[union-attr]
+        shown.update(c["card"] for c in col if c["up"])
+    shown.update(view["waste"])  # type: ignore[arg-type]
+    for pile in view["foundations"]:  # type: ignore[union-attr]
+        shown.update(pile)
+    return shown
+
+
+@pytest.mark.parametrize(("game", "seed"), [("klondike", 11), ("klondike-3", 12), ("josephine", 13)])
+def test_no_response_discloses_an_undisclosed_card(player: Api, game: str, seed: int) -> None:
+    make_challenge(game=game, seed=seed)
+    attempt = start(player, game=game)
+    state = State(deal(game, seed))
+    seen = _exposed(state)
+    assert _cards_in(attempt["state"]) <= seen
+    rng = random.Random(seed)
+    log: list[str] = []
+    for _ in range(40):
+        batch = []
+        for _ in range(rng.randint(1, 4)):
+            moves = [str(m) for m in state.legal_moves()] + (["u"] if state.can_undo() else [])
+            if not moves:
+                break
+            move = rng.choice(moves)
+            state.play_text(move)
+            batch.append(move)
+            seen |= _exposed(state)
+        body = player.post(f"attempts/{attempt['id']}/moves", {"from": len(log), "moves": batch}).json()
+        log += batch
+        assert _cards_in(body) <= seen, "the response shows a card the moves never exposed"
+    assert _cards_in(player.get(f"attempts/{attempt['id']}").json()) <= seen
+    assert _cards_in(Api().get("daily").json()) <= _exposed(State(deal(game, seed)))
+
+
+# --- submissions ---------------------------------------------------------------------------------
+
+
+def test_submit_validates_and_a_second_submit_counts_once(player: Api, on_commit: Any) -> None:
+    make_challenge()
+    attempt = start(player)
+    player.post(f"attempts/{attempt['id']}/moves", {"from": 0, "moves": ["s", "s", "u"]})
+    with on_commit(execute=True):
+        first = player.post(f"attempts/{attempt['id']}/submit")
+    assert first.status_code == 202
+    with on_commit(execute=True) as callbacks:
+        second = player.post(f"attempts/{attempt['id']}/submit")
+    assert callbacks == []
+    assert second.status_code == 202 and second.json()["id"] == first.json()["id"]
+    assert Submission.objects.count() == 1
+    body = player.get(f"submissions/{first.json()['id']}").json()
+    assert body["status"] == "valid"
+    assert body["result"]["won"] is False and body["result"]["moves"] == 3 and body["result"]["score"] == 0
+    assert_error(player.post(f"attempts/{attempt['id']}/moves", {"from": 3, "moves": ["s"]}), 409)
+
+
+def test_an_illegal_final_batch_is_kept_invalid_with_its_error(player: Api, on_commit: Any) -> None:
+    make_challenge()
+    attempt = start(player)
+    player.post(f"attempts/{attempt['id']}/moves", {"from": 0, "moves": ["s"]})
+    with on_commit(execute=True):
+        response = player.post(f"attempts/{attempt['id']}/submit", {"from": 1, "moves": ["s", "t7t1"]})
+    assert response.status_code == 202
+    body = player.get(f"submissions/{response.json()['id']}").json()
+    assert body["status"] == "invalid" and body["result"] is None
+    assert body["error"]["index"] == 2 and body["error"]["move"] == "t7t1" and body["error"]["reason"]
+    assert Submission.objects.get().moves == ["s", "s", "t7t1"]
+
+
+def test_submission_of_another_player_is_404(player: Api) -> None:
+    make_challenge()
+    attempt = start(player)
+    submission = player.post(f"attempts/{attempt['id']}/submit").json()
+    assert_error(Api(token_for(make_user())).get(f"submissions/{submission['id']}"), 404)
+    assert_error(Api().get(f"submissions/{submission['id']}"), 401)
+
+
+# --- accounts ------------------------------------------------------------------------------------
+
+
+def test_register_and_token() -> None:
+    api = Api()
+    response = api.post("auth/register", {"username": "ada", "password": "analytical-engine-1843"})
+    assert response.status_code == 201 and response.json()["token"]
+    token = api.post("auth/token", {"username": "ada", "password": "analytical-engine-1843"}).json()["token"]
+    assert token == response.json()["token"]
+    assert_error(api.post("auth/register", {"username": "ADA", "password": "analytical-engine-1843"}), 409)
+    assert_error(api.post("auth/token", {"username": "ada", "password": "wrong"}), 401)
+    assert_error(api.post("auth/register", {"username": "bob", "password": "123"}), 400)
+    assert_error(api.post("auth/register", {"username": "b o b", "password": "analytical-engine-1843"}), 400)
+    assert_error(api.post("auth/register", {"username": 5, "password": "analytical-engine-1843"}), 400)
+    assert_error(api.post("auth/register", ["ada"]), 400)
+
+
+@pytest.mark.throttled
+def test_logins_are_throttled() -> None:
+    from django.core.cache import cache
+
+    cache.clear()
+    api = Api()
+    statuses = [api.post("auth/token", {"username": "x", "password": "y"}).status_code for _ in range(40)]
+    assert statuses[0] == 401 and statuses[-1] == 429
+    cache.clear()
