@@ -156,7 +156,16 @@ CELERY_TASK_SOFT_TIME_LIMIT = 240
 CELERY_TASK_TIME_LIMIT = 300
 CELERY_RESULT_EXPIRES = 24 * 60 * 60
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
+    # Keep today and the next 7 days proven winnable and ready.
+    "prepare-upcoming-days": {"task": "solver_worker.prepare_upcoming_days", "schedule": 60 * 60},
+    # Submissions a lost task or a broker outage left pending are sent again.
+    "resend-pending-submissions": {"task": "games.resend_pending_submissions", "schedule": 5 * 60},
+}
+
+# The solver's budget per seed when preparing a day, and how many seeds to try.
+SOLVER_SECONDS = env.float("SOLVER_SECONDS", default=10.0)
+SOLVER_MAX_SEEDS = env.int("SOLVER_MAX_SEEDS", default=20)
 
 # --- Auth -------------------------------------------------------------------
 

@@ -9,7 +9,43 @@ from django.db.models import Q
 from games.engine import GAME_IDS, GAMES
 
 GAME_CHOICES = [(g, GAMES[g].name) for g in GAME_IDS]
-SEED_DIGITS = 20  # an unsigned 64-bit seed: PostgreSQL's bigint is signed, so it is kept as numeric(20, 0)
+
+
+class SeedField(models.BigIntegerField):
+    """An unsigned 64-bit seed in a signed bigint column (two's complement), exact on every database.
+
+    numeric(20, 0) would be exact on PostgreSQL but SQLite turns large numerics into floats.
+    """
+
+    description = "Unsigned 64-bit integer"
+    _HALF = 1 << 63
+    _FULL = 1 << 64
+
+    @property
+    def validators(self) -> list[object]:  # the signed bigint range checks do not apply to the unsigned value
+        return []
+
+    def from_db_value(self, value: int | None, expression: object, connection: object) -> int | None:
+        return None if value is None else (value + self._FULL if value < 0 else value)
+
+    def to_python(self, value: object) -> int | None:
+        if value is None:
+            return None
+        number = int(value)  # type: ignore[call-overload]
+        return number + self._FULL if number < 0 else number
+
+    def get_prep_value(self, value: object) -> int | None:
+        if value is None:
+            return None
+        number = int(value)  # type: ignore[call-overload]
+        if not 0 <= number < self._FULL:
+            raise ValueError(f"seed {number} is outside 0..2^64-1")
+        return number - self._FULL if number >= self._HALF else number
+
+    def formfield(self, **kwargs: object) -> object:
+        from django import forms
+
+        return forms.IntegerField(min_value=0, max_value=self._FULL - 1, **kwargs)  # type: ignore[arg-type]
 
 
 class Challenge(models.Model):
@@ -23,7 +59,7 @@ class Challenge(models.Model):
 
     date = models.DateField()
     game = models.CharField(max_length=32, choices=GAME_CHOICES)
-    seed = models.DecimalField(max_digits=SEED_DIGITS, decimal_places=0, null=True, blank=True)
+    seed = SeedField(null=True, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     difficulty = models.PositiveSmallIntegerField(null=True, blank=True)
     solution = models.JSONField(default=list, blank=True)

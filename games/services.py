@@ -52,7 +52,7 @@ def default_solver(game: str, seed: int, seconds: float) -> SolveOutcome:
     result = solve(game, seed, seconds=seconds)
     return SolveOutcome(
         status=str(result.status),
-        moves=list(result.moves),
+        moves=list(result.moves or []),
         nodes=int(result.nodes),
         seconds=float(result.seconds),
         difficulty=getattr(result, "difficulty", None),

@@ -1,0 +1,42 @@
+"""Celery tasks that prepare days: thin wrappers over games.services, by plain values."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from celery import shared_task
+from django.conf import settings
+
+from games import days, services
+from games.engine import GAME_IDS
+from games.models import Challenge
+
+
+@shared_task(name="solver_worker.prepare_challenge", acks_late=True, soft_time_limit=900, time_limit=960)
+def prepare_challenge(day: str, game: str) -> str:
+    """Idempotent: a ready challenge is left as it is; a half-done one goes on from its last seed."""
+    challenge = services.challenge_prepare(
+        day=dt.date.fromisoformat(day), game=game, seconds=settings.SOLVER_SECONDS, max_seeds=settings.SOLVER_MAX_SEEDS
+    )
+    return str(challenge.status)
+
+
+@shared_task(name="solver_worker.prepare_upcoming_days", soft_time_limit=60, time_limit=90)
+def prepare_upcoming_days(ahead: int = 7) -> int:
+    """Keep today and the next ``ahead`` days ready: send one task per challenge not ready yet."""
+    today = days.today()
+    wanted = [(today + dt.timedelta(days=i), game) for i in range(ahead + 1) for game in GAME_IDS]
+    ready = set(
+        Challenge.objects.filter(date__gte=today, status=Challenge.Status.READY).values_list("date", "game")
+    )
+    sent = 0
+    for day, game in wanted:
+        if (day, game) not in ready:
+            prepare_challenge.delay(day.isoformat(), game)
+            sent += 1
+    return sent
+
+
+@shared_task(name="solver_worker.verify_seed", acks_late=True, soft_time_limit=900, time_limit=960)
+def verify_seed(challenge_id: int, seed: int) -> str:
+    return str(services.challenge_verify_seed(challenge_id=challenge_id, seed=seed, seconds=30.0).status)
