@@ -1,9 +1,9 @@
 """Shared pytest configuration."""
 
 import os
+from collections.abc import Iterator
 
 import pytest
-
 from hypothesis import settings
 
 # CI: no deadline (a shared 2-core machine has noisy timings) and a fixed
@@ -27,3 +27,17 @@ def _no_throttling(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
 def _fast_password_hashing(settings: pytest.FixtureRequest) -> None:
     """PBKDF2's deliberate slowness is for production; tests create many users."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # type: ignore[attr-defined]
+
+
+@pytest.fixture(autouse=True)
+def _tasks_in_process(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Tasks run in the test's process unless the test talks to the real broker (mark: broker)."""
+    if "broker" in request.keywords:
+        yield
+        return
+    from config.celery import app
+
+    saved = app.conf.task_always_eager, app.conf.task_eager_propagates
+    app.conf.task_always_eager, app.conf.task_eager_propagates = True, True
+    yield
+    app.conf.task_always_eager, app.conf.task_eager_propagates = saved

@@ -160,13 +160,14 @@ class GamesApi(APIView):
         return Response(RulesOutput([r.as_dict() for r in GAMES.values()], many=True).data)
 
 
-class DailyApi(APIView):
-    class Output(serializers.Serializer):
-        date = serializers.DateField()
-        ends_at = serializers.DateTimeField()
-        challenges = ChallengeOutput(many=True)
+class DailyOutput(serializers.Serializer):
+    date = serializers.DateField()
+    ends_at = serializers.DateTimeField()
+    challenges = ChallengeOutput(many=True)
 
-    @extend_schema(operation_id="daily_today", responses=Output)
+
+class DailyApi(APIView):
+    @extend_schema(operation_id="daily_today", responses=DailyOutput)
     def get(self, request: Request) -> Response:
         today = days.today()
         challenges = selectors.challenges_of_day(day=today)
@@ -176,7 +177,7 @@ class DailyApi(APIView):
             "ends_at": days.next_day_starts_at(today),
             "challenges": [challenge_data(c, counts[c.pk]) for c in challenges],
         }
-        return Response(self.Output(data).data)
+        return Response(DailyOutput(data).data)
 
 
 class ChallengeApi(APIView):

@@ -64,6 +64,7 @@ def celery_worker() -> Iterator[None]:
 
 
 @needs_redis
+@pytest.mark.broker
 def test_task_round_trip_through_redis(celery_worker: None) -> None:
     from celery.contrib.testing.tasks import ping
 
