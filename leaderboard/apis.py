@@ -1,0 +1,161 @@
+"""Leaderboard and player endpoints: public reads (``?around=me`` needs a login)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
+from rest_framework import exceptions, serializers
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games.engine import GAME_IDS
+from leaderboard import dates
+from leaderboard.errors import InvalidDate, UnknownGame
+from leaderboard.selectors import (
+    LeaderboardEntry,
+    leaderboard_around,
+    leaderboard_challenge_get,
+    leaderboard_page,
+    player_profile,
+)
+
+DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+DEFAULT_LIMIT, MAX_LIMIT, AROUND_RADIUS = 50, 200, 5
+
+
+def parse_board_path(*, date: str, game: str) -> tuple[dt.date, str]:
+    """The (date, game) of a board path; InvalidDate / UnknownGame (400) if malformed."""
+    parsed: dt.date | None = None
+    if DATE_RE.match(date):
+        try:
+            parsed = dt.date.fromisoformat(date)
+        except ValueError:
+            parsed = None
+    if parsed is None:
+        raise InvalidDate(f"{date!r} is not a date: use YYYY-MM-DD, e.g. 2026-11-30.")
+    if game not in GAME_IDS:
+        raise UnknownGame(f"Unknown game {game!r}. Games: {', '.join(GAME_IDS)}.")
+    return parsed, game
+
+
+@extend_schema_serializer(component_name="LeaderboardEntry")
+class EntrySerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    player = serializers.CharField()
+    won = serializers.BooleanField()
+    score = serializers.IntegerField()
+    moves = serializers.IntegerField()
+    play_time_ms = serializers.IntegerField()
+    time = serializers.FloatField(source="seconds", help_text="Play time in seconds.")
+    finished_at = serializers.DateTimeField()
+    assisted = serializers.BooleanField(help_text="A hint was used.")
+
+
+class LeaderboardApi(APIView):
+    """One day's board of one game, best first."""
+
+    permission_classes = [AllowAny]
+
+    class InputSerializer(serializers.Serializer):
+        limit = serializers.IntegerField(min_value=1, max_value=MAX_LIMIT, default=DEFAULT_LIMIT, required=False)
+        offset = serializers.IntegerField(min_value=0, default=0, required=False)
+        around = serializers.ChoiceField(choices=["me"], required=False, help_text="`me`: the caller's neighbourhood.")
+        clean = serializers.BooleanField(default=False, required=False, help_text="Rank only unassisted results.")
+
+    @extend_schema_serializer(component_name="Leaderboard")
+    class OutputSerializer(serializers.Serializer):
+        @extend_schema_serializer(component_name="LeaderboardMe")
+        class MeSerializer(serializers.Serializer):
+            rank = serializers.IntegerField(allow_null=True)
+            entry = EntrySerializer(allow_null=True)
+
+        date = serializers.DateField()
+        game = serializers.CharField()
+        clean = serializers.BooleanField()
+        total = serializers.IntegerField(help_text="Entries on the board.")
+        offset = serializers.IntegerField()
+        limit = serializers.IntegerField()
+        entries = EntrySerializer(many=True)
+        me = MeSerializer(required=False, help_text="Only when authenticated: the caller's rank and entry.")
+
+    @extend_schema(
+        operation_id="leaderboard",
+        parameters=[
+            OpenApiParameter("date", OpenApiTypes.DATE, OpenApiParameter.PATH, description="YYYY-MM-DD"),
+            OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(GAME_IDS)),
+            InputSerializer,
+        ],
+        responses=OutputSerializer,
+        description=(
+            "Ranked results: won first, then higher score, fewer moves, shorter play time, earlier finish. "
+            "Assisted results are marked; `clean=1` ranks only unassisted ones. `around=me` (login required) "
+            "returns the caller's neighbourhood instead of a page: an empty list and `me.rank: null` "
+            "without a ranked result."
+        ),
+    )
+    def get(self, request: Request, date: str, game: str) -> Response:
+        day, game = parse_board_path(date=date, game=game)
+        params = self.InputSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        query = params.validated_data
+        clean: bool = query["clean"]
+        user = request.user if request.user.is_authenticated else None
+        if query.get("around") == "me" and user is None:
+            raise exceptions.NotAuthenticated("Log in to see your neighbourhood on the board (?around=me).")
+
+        challenge = leaderboard_challenge_get(date=day, game=game, today=dates.today())
+        body: dict[str, object] = {"date": day, "game": game, "clean": clean}
+        if "around" in query:
+            around = leaderboard_around(challenge=challenge, player=user, radius=AROUND_RADIUS, clean=clean)
+            offset = around.entries[0].rank - 1 if around.entries else 0
+            body.update(total=around.total, entries=around.entries, offset=offset, limit=len(around.entries))
+        else:
+            page = leaderboard_page(challenge=challenge, offset=query["offset"], limit=query["limit"], clean=clean)
+            body.update(total=page.total, entries=page.entries, offset=query["offset"], limit=query["limit"])
+            if user is not None:
+                around = leaderboard_around(challenge=challenge, player=user, radius=0, clean=clean)
+        if user is not None:
+            mine: LeaderboardEntry | None = next((e for e in around.entries if e.player_id == user.pk), None)
+            body["me"] = {"rank": around.rank, "entry": mine}
+        return Response(self.OutputSerializer(body).data)
+
+
+class PlayerApi(APIView):
+    """A player's statistics and latest ranked results."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema_serializer(component_name="PlayerProfile")
+    class OutputSerializer(serializers.Serializer):
+        @extend_schema_serializer(component_name="PlayerRecentResult")
+        class RecentSerializer(serializers.Serializer):
+            date = serializers.DateField()
+            game = serializers.CharField()
+            won = serializers.BooleanField()
+            score = serializers.IntegerField()
+            moves = serializers.IntegerField()
+            play_time_ms = serializers.IntegerField()
+            time = serializers.FloatField(source="seconds", help_text="Play time in seconds.")
+            assisted = serializers.BooleanField()
+            finished_at = serializers.DateTimeField()
+            rank = serializers.IntegerField(allow_null=True, help_text="Rank on that day's board.")
+
+        username = serializers.CharField()
+        played = serializers.IntegerField(help_text="Ranked, valid, not disqualified results.")
+        won = serializers.IntegerField()
+        win_rate = serializers.FloatField(help_text="won / played, 0 when nothing was played.")
+        current_streak = serializers.IntegerField(help_text="Consecutive days with a ranked win, up to yesterday.")
+        best_streak = serializers.IntegerField()
+        last_played_date = serializers.DateField(allow_null=True)
+        last_won_date = serializers.DateField(allow_null=True)
+        recent = RecentSerializer(many=True, help_text="The last 30 ranked results, newest day first.")
+
+    @extend_schema(operation_id="player", responses=OutputSerializer)
+    def get(self, request: Request, username: str) -> Response:
+        profile = player_profile(username=username, today=dates.today())
+        return Response(self.OutputSerializer(profile).data)

@@ -1,0 +1,426 @@
+"""Reads: leaderboards (ranked in PostgreSQL, mirrored in Redis) and player profiles.
+
+The ranking of a board: won first, then higher score, then fewer moves, then
+shorter play time, then earlier finish (then the lower result id, so that the
+order is total). A board holds the ranked results of valid submissions that
+are not disqualified; assisted ones stay on it, marked, except on the *clean*
+board (``clean=True``) which ranks only the unassisted ones.
+
+PostgreSQL is the source of truth and ranks with ``ROW_NUMBER() OVER (...)``.
+When REDIS_URL is set, pages and ranks are read from the Redis mirror
+(``leaderboard.redis_store``), rebuilt from PostgreSQL when it is missing; any
+Redis error falls back to the database.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import redis
+from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import connection
+from django.db.models import Count, F, Max, OrderBy, Q, QuerySet
+from django.db.models.expressions import Window
+from django.db.models.functions import RowNumber
+
+from games.models import Challenge, Result, Submission
+from leaderboard import dates, redis_store
+from leaderboard.errors import BoardNotFound, PlayerNotFound
+from leaderboard.models import PlayerStats
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+RECENT_RESULTS = 30
+
+
+def board_order() -> list[OrderBy]:
+    """The ranking, as an ORDER BY (also the window's order)."""
+    return [
+        F("won").desc(),
+        F("score").desc(),
+        F("moves").asc(),
+        F("play_time_ms").asc(),
+        F("finished_at").asc(),
+        F("id").asc(),
+    ]
+
+
+@dataclass(frozen=True)
+class LeaderboardEntry:
+    rank: int
+    result_id: int
+    player_id: int
+    player: str
+    won: bool
+    score: int
+    moves: int
+    play_time_ms: int
+    finished_at: dt.datetime
+    assisted: bool
+
+    @property
+    def seconds(self) -> float:
+        return self.play_time_ms / 1000
+
+
+@dataclass(frozen=True)
+class LeaderboardPage:
+    total: int
+    entries: list[LeaderboardEntry]
+    source: str  # "redis" or "database": how it was read
+
+
+@dataclass(frozen=True)
+class LeaderboardAround:
+    rank: int | None
+    total: int
+    entries: list[LeaderboardEntry]
+    source: str
+
+
+@dataclass(frozen=True)
+class PlayerStatsData:
+    played: int
+    won: int
+    current_streak: int
+    best_streak: int
+    last_played_date: dt.date | None
+    last_won_date: dt.date | None
+
+
+@dataclass(frozen=True)
+class RecentResult:
+    date: dt.date
+    game: str
+    won: bool
+    score: int
+    moves: int
+    play_time_ms: int
+    assisted: bool
+    finished_at: dt.datetime
+    rank: int | None
+
+    @property
+    def seconds(self) -> float:
+        return self.play_time_ms / 1000
+
+
+@dataclass(frozen=True)
+class PlayerProfile:
+    username: str
+    played: int
+    won: int
+    current_streak: int
+    best_streak: int
+    last_played_date: dt.date | None
+    last_won_date: dt.date | None
+    recent: list[RecentResult]
+
+    @property
+    def win_rate(self) -> float:
+        return round(self.won / self.played, 4) if self.played else 0.0
+
+
+# --- Challenges -------------------------------------------------------------------
+
+
+def leaderboard_challenge_get(*, date: dt.date, game: str, today: dt.date | None = None) -> Challenge:
+    """The published, ready challenge whose board can be shown; BoardNotFound otherwise."""
+    today = today or dates.today()
+    if date > today:
+        raise BoardNotFound(f"No leaderboard for {date.isoformat()} yet: that day has not come (today is {today}).")
+    challenge = Challenge.objects.filter(date=date, game=game, status=Challenge.Status.READY, published=True).first()
+    if challenge is None:
+        raise BoardNotFound(f"There is no {game} challenge on {date.isoformat()}.")
+    return challenge
+
+
+# --- Boards in the database ---------------------------------------------------------
+
+
+def counted_results() -> QuerySet[Result]:
+    """Results that count: ranked, of a valid submission, not disqualified."""
+    return Result.objects.filter(ranked=True, disqualified=False, submission__status=Submission.Status.VALID)
+
+
+def leaderboard_results(*, challenge: Challenge | int, clean: bool = False) -> QuerySet[Result]:
+    """The rows of a board, unordered."""
+    challenge_id = challenge if isinstance(challenge, int) else challenge.pk
+    qs = counted_results().filter(challenge_id=challenge_id)
+    if clean:
+        qs = qs.filter(assisted=False)
+    return qs
+
+
+def leaderboard_board_rows(*, challenge: Challenge | int) -> list[redis_store.BoardRow]:
+    """Every ranked row of the (full) board, for building the Redis mirror."""
+    fields = ("id", "player_id", "won", "score", "moves", "play_time_ms", "finished_at", "assisted")
+    return [
+        redis_store.BoardRow(
+            result_id=r[0],
+            player_id=r[1],
+            won=r[2],
+            score=r[3],
+            moves=r[4],
+            play_time_ms=r[5],
+            finished_at=r[6],
+            assisted=r[7],
+        )
+        for r in leaderboard_results(challenge=challenge).order_by().values_list(*fields).iterator(chunk_size=5000)
+    ]
+
+
+def _entry(result: Result, rank: int) -> LeaderboardEntry:
+    return LeaderboardEntry(
+        rank=rank,
+        result_id=result.pk,
+        player_id=result.player_id,
+        player=result.player.get_username(),
+        won=result.won,
+        score=result.score,
+        moves=result.moves,
+        play_time_ms=result.play_time_ms,
+        finished_at=result.finished_at,
+        assisted=result.assisted,
+    )
+
+
+def _ranks(qs: QuerySet[Result], *, where: str, params: list[Any], partition: bool = False) -> list[tuple[int, int]]:
+    """(result id, rank) of the rows of ``qs`` ranked by ROW_NUMBER() that match ``where``.
+
+    The window runs over all of ``qs`` in a subquery; ``where`` filters the
+    outer query (on the subquery's ``id``, ``player_id`` and ``rank``).
+    """
+    window = Window(RowNumber(), partition_by=[F("challenge_id")] if partition else None, order_by=board_order())
+    inner = qs.order_by().annotate(board_rank=window).values("id", "player_id", "board_rank")
+    sql, inner_params = inner.query.sql_with_params()
+    query = f'SELECT board."id", board."board_rank" FROM ({sql}) board WHERE {where}'
+    with connection.cursor() as cursor:
+        cursor.execute(query, [*inner_params, *params])
+        return [(int(row[0]), int(row[1])) for row in cursor.fetchall()]
+
+
+def _db_rank(*, challenge: Challenge, player_id: int, clean: bool) -> int | None:
+    rows = _ranks(
+        leaderboard_results(challenge=challenge, clean=clean), where='board."player_id" = %s', params=[player_id]
+    )
+    return rows[0][1] if rows else None
+
+
+def _db_page(*, challenge: Challenge, offset: int, limit: int, clean: bool) -> LeaderboardPage:
+    qs = leaderboard_results(challenge=challenge, clean=clean)
+    total = qs.count()
+    ranked = (
+        qs.select_related("player")
+        .annotate(board_rank=Window(RowNumber(), order_by=board_order()))
+        .order_by(*board_order())[offset : offset + limit]
+    )
+    return LeaderboardPage(total=total, entries=[_entry(r, r.board_rank) for r in ranked], source="database")
+
+
+# --- Boards through Redis -----------------------------------------------------------
+
+
+class _StaleBoard(Exception):
+    """Redis named a result that is no longer on the board in the database."""
+
+
+def _via_redis(challenge: Challenge, read: Callable[[redis.Redis, redis_store.BoardKeys, bool], T]) -> T | None:
+    """``read`` against a valid Redis board (rebuilt first if needed); None = use the database.
+
+    ``read(client, keys, accept_aged)`` raises BoardNotBuilt when the board is
+    missing or inconsistent, BoardAged when it is merely old.
+    """
+    client = redis_store.get_client()
+    if client is None:
+        return None
+    keys = redis_store.board_keys(challenge=challenge)
+    try:
+        try:
+            return read(client, keys, False)
+        except redis_store.BoardNotBuilt as exc:
+            logger.info("leaderboard: rebuilding %s (%s)", keys.all, exc)
+            rebuilt = redis_store.board_rebuild(client, keys, lambda: leaderboard_board_rows(challenge=challenge))
+            if not rebuilt and not isinstance(exc, redis_store.BoardAged):
+                return None
+            return read(client, keys, True)
+    except redis_store.BoardNotBuilt:
+        logger.warning("leaderboard: %s still not valid after a rebuild; reading the database", keys.all)
+    except _StaleBoard as exc:
+        logger.warning("leaderboard: %s is stale (%s); dropping it and reading the database", keys.all, exc)
+        try:
+            redis_store.board_invalidate(client, keys)
+        except redis.RedisError:
+            logger.exception("leaderboard: could not invalidate %s", keys.all)
+    except redis.RedisError:
+        logger.exception("leaderboard: Redis failed on %s; reading the database", keys.all)
+    return None
+
+
+def _entries_for(challenge: Challenge, result_ids: list[int], first_rank: int, clean: bool) -> list[LeaderboardEntry]:
+    results = leaderboard_results(challenge=challenge, clean=clean).select_related("player").in_bulk(result_ids)
+    missing = [rid for rid in result_ids if rid not in results]
+    if missing:
+        raise _StaleBoard(f"results {missing} are not on the board")
+    return [_entry(results[rid], first_rank + i) for i, rid in enumerate(result_ids)]
+
+
+def _redis_page(challenge: Challenge, *, offset: int, limit: int, clean: bool) -> LeaderboardPage | None:
+    def read(client: redis.Redis, keys: redis_store.BoardKeys, aged: bool) -> LeaderboardPage:
+        stop = offset + limit - 1
+        total, ids = redis_store.board_page(client, keys, clean=clean, start=offset, stop=stop, accept_aged=aged)
+        return LeaderboardPage(total=total, entries=_entries_for(challenge, ids, offset + 1, clean), source="redis")
+
+    return _via_redis(challenge, read)
+
+
+def _redis_rank(challenge: Challenge, *, player_id: int, clean: bool) -> tuple[int | None] | None:
+    def read(client: redis.Redis, keys: redis_store.BoardKeys, aged: bool) -> tuple[int | None]:
+        position = redis_store.board_rank(client, keys, clean=clean, player_id=player_id, accept_aged=aged)
+        return (None if position is None else position + 1,)
+
+    return _via_redis(challenge, read)
+
+
+# --- Public board selectors ------------------------------------------------------------
+
+
+def leaderboard_page(*, challenge: Challenge, offset: int, limit: int, clean: bool = False) -> LeaderboardPage:
+    """Entries ranked ``offset + 1`` .. ``offset + limit`` and the board's size."""
+    if offset < 0 or limit < 0:
+        raise ValueError("offset and limit must not be negative")
+    if limit == 0:
+        total = leaderboard_results(challenge=challenge, clean=clean).count()
+        return LeaderboardPage(total=total, entries=[], source="database")
+    page = _redis_page(challenge, offset=offset, limit=limit, clean=clean)
+    return page if page is not None else _db_page(challenge=challenge, offset=offset, limit=limit, clean=clean)
+
+
+def leaderboard_rank(*, challenge: Challenge, player: AbstractBaseUser | int, clean: bool = False) -> int | None:
+    """The player's 1-based rank on the board, or None without a ranked result there."""
+    player_id = player if isinstance(player, int) else player.pk
+    found = _redis_rank(challenge, player_id=player_id, clean=clean)
+    if found is not None:
+        return found[0]
+    return _db_rank(challenge=challenge, player_id=player_id, clean=clean)
+
+
+def leaderboard_around(
+    *, challenge: Challenge, player: AbstractBaseUser | int, radius: int = 5, clean: bool = False
+) -> LeaderboardAround:
+    """The player's rank and the entries ranked within ``radius`` of it (empty without a rank)."""
+    if radius < 0:
+        raise ValueError("radius must not be negative")
+    rank = leaderboard_rank(challenge=challenge, player=player, clean=clean)
+    if rank is None:
+        total = leaderboard_page(challenge=challenge, offset=0, limit=0, clean=clean).total
+        return LeaderboardAround(rank=None, total=total, entries=[], source="database")
+    offset = max(0, rank - 1 - radius)
+    page = leaderboard_page(challenge=challenge, offset=offset, limit=rank + radius - offset, clean=clean)
+    return LeaderboardAround(rank=rank, total=page.total, entries=page.entries, source=page.source)
+
+
+# --- Players ------------------------------------------------------------------------------
+
+
+def _streaks(win_dates: Iterable[dt.date], *, today: dt.date) -> tuple[int, int]:
+    """(current, best) runs of consecutive dates; current is 0 if the last is before yesterday."""
+    best = run = 0
+    previous: dt.date | None = None
+    for day in sorted(set(win_dates)):
+        run = run + 1 if previous is not None and day - previous == dt.timedelta(days=1) else 1
+        best = max(best, run)
+        previous = day
+    current = run if previous is not None and previous >= today - dt.timedelta(days=1) else 0
+    return current, best
+
+
+def player_stats_compute(*, player: AbstractBaseUser | int, today: dt.date) -> PlayerStatsData:
+    """The statistics defined on PlayerStats, computed from Result rows."""
+    player_id = player if isinstance(player, int) else player.pk
+    counted = counted_results().filter(player_id=player_id)
+    totals = counted.aggregate(
+        played=Count("id"),
+        won=Count("id", filter=Q(won=True)),
+        last_played=Max("challenge__date"),
+    )
+    win_dates = list(counted.filter(won=True).order_by().values_list("challenge__date", flat=True).distinct())
+    current, best = _streaks(win_dates, today=today)
+    return PlayerStatsData(
+        played=totals["played"],
+        won=totals["won"],
+        current_streak=current,
+        best_streak=best,
+        last_played_date=totals["last_played"],
+        last_won_date=max(win_dates) if win_dates else None,
+    )
+
+
+def player_recent_results(*, player: AbstractBaseUser | int, limit: int = RECENT_RESULTS) -> list[RecentResult]:
+    """The player's latest counted results (by challenge date), each with its rank on its board."""
+    player_id = player if isinstance(player, int) else player.pk
+    recent = list(
+        counted_results()
+        .filter(player_id=player_id)
+        .select_related("challenge")
+        .order_by("-challenge__date", "-finished_at", "-id")[:limit]
+    )
+    ranks: dict[int, int] = {}
+    if recent:
+        boards = counted_results().filter(challenge_id__in={r.challenge_id for r in recent})
+        placeholders = ", ".join(["%s"] * len(recent))
+        ranks = dict(
+            _ranks(boards, where=f'board."id" IN ({placeholders})', params=[r.pk for r in recent], partition=True)
+        )
+    return [
+        RecentResult(
+            date=r.challenge.date,
+            game=r.challenge.game,
+            won=r.won,
+            score=r.score,
+            moves=r.moves,
+            play_time_ms=r.play_time_ms,
+            assisted=r.assisted,
+            finished_at=r.finished_at,
+            rank=ranks.get(r.pk),
+        )
+        for r in recent
+    ]
+
+
+def player_profile(*, username: str, today: dt.date | None = None) -> PlayerProfile:
+    """Statistics and recent results of a player; PlayerNotFound for an unknown username."""
+    today = today or dates.today()
+    user_model = get_user_model()
+    player = user_model._default_manager.filter(**{user_model.USERNAME_FIELD: username}).first()
+    if player is None:
+        raise PlayerNotFound(f"There is no player named {username!r}.")
+    stored = PlayerStats.objects.filter(player=player).first()
+    if stored is not None:
+        stats = PlayerStatsData(
+            played=stored.played,
+            won=stored.won,
+            current_streak=stored.current_streak_on(today),
+            best_streak=stored.best_streak,
+            last_played_date=stored.last_played_date,
+            last_won_date=stored.last_won_date,
+        )
+    else:  # never recomputed (e.g. results older than the stats): derive, do not write
+        stats = player_stats_compute(player=player, today=today)
+    return PlayerProfile(
+        username=player.get_username(),
+        played=stats.played,
+        won=stats.won,
+        current_streak=stats.current_streak,
+        best_streak=stats.best_streak,
+        last_played_date=stats.last_played_date,
+        last_won_date=stats.last_won_date,
+        recent=player_recent_results(player=player),
+    )

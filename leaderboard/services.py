@@ -1,0 +1,117 @@
+"""Writes: player statistics and the Redis mirror of the boards.
+
+The games app calls :func:`leaderboard_record_result` once the transaction that
+validated a submission has committed, and :func:`leaderboard_remove_result`
+after a disqualification. Both are idempotent: they recompute from the current
+rows rather than apply a delta, so a redelivered task or a second call is
+harmless. Redis is only written after the surrounding transaction (if any)
+commits, and a Redis failure is logged, never raised: the next read rebuilds
+the board from PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+
+import redis
+from django.db import transaction
+
+from games.models import Challenge, Result
+from leaderboard import dates, redis_store
+from leaderboard.models import PlayerStats
+from leaderboard.selectors import leaderboard_board_rows, leaderboard_results, player_stats_compute
+
+logger = logging.getLogger(__name__)
+
+
+def player_stats_recompute(*, player_id: int, today: dt.date | None = None) -> PlayerStats:
+    """Recompute the player's PlayerStats row from their results (creating it if needed).
+
+    ``today`` (default: :func:`leaderboard.dates.today`) decides whether the
+    latest winning run is still current. Idempotent: the row only depends on
+    the results and ``today``.
+    """
+    today = today or dates.today()
+    with transaction.atomic():
+        PlayerStats.objects.get_or_create(player_id=player_id)
+        # Serialise recomputes of one player: the second one reads after the first commits.
+        stats = PlayerStats.objects.select_for_update().get(player_id=player_id)
+        data = player_stats_compute(player=player_id, today=today)
+        stats.played = data.played
+        stats.won = data.won
+        stats.current_streak = data.current_streak
+        stats.best_streak = data.best_streak
+        stats.last_played_date = data.last_played_date
+        stats.last_won_date = data.last_won_date
+        stats.save()
+    return stats
+
+
+def _board_sync(result_id: int) -> None:
+    """Make the Redis board agree with the database about this (ranked) result."""
+    client = redis_store.get_client()
+    if client is None:
+        return
+    result = Result.objects.select_related("challenge").filter(pk=result_id).first()
+    if result is None or not result.ranked:
+        return  # practice results are never on a board
+    keys = redis_store.board_keys(challenge=result.challenge)
+    try:
+        on_board = leaderboard_results(challenge=result.challenge_id).filter(pk=result_id).exists()
+        if on_board:
+            redis_store.board_put(
+                client,
+                keys,
+                redis_store.BoardRow(
+                    result_id=result.pk,
+                    player_id=result.player_id,
+                    won=result.won,
+                    score=result.score,
+                    moves=result.moves,
+                    play_time_ms=result.play_time_ms,
+                    finished_at=result.finished_at,
+                    assisted=result.assisted,
+                ),
+            )
+        else:
+            redis_store.board_drop(client, keys, player_id=result.player_id)
+    except redis.RedisError:
+        logger.exception("leaderboard: could not update %s for result %s", keys.all, result_id)
+        try:
+            redis_store.board_invalidate(client, keys)
+        except redis.RedisError:
+            logger.warning("leaderboard: could not invalidate %s either", keys.all)
+
+
+def _sync_result(*, result_id: int, today: dt.date | None) -> None:
+    player_id = Result.objects.filter(pk=result_id).values_list("player_id", flat=True).first()
+    if player_id is None:
+        logger.warning("leaderboard: result %s does not exist", result_id)
+        return
+    player_stats_recompute(player_id=player_id, today=today)
+    transaction.on_commit(lambda: _board_sync(result_id))
+
+
+def leaderboard_record_result(*, result_id: int, today: dt.date | None = None) -> None:
+    """A result was validated (call after that commit): update its board and the player's stats."""
+    _sync_result(result_id=result_id, today=today)
+
+
+def leaderboard_remove_result(*, result_id: int, today: dt.date | None = None) -> None:
+    """A result was disqualified (call after that commit): take it off its board, recompute stats."""
+    _sync_result(result_id=result_id, today=today)
+
+
+def leaderboard_rebuild(*, challenge_id: int) -> bool:
+    """Rebuild the Redis board of a challenge from PostgreSQL. False if Redis is absent or failed."""
+    client = redis_store.get_client()
+    if client is None:
+        return False
+    challenge = Challenge.objects.get(pk=challenge_id)
+    keys = redis_store.board_keys(challenge=challenge)
+    try:
+        return redis_store.board_rebuild(client, keys, lambda: leaderboard_board_rows(challenge=challenge_id))
+    except redis.RedisError:
+        logger.exception("leaderboard: could not rebuild %s", keys.all)
+        return False

@@ -1,0 +1,59 @@
+"""Leaderboard test fixtures: every test gets its own Redis key prefix, and the
+``backend`` fixture runs a test once on the database path and once through
+Redis (skipped when REDIS_URL is unset)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+
+from leaderboard import redis_store
+
+REDIS_URL = os.environ.get("REDIS_URL", "")
+needs_redis = pytest.mark.skipif(not REDIS_URL, reason="REDIS_URL is not set")
+
+
+@pytest.fixture(autouse=True)
+def redis_prefix(settings: Any) -> Iterator[str]:
+    """A fresh key prefix; the test's keys (and only those) are deleted afterwards."""
+    prefix = f"test:lb:{uuid.uuid4().hex}"
+    settings.LEADERBOARD_REDIS_PREFIX = prefix
+    yield prefix
+    client = redis_store.get_client()
+    if client is not None:
+        try:
+            keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+            if keys:
+                client.delete(*keys)
+        except redis.RedisError:
+            pass
+
+
+@pytest.fixture
+def no_redis(settings: Any) -> None:
+    settings.REDIS_URL = ""
+
+
+@pytest.fixture
+def redis_client() -> redis.Redis:
+    if not REDIS_URL:
+        pytest.skip("REDIS_URL is not set")
+    client = redis_store.get_client()
+    assert client is not None
+    return client
+
+
+@pytest.fixture(params=["database", "redis"])
+def backend(request: pytest.FixtureRequest, settings: Any) -> str:
+    """Where boards are read from: the database only, or Redis in front of it."""
+    if request.param == "redis":
+        if not REDIS_URL:
+            pytest.skip("REDIS_URL is not set")
+    else:
+        settings.REDIS_URL = ""
+    return str(request.param)
