@@ -13,8 +13,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from games import days as dates
 from games.engine import GAME_IDS
-from leaderboard import dates
 from leaderboard.errors import InvalidDate, UnknownGame
 from leaderboard.selectors import (
     LeaderboardEntry,

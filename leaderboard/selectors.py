@@ -28,8 +28,9 @@ from django.db.models import Count, F, Max, OrderBy, Q, QuerySet
 from django.db.models.expressions import Window
 from django.db.models.functions import RowNumber
 
+from games import days as dates
 from games.models import Challenge, Result, Submission
-from leaderboard import dates, redis_store
+from leaderboard import redis_store
 from leaderboard.errors import BoardNotFound, PlayerNotFound
 from leaderboard.models import PlayerStats
 

@@ -17,8 +17,9 @@ import logging
 import redis
 from django.db import transaction
 
+from games import days as dates
 from games.models import Challenge, Result
-from leaderboard import dates, redis_store
+from leaderboard import redis_store
 from leaderboard.models import PlayerStats
 from leaderboard.selectors import leaderboard_board_rows, leaderboard_results, player_stats_compute
 
@@ -28,7 +29,7 @@ logger = logging.getLogger(__name__)
 def player_stats_recompute(*, player_id: int, today: dt.date | None = None) -> PlayerStats:
     """Recompute the player's PlayerStats row from their results (creating it if needed).
 
-    ``today`` (default: :func:`leaderboard.dates.today`) decides whether the
+    ``today`` (default: :func:`games.days.today`) decides whether the
     latest winning run is still current. Idempotent: the row only depends on
     the results and ``today``.
     """

@@ -42,6 +42,8 @@ class Move(NamedTuple):
     @classmethod
     def parse(cls, text: str) -> Move:
         """Parse SPEC notation; ``InvalidMoveError`` says what is wrong with the text."""
+        if not isinstance(text, str):
+            raise InvalidMoveError(repr(text), f"a move is a string, not {type(text).__name__}")
         move = _CACHE.get(text)
         if move is None:
             move = _parse(text)
@@ -78,8 +80,6 @@ _CACHE: dict[str, Move] = {"s": DRAW_MOVE, "r": REDEAL_MOVE, "u": UNDO_MOVE}
 
 
 def _parse(text: str) -> Move:
-    if not isinstance(text, str):
-        raise InvalidMoveError(repr(text), f"a move is a string, not {type(text).__name__}")
     shown = text if len(text) <= MAX_MOVE_TEXT else text[:MAX_MOVE_TEXT] + "..."
     if len(text) > MAX_MOVE_TEXT:
         raise InvalidMoveError(shown, f"too long to be a move: {_EXPECTED}")

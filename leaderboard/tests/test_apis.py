@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
-from leaderboard import dates
+from games import days as dates
 from leaderboard.tests.factories import make_challenge, make_result, make_user
 
 pytestmark = pytest.mark.django_db
