@@ -12,7 +12,6 @@ import os
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -48,26 +47,23 @@ def database_url() -> str:
 
 @pytest.fixture
 def worker(tmp_path: Path) -> Iterator[Path]:
-    """A `celery worker` process on a queue of its own, reading the test database."""
+    """A `celery worker` process reading the test database."""
     if connection.vendor != "postgresql":
         pytest.skip("the worker process needs a database it can share: PostgreSQL")
     from config.celery import app
 
-    queue = f"e2e-{uuid.uuid4().hex[:10]}"
-    saved_queue = app.conf.task_default_queue
-    app.conf.task_default_queue = queue
-    env = {**os.environ, "DATABASE_URL": database_url(), "CELERY_QUEUE": queue}
+    app.control.purge()  # nothing left over from an earlier run reaches this worker
+    env = {**os.environ, "DATABASE_URL": database_url()}
     log = tmp_path / "worker.log"
     with log.open("w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "-Q", queue,
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo",
              "--without-mingle", "--without-gossip", "--without-heartbeat", "--loglevel", "INFO"],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
         )
     try:
         yield log
     finally:
-        app.conf.task_default_queue = saved_queue
         proc.terminate()
         try:
             proc.wait(timeout=20)
