@@ -144,11 +144,30 @@ class SubmissionOutput(serializers.Serializer):
             "score": result.score,
             "moves": result.moves,
             "foundation_cards": result.foundation_cards,
+            "redeals": result.redeals,
             "play_time_ms": result.play_time_ms,
             "ranked": result.ranked,
+            "assisted": result.assisted,
             "disqualified": result.disqualified,
             "rank": rank,
+            "share": share_text(result, rank),
         }
+
+
+def share_text(result: Any, rank: int | None) -> str:
+    """Spoiler-free: the game, the day and the numbers, never a card."""
+    challenge = result.challenge
+    lines = [f"Daily Patience: {GAMES[challenge.game].name}, {challenge.date:%d %b %Y}"]
+    outcome = "Won" if result.won else f"{result.foundation_cards}/{GAMES[challenge.game].cards} cards home"
+    parts = [outcome, f"{result.score} points", f"{result.moves} moves"]
+    if GAMES[challenge.game].passes != 1:
+        parts.append(f"{result.redeals} redeal{'s' if result.redeals != 1 else ''}")
+    if rank is not None:
+        parts.append(f"rank {rank}")
+    if result.assisted:
+        parts.append("with hints")
+    lines.append(" | ".join(parts))
+    return "\n".join(lines)
 
 
 # --- Endpoints ---------------------------------------------------------------------------------------
@@ -235,6 +254,25 @@ class AttemptMovesApi(APIView):
             attempt_id=attempt_id, player=request.user, start=data["from"], moves=data["moves"]
         )
         return Response(attempt_data(outcome.attempt, outcome.state, applied=outcome.applied))
+
+
+class HintOutput(serializers.Serializer):
+    move = serializers.CharField(allow_null=True, help_text="A legal move in SPEC notation, or null: none is left.")
+    reason = serializers.CharField()
+    assisted = serializers.BooleanField(help_text="Always true: a hinted attempt ranks on the assisted board.")
+
+
+class AttemptHintApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(operation_id="attempt_hint", request=None, responses=HintOutput)
+    def post(self, request: Request, attempt_id: int) -> Response:
+        suggestion = services.attempt_hint(attempt_id=attempt_id, player=request.user)
+        if suggestion is None:
+            data = {"move": None, "reason": "no legal move is left: undo, or give up", "assisted": True}
+        else:
+            data = {"move": str(suggestion.move), "reason": suggestion.reason, "assisted": True}
+        return Response(HintOutput(data).data)
 
 
 class SubmitInput(serializers.Serializer):

@@ -168,6 +168,7 @@ class Result(models.Model):
     score = models.PositiveIntegerField()
     moves = models.PositiveIntegerField()
     foundation_cards = models.PositiveSmallIntegerField()
+    redeals = models.PositiveIntegerField(default=0, help_text="Redeals in the final line (undone ones aside).")
     play_time_ms = models.PositiveBigIntegerField()
     finished_at = models.DateTimeField()
     disqualified = models.BooleanField(default=False)

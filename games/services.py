@@ -18,10 +18,13 @@ from django.utils import timezone
 from games import days
 from games.engine import (
     MAX_LOG_LENGTH,
+    REDEAL,
     EngineError,
+    Hint,
     State,
     deal,
     find_rules,
+    hint,
     play_log,
     replay,
 )
@@ -232,6 +235,19 @@ def _attempt_for_update(*, attempt_id: int, player: AbstractBaseUser) -> Attempt
         raise NotFound(f"attempt {attempt_id} not found") from None
 
 
+def attempt_hint(*, attempt_id: int, player: AbstractBaseUser) -> Hint | None:
+    """A move suggested from what the player sees; the attempt is marked assisted from then on."""
+    with transaction.atomic():
+        attempt = _attempt_for_update(attempt_id=attempt_id, player=player)
+        if attempt.is_finished:
+            raise Conflict("this attempt has ended: hints are for attempts in play")
+        suggestion = hint(attempt_replay(attempt))
+        if not attempt.assisted:
+            attempt.assisted = True
+            attempt.save(update_fields=["assisted"])
+    return suggestion
+
+
 def attempt_submit(
     *, attempt_id: int, player: AbstractBaseUser, start: int | None = None, moves: list[str] | None = None
 ) -> tuple[Submission, bool]:
@@ -319,6 +335,7 @@ def submission_validate(*, submission_id: int) -> Submission:
             score=state.score,
             moves=state.moves,
             foundation_cards=state.on_foundations,
+            redeals=sum(1 for record in state.history if record[0] == REDEAL),
             play_time_ms=max(0, int((finished_at - attempt.started_at).total_seconds() * 1000)),
             finished_at=finished_at,
         )

@@ -14,6 +14,7 @@ urlpatterns = [
     path(f"daily/{DATE}/<str:game>/attempts", apis.AttemptStartApi.as_view(), name="attempt-start"),
     path("attempts/<int:attempt_id>", apis.AttemptDetailApi.as_view(), name="attempt-detail"),
     path("attempts/<int:attempt_id>/moves", apis.AttemptMovesApi.as_view(), name="attempt-moves"),
+    path("attempts/<int:attempt_id>/hint", apis.AttemptHintApi.as_view(), name="attempt-hint"),
     path("attempts/<int:attempt_id>/submit", apis.AttemptSubmitApi.as_view(), name="attempt-submit"),
     path("submissions/<int:submission_id>", apis.SubmissionDetailApi.as_view(), name="submission-detail"),
 ]

@@ -16,6 +16,7 @@ from .errors import (
     MoveError,
     UnknownGameError,
 )
+from .hints import Hint, hint
 from .moves import DRAW, F2T, REDEAL, T2F, T2T, UNDO, W2F, W2T, Move
 from .replay import MAX_LOG_LENGTH, Replay, ReplayError, check_log, play_log, replay
 from .rules import GAME_IDS, GAMES, Rules, find_rules

@@ -336,6 +336,10 @@ class State:
 
     # -- questions ---------------------------------------------------------------------------------
 
+    def builds_on(self, card: int, top: int) -> bool:
+        """May ``card`` go onto ``top`` in a column, by this game's building rule?"""
+        return self._builds[top * 52 + card]
+
     def can_undo(self) -> bool:
         return bool(self.history) and not self.won
 

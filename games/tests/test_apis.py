@@ -318,3 +318,36 @@ def test_logins_are_throttled() -> None:
     statuses = [api.post("auth/token", {"username": "x", "password": "y"}).status_code for _ in range(40)]
     assert statuses[0] == 401 and statuses[-1] == 429
     cache.clear()
+
+
+# --- hints and sharing ---------------------------------------------------------------------------
+
+
+def test_hint_suggests_a_legal_move_and_marks_the_attempt_assisted(player: Api, on_commit: Any) -> None:
+    make_challenge(game="josephine", seed=1)
+    attempt = start(player, game="josephine")
+    response = player.post(f"attempts/{attempt['id']}/hint")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["assisted"] is True and body["reason"]
+    assert body["move"] in {str(m) for m in State(deal("josephine", 1)).legal_moves()}
+    moved = player.post(f"attempts/{attempt['id']}/moves", {"from": 0, "moves": [body["move"]]})
+    assert moved.status_code == 200 and moved.json()["assisted"] is True
+    with on_commit(execute=True):
+        submission = player.post(f"attempts/{attempt['id']}/submit").json()
+    result = player.get(f"submissions/{submission['id']}").json()["result"]
+    assert result["assisted"] is True and "with hints" in result["share"]
+    assert_error(player.post(f"attempts/{attempt['id']}/hint"), 409)
+    assert_error(Api(token_for(make_user())).post(f"attempts/{attempt['id']}/hint"), 404)
+
+
+def test_share_text_has_the_numbers_and_no_card(player: Api, on_commit: Any) -> None:
+    make_challenge(game="forty-and-eight", seed=3)
+    attempt = start(player, game="forty-and-eight")
+    player.post(f"attempts/{attempt['id']}/moves", {"from": 0, "moves": ["s"] * 64 + ["r", "s"]})
+    with on_commit(execute=True):
+        submission = player.post(f"attempts/{attempt['id']}/submit").json()
+    result = player.get(f"submissions/{submission['id']}").json()["result"]
+    share = result["share"]
+    assert "Forty and Eight" in share and "66 moves" in share and "1 redeal" in share and "rank 1" in share
+    assert not _cards_in(share.split())
