@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "games",
     "leaderboard",
+    "leagues",
     "solver_worker",
 ]
 

@@ -11,6 +11,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/v1/", include("games.urls")),
     path("api/v1/", include("leaderboard.urls")),
+    path("api/v1/", include("leagues.urls")),
     # Must stay last: any other /api/ path is a JSON 404.
     re_path(r"^api/", views.ApiNotFound.as_view(), name="api-not-found"),
 ]

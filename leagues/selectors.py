@@ -1,0 +1,186 @@
+"""Reads: a player's leagues, one league (members only) and the league boards.
+
+The daily board is the public board (leaderboard.selectors: same rows, same
+order) restricted to the league's current members, ranked 1, 2, 3... within
+the league. The all-time board ranks every member by wins over the results
+that count (ranked, valid, not disqualified; assisted ones included, as on
+the public board) of challenges dated from the league's creation day on,
+then by total score, then fewer total moves, then username. Both are read
+from the database: a league has at most 500 members.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db.models import BigIntegerField, Count, F, OuterRef, Q, QuerySet, Subquery, Sum, Value
+from django.db.models.expressions import Window
+from django.db.models.functions import Coalesce, RowNumber
+
+from leaderboard.selectors import (
+    LeaderboardEntry,
+    LeaderboardPage,
+    board_order,
+    counted_results,
+    leaderboard_challenge_get,
+    leaderboard_results,
+)
+from leagues.errors import LeagueNotFound, NotLeagueOwner
+from leagues.models import League, Membership
+
+
+@dataclass(frozen=True)
+class LeagueMember:
+    player_id: int
+    player: str
+    joined_at: dt.datetime
+    owner: bool
+
+
+@dataclass(frozen=True)
+class AllTimeEntry:
+    rank: int
+    player_id: int
+    player: str
+    wins: int
+    played: int
+    score: int
+    moves: int
+
+
+@dataclass(frozen=True)
+class AllTimePage:
+    since: dt.date
+    total: int
+    entries: list[AllTimeEntry]
+
+
+def normalize_invite_code(code: str) -> str:
+    """Codes are shown in lower case; a code typed in capitals or with spaces around still works."""
+    return code.strip().lower()
+
+
+def _with_member_counts(qs: QuerySet[League]) -> QuerySet[League]:
+    return qs.select_related("owner").annotate(member_count=Count("memberships"))
+
+
+def league_get(*, league_id: int, player: AbstractBaseUser, require_owner: bool = False) -> League:
+    """One of the player's leagues (annotated with ``member_count``).
+
+    LeagueNotFound when it does not exist or the player is not a member (the
+    two look the same); NotLeagueOwner when ``require_owner`` and the member
+    is not the owner.
+    """
+    mine = Membership.objects.filter(player=player).values("league_id")
+    league = _with_member_counts(League.objects.filter(pk=league_id, pk__in=mine)).first()
+    if league is None:
+        raise LeagueNotFound(f"League {league_id} not found.")
+    if require_owner and league.owner_id != player.pk:
+        raise NotLeagueOwner("Only the league's owner can do this.")
+    return league
+
+
+def leagues_of_player(*, player: AbstractBaseUser) -> list[League]:
+    """The leagues the player is a member of (owned ones included), by name, with ``member_count``."""
+    mine = Membership.objects.filter(player=player).values("league_id")
+    return list(_with_member_counts(League.objects.filter(pk__in=mine)).order_by("name", "id"))
+
+
+def league_members(*, league: League) -> list[LeagueMember]:
+    """The members in the order they joined (the owner first)."""
+    memberships = Membership.objects.filter(league=league).select_related("player").order_by("joined_at", "id")
+    return [
+        LeagueMember(
+            player_id=m.player_id,
+            player=m.player.get_username(),
+            joined_at=m.joined_at,
+            owner=m.player_id == league.owner_id,
+        )
+        for m in memberships
+    ]
+
+
+def league_start_day(*, league: League) -> dt.date:
+    """The challenge day on which the league was created (in DAILY_TIMEZONE)."""
+    return league.created_at.astimezone(ZoneInfo(settings.DAILY_TIMEZONE)).date()
+
+
+def _member_ids(league: League) -> QuerySet[Membership]:
+    return Membership.objects.filter(league=league).values("player_id")
+
+
+def league_daily_board(*, league: League, day: dt.date, game: str, offset: int, limit: int) -> LeaderboardPage:
+    """The public board of (day, game) restricted to the league's members, ranked within the league.
+
+    leaderboard.errors.BoardNotFound when that challenge has no board (unknown or a future day).
+    """
+    if offset < 0 or limit < 0:
+        raise ValueError("offset and limit must not be negative")
+    challenge = leaderboard_challenge_get(date=day, game=game)
+    qs = leaderboard_results(challenge=challenge).filter(player_id__in=_member_ids(league))
+    total = qs.count()
+    rows = (
+        qs.select_related("player")
+        .annotate(board_rank=Window(RowNumber(), order_by=board_order()))
+        .order_by(*board_order())[offset : offset + limit]
+    )
+    entries = [
+        LeaderboardEntry(
+            rank=r.board_rank,
+            result_id=r.pk,
+            player_id=r.player_id,
+            player=r.player.get_username(),
+            won=r.won,
+            score=r.score,
+            moves=r.moves,
+            play_time_ms=r.play_time_ms,
+            finished_at=r.finished_at,
+            assisted=r.assisted,
+        )
+        for r in rows
+    ]
+    return LeaderboardPage(total=total, entries=entries, source="database")
+
+
+def league_alltime_board(*, league: League, offset: int, limit: int) -> AllTimePage:
+    """Every member, by wins since the league's creation day, then score, then fewer moves, then username."""
+    if offset < 0 or limit < 0:
+        raise ValueError("offset and limit must not be negative")
+    since = league_start_day(league=league)
+    counted = (
+        counted_results()
+        .filter(player_id=OuterRef("player_id"), challenge__date__gte=since)
+        .order_by()
+        .values("player_id")
+    )
+
+    def total(aggregate: Count | Sum) -> Coalesce:
+        return Coalesce(
+            Subquery(counted.annotate(total=aggregate).values("total")), Value(0), output_field=BigIntegerField()
+        )
+
+    members = (
+        Membership.objects.filter(league=league)
+        .annotate(
+            username=F(f"player__{get_user_model().USERNAME_FIELD}"),
+            wins=total(Count("id", filter=Q(won=True))),
+            played=total(Count("id")),
+            total_score=total(Sum("score")),
+            total_moves=total(Sum("moves")),
+        )
+        .order_by("-wins", "-total_score", "total_moves", "username", "player_id")
+    )
+    count = Membership.objects.filter(league=league).count()
+    page = members.values_list("player_id", "username", "wins", "played", "total_score", "total_moves")
+    entries = [
+        AllTimeEntry(
+            rank=offset + i + 1, player_id=pid, player=name, wins=wins, played=played, score=score, moves=moves
+        )
+        for i, (pid, name, wins, played, score, moves) in enumerate(page[offset : offset + limit])
+    ]
+    return AllTimePage(since=since, total=count, entries=entries)

@@ -1,0 +1,120 @@
+"""Writes: create, join, leave, delete a league, and regenerate its invite code.
+
+Limits: an owner has at most MAX_OWNED_LEAGUES leagues and a league at most
+MAX_MEMBERS members (the owner included). Both are checked inside a
+transaction under a row lock (the owner's user row, the league row), so
+concurrent requests cannot push a count past its limit.
+
+The owner cannot leave their league: they delete it instead (ownership is
+never passed on implicitly).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import IntegrityError, transaction
+
+from leagues.errors import InvalidLeagueName, LeagueFull, LeagueNotFound, OwnerCannotLeave, TooManyLeagues
+from leagues.models import NAME_MAX_LENGTH, NAME_MIN_LENGTH, League, Membership, new_invite_code
+from leagues.selectors import league_get, normalize_invite_code
+
+MAX_OWNED_LEAGUES = 20
+MAX_MEMBERS = 500
+CODE_ATTEMPTS = 5
+
+
+def league_name_clean(name: str) -> str:
+    """The name without surrounding whitespace; InvalidLeagueName unless 3..60 printable characters."""
+    if not isinstance(name, str):
+        raise InvalidLeagueName("The league name must be a string.")
+    name = name.strip()
+    if not NAME_MIN_LENGTH <= len(name) <= NAME_MAX_LENGTH:
+        raise InvalidLeagueName(f"A league name has {NAME_MIN_LENGTH} to {NAME_MAX_LENGTH} characters.")
+    if any(unicodedata.category(c) == "Cc" for c in name):
+        raise InvalidLeagueName("A league name cannot contain control characters.")
+    return name
+
+
+def _with_fresh_code(write: Callable[[str], League]) -> League:
+    """``write(code)`` with a new random code, drawing again if it is taken (in a savepoint)."""
+    for _ in range(CODE_ATTEMPTS):
+        code = new_invite_code()
+        if League.objects.filter(invite_code=code).exists():
+            continue
+        try:
+            with transaction.atomic():
+                return write(code)
+        except IntegrityError:
+            if not League.objects.filter(invite_code=code).exists():
+                raise  # another constraint failed
+    raise RuntimeError(f"no free invite code after {CODE_ATTEMPTS} draws")
+
+
+def league_create(*, owner: AbstractBaseUser, name: str) -> League:
+    """A new league owned by (and with as its first member) ``owner``; TooManyLeagues past the limit."""
+    name = league_name_clean(name)
+    with transaction.atomic():
+        # The owner's row serializes their concurrent creations, so the count below stays true.
+        get_user_model()._default_manager.select_for_update().filter(pk=owner.pk).values_list("pk").first()
+        if League.objects.filter(owner=owner).count() >= MAX_OWNED_LEAGUES:
+            raise TooManyLeagues(f"You already own {MAX_OWNED_LEAGUES} leagues, the most a player can own.")
+        league = _with_fresh_code(lambda code: League.objects.create(owner=owner, name=name, invite_code=code))
+        Membership.objects.create(league=league, player=owner)
+    return league
+
+
+def league_join(*, player: AbstractBaseUser, invite_code: str) -> League:
+    """Join the league with this code. Idempotent; LeagueNotFound for an unknown code, LeagueFull at the limit."""
+    code = normalize_invite_code(invite_code)
+    with transaction.atomic():
+        # The league's row serializes concurrent joins, so the member count below stays true.
+        league = League.objects.select_for_update().filter(invite_code=code).first() if code else None
+        if league is None:
+            raise LeagueNotFound("No league has this invite code.")
+        if Membership.objects.filter(league=league, player=player).exists():
+            return league
+        if Membership.objects.filter(league=league).count() >= MAX_MEMBERS:
+            raise LeagueFull(f"This league is full: it has {MAX_MEMBERS} members.")
+        Membership.objects.create(league=league, player=player)
+    return league
+
+
+def league_leave(*, player: AbstractBaseUser, league_id: int) -> None:
+    """Leave a league. The owner cannot (OwnerCannotLeave): they delete it instead."""
+    with transaction.atomic():
+        league = league_get(league_id=league_id, player=player)
+        if league.owner_id == player.pk:
+            raise OwnerCannotLeave("The owner cannot leave the league: delete it instead.")
+        Membership.objects.filter(league=league, player=player).delete()
+
+
+def _owned_for_update(*, owner: AbstractBaseUser, league_id: int) -> League:
+    """The league, locked; LeagueNotFound for a non-member, NotLeagueOwner for a member who is not the owner."""
+    league = league_get(league_id=league_id, player=owner, require_owner=True)
+    locked = League.objects.select_for_update().filter(pk=league.pk).first()
+    if locked is None:  # deleted in between
+        raise LeagueNotFound(f"League {league_id} not found.")
+    return locked
+
+
+def league_delete(*, owner: AbstractBaseUser, league_id: int) -> None:
+    """Delete the league, its memberships with it. Only its owner may."""
+    with transaction.atomic():
+        _owned_for_update(owner=owner, league_id=league_id).delete()
+
+
+def league_regenerate_code(*, owner: AbstractBaseUser, league_id: int) -> League:
+    """Give the league a new invite code; the old one stops working. Only its owner may."""
+    with transaction.atomic():
+        league = _owned_for_update(owner=owner, league_id=league_id)
+
+        def write(code: str) -> League:
+            league.invite_code = code
+            league.save(update_fields=["invite_code"])
+            return league
+
+        return _with_fresh_code(write)
