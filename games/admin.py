@@ -11,9 +11,9 @@ from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 
 from games import services
-from games.errors import Conflict
 from games.engine import State, card_text, deal
 from games.engine.rng import SEED_MAX as _SEED_MAX
+from games.errors import Conflict
 from games.models import Attempt, Challenge, Result, Submission
 
 

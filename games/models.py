@@ -182,7 +182,9 @@ class Result(models.Model):
         ]
         indexes = [
             models.Index(
-                fields=["challenge", "ranked", "disqualified", "-won", "-score", "moves", "play_time_ms", "finished_at"],
+                fields=[
+                    "challenge", "ranked", "disqualified", "-won", "-score", "moves", "play_time_ms", "finished_at"
+                ],
                 name="result_board_order",
             ),
             models.Index(fields=["player", "ranked", "finished_at"]),

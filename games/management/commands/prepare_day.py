@@ -17,7 +17,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("date", nargs="?", help="YYYY-MM-DD (default: today in DAILY_TIMEZONE)")
         parser.add_argument("--games", nargs="+", choices=GAME_IDS, default=list(GAME_IDS), metavar="GAME")
-        parser.add_argument("--days", type=int, default=1, help="also prepare the following days (default 1: just DATE)")
+        parser.add_argument("--days", type=int, default=1, help="how many days from DATE (default 1)")
         parser.add_argument("--seconds", type=float, default=10.0, help="solver budget per seed (default 10)")
         parser.add_argument("--max-seeds", type=int, default=20, help="seeds to try per game (default 20)")
 
