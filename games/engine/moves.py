@@ -86,7 +86,7 @@ def _parse(text: str) -> Move:
     m = _MOVE_RE.fullmatch(text)
     if m is None:
         hint = ""
-        if text != text.strip():
+        if any(ch.isspace() for ch in text):
             hint = " (no spaces)"
         elif text != text.lower():
             hint = " (moves are lower case)"

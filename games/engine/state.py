@@ -117,14 +117,14 @@ class State:
             size = len(col)
             if src == dst:
                 raise IllegalMoveError(str(move), "a column cannot move onto itself")
+            if n > 1 and self.rules.unit is Unit.CARD:
+                raise IllegalMoveError(
+                    str(move), f"{self.rules.name} moves one card at a time: write t{src + 1}t{dst + 1}")
             if n > size - self.down[src]:
                 raise IllegalMoveError(str(move), self._too_few_reason(src, n))
             first = size - n
             card = col[first]
             if n > 1:
-                if self.rules.unit is Unit.CARD:
-                    raise IllegalMoveError(
-                        str(move), f"{self.rules.name} moves one card at a time: write t{src + 1}t{dst + 1}")
                 builds = self._builds
                 for i in range(first, size - 1):
                     if not builds[col[i] * 52 + col[i + 1]]:
