@@ -78,6 +78,7 @@ INSTALLED_APPS = [
     "leaderboard",
     "leagues",
     "solver_worker",
+    "web",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,198 @@
+// Legality from the visible state and the rules of GET /api/v1/games (SPEC sections 1 and 4).
+// The page uses it to pick a card's destination and to plan multi-move actions; the server
+// remains the judge of every move it is sent.
+
+export const RANKS = "A23456789TJQK";
+export const SUITS = "CDHS";
+
+export const rankOf = (card) => RANKS.indexOf(card[0]);
+export const suitOf = (card) => card[1];
+export const isRed = (card) => card[1] === "D" || card[1] === "H";
+
+/** May `card` go onto `top` in a column? */
+export function builds(rules, top, card) {
+  if (rankOf(card) + 1 !== rankOf(top)) return false;
+  return rules.build === "suit" ? suitOf(card) === suitOf(top) : isRed(card) !== isRed(top);
+}
+
+/** May a column take `card` (the first card of what moves)? */
+export function columnTakes(rules, column, card) {
+  if (column.length === 0) return rules.empty_column_takes !== "king" || card[0] === "K";
+  const top = column[column.length - 1];
+  return top.up && builds(rules, top.card, card);
+}
+
+/** The foundation (0-based) that takes `card`, or -1: a matching pile first, else the first empty one for an ace. */
+export function foundationFor(state, card) {
+  const found = state.foundations;
+  if (card[0] === "A") return found.findIndex((pile) => pile.length === 0);
+  return found.findIndex((pile) => pile.length > 0 && pile[pile.length - 1] === RANKS[rankOf(card) - 1] + suitOf(card));
+}
+
+/** How many cards at the top of a column form a run by the game's building rule (face up). */
+export function runLength(rules, column) {
+  let n = column.length ? 1 : 0;
+  while (n < column.length) {
+    const lower = column[column.length - n - 1];
+    const upper = column[column.length - n];
+    if (!lower.up || !upper.up || !builds(rules, lower.card, upper.card)) break;
+    n += 1;
+  }
+  if (n === 1 && !column[column.length - 1].up) return 0;
+  return n;
+}
+
+const emptyColumns = (state, except) =>
+  state.tableau.map((col, i) => i).filter((i) => state.tableau[i].length === 0 && !except.includes(i));
+
+/**
+ * The moves that carry the last `n` cards of column `src` onto column `dst`, or {error}.
+ * Run games send one `tXtY:n`; single-card games move a run card by card through empty
+ * columns (with k empty columns, up to k + 1 cards).
+ */
+export function planColumnMove(rules, state, src, n, dst) {
+  const column = state.tableau[src];
+  if (src === dst) return { error: "a column cannot move onto itself" };
+  if (n < 1 || n > column.length) return { error: `column ${src + 1} has no ${n} cards to move` };
+  if (n > runLength(rules, column)) {
+    return { error: `the last ${n} cards of column ${src + 1} are not a run that can move together` };
+  }
+  const card = column[column.length - n].card;
+  if (!columnTakes(rules, state.tableau[dst], card)) {
+    return { error: state.tableau[dst].length ? `${card} does not build on ${state.tableau[dst].at(-1).card}`
+      : `${card} cannot fill an empty column: only a king can` };
+  }
+  const s = `t${src + 1}`, d = `t${dst + 1}`;
+  if (n === 1) return { moves: [`${s}${d}`] };
+  if (rules.moves_as_unit === "run") return { moves: [`${s}${d}:${n}`] };
+  const free = emptyColumns(state, [src, dst]);
+  if (free.length < n - 1) {
+    return { error: `${rules.name} moves one card at a time: ${n} cards need ${n - 1} empty column${n > 2 ? "s" : ""}` };
+  }
+  const via = free.slice(0, n - 1).map((i) => `t${i + 1}`);
+  const moves = via.map((t) => `${s}${t}`);
+  moves.push(`${s}${d}`);
+  for (const t of via.slice().reverse()) moves.push(`${t}${d}`);
+  return { moves };
+}
+
+/** The move(s) for a dragged source dropped on a pile ("t3", "f2"), or {error}. */
+export function planDrop(rules, state, source, target) {
+  const kind = target[0];
+  const index = Number(target.slice(1)) - 1;
+  if (source.pile === "t") {
+    if (kind === "t") return planColumnMove(rules, state, source.index, source.n, index);
+    if (kind === "f") {
+      if (source.n !== 1) return { error: "only one card at a time goes to a foundation" };
+      const card = state.tableau[source.index].at(-1).card;
+      return foundationTakes(state, index, card) ? { moves: [`t${source.index + 1}f${index + 1}`] }
+        : { error: `${card} does not go on foundation ${index + 1}` };
+    }
+  }
+  if (source.pile === "w") {
+    const card = state.waste.at(-1);
+    if (kind === "f") {
+      return foundationTakes(state, index, card) ? { moves: [`wf${index + 1}`] }
+        : { error: `${card} does not go on foundation ${index + 1}` };
+    }
+    if (kind === "t") {
+      return columnTakes(rules, state.tableau[index], card) ? { moves: [`wt${index + 1}`] }
+        : { error: `${card} does not go on column ${index + 1}` };
+    }
+  }
+  if (source.pile === "f" && kind === "t") {
+    if (!rules.foundation_to_tableau) return { error: `in ${rules.name} cards never leave the foundations` };
+    const card = state.foundations[source.index].at(-1);
+    return columnTakes(rules, state.tableau[index], card) ? { moves: [`f${source.index + 1}t${index + 1}`] }
+      : { error: `${card} does not go on column ${index + 1}` };
+  }
+  return { error: "cards cannot go there" };
+}
+
+function foundationTakes(state, index, card) {
+  const pile = state.foundations[index];
+  if (!pile) return false;
+  if (pile.length === 0) return card[0] === "A";
+  const top = pile.at(-1);
+  return suitOf(top) === suitOf(card) && rankOf(top) + 1 === rankOf(card);
+}
+
+/** Piles ("t3", "f1") that would take the source: to highlight drop targets. */
+export function targetsFor(rules, state, source) {
+  const piles = [];
+  state.foundations.forEach((_, i) => { if (planDrop(rules, state, source, `f${i + 1}`).moves) piles.push(`f${i + 1}`); });
+  state.tableau.forEach((_, i) => { if (planDrop(rules, state, source, `t${i + 1}`).moves) piles.push(`t${i + 1}`); });
+  return piles;
+}
+
+/**
+ * Where a clicked card goes: a foundation first, then a column it builds on, then an empty
+ * column (never a whole column onto an empty one, which changes nothing). {moves} or {error}.
+ */
+export function planBest(rules, state, source) {
+  const moveable = source.pile !== "t" || source.n === 1;
+  if (moveable && source.pile !== "f") {
+    const card = source.pile === "w" ? state.waste.at(-1) : state.tableau[source.index].at(-1).card;
+    const f = foundationFor(state, card);
+    if (f >= 0) return planDrop(rules, state, source, `f${f + 1}`);
+  }
+  const wholeColumn = source.pile === "t" && source.n === state.tableau[source.index].length;
+  let firstError = null;
+  for (const wantEmpty of [false, true]) {
+    for (let i = 0; i < state.tableau.length; i += 1) {
+      if (source.pile === "t" && source.index === i) continue;
+      if ((state.tableau[i].length === 0) !== wantEmpty) continue;
+      if (wantEmpty && wholeColumn) continue;
+      const plan = planDrop(rules, state, source, `t${i + 1}`);
+      if (plan.moves) return plan;
+      firstError ??= plan.error;
+    }
+  }
+  return { error: firstError && firstError.includes("empty column") ? firstError : "no place for that card" };
+}
+
+/** The stock's move: draw, or redeal when the stock is empty and a pass remains; null otherwise. */
+export function stockMove(state) {
+  if (state.stock > 0) return "s";
+  if (state.waste.length > 0 && state.redeals_left !== 0) return "r";
+  return null;
+}
+
+/**
+ * Auto-finish: when every card is face up and the stock and waste are empty, the foundation
+ * moves that win, if foundation moves alone can win from here; otherwise null.
+ */
+export function finishPlan(state) {
+  if (state.won || state.stock > 0 || state.waste.length > 0) return null;
+  if (state.tableau.some((col) => col.some((c) => !c.up))) return null;
+  const tops = state.foundations.map((pile) => (pile.length ? pile.at(-1) : null));
+  const columns = state.tableau.map((col) => col.map((c) => c.card));
+  const moves = [];
+  let progress = true;
+  while (progress) {
+    progress = false;
+    columns.forEach((col, i) => {
+      while (col.length) {
+        const card = col.at(-1);
+        let f = -1;
+        if (card[0] === "A") f = tops.findIndex((t) => t === null);
+        else f = tops.findIndex((t) => t !== null && t === RANKS[rankOf(card) - 1] + suitOf(card));
+        if (f < 0) break;
+        tops[f] = col.pop();
+        moves.push(`t${i + 1}f${f + 1}`);
+        progress = true;
+      }
+    });
+  }
+  return columns.every((col) => col.length === 0) && moves.length ? moves : null;
+}
+
+/** Redeals in a log, undone ones not counted. */
+export function redealsIn(log) {
+  const played = [];
+  for (const move of log) {
+    if (move === "u") played.pop();
+    else played.push(move);
+  }
+  return played.filter((m) => m === "r").length;
+}

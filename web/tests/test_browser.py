@@ -1,0 +1,511 @@
+"""The pages in a real browser: Playwright (sync API) driving Debian's chromium against a live server.
+
+Skipped when /usr/bin/chromium is absent on a developer's machine; CI installs it (.ci/run), and
+there a missing browser is a failure, not a skip.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from games import days
+from games.engine import T2F, T2T, Move, State, deal, visible
+from games.tests.factories import make_challenge
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+WINNING_LOGS = Path(__file__).resolve().parents[2] / "games" / "tests" / "data" / "winning_logs.json"
+PASSWORD = "a long passphrase 42"
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture(scope="module")
+def browser(django_db_setup: None) -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing: CI installs it (.ci/run: apt-get install chromium)")
+        pytest.skip(f"no browser: {CHROMIUM} is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API keeps an asyncio loop in this thread, which makes Django refuse ORM
+    # calls here; the tests' own ORM calls are plain synchronous code, so they are allowed.
+    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Any, live_server: Any) -> Iterator[Any]:
+    context = browser.new_context(base_url=live_server.url, viewport=DESKTOP)
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    context.close()
+    assert not errors, f"JavaScript errors in the page: {errors}"
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+
+def sign_up(page: Any, username: str) -> None:
+    page.goto("/")
+    page.get_by_role("link", name="Sign up").click()
+    page.fill("#id_username", username)
+    page.fill("#id_password1", PASSWORD)
+    page.fill("#id_password2", PASSWORD)
+    page.get_by_role("button", name="Sign up").click()
+    page.wait_for_url(re.compile(r"/$"))
+    assert page.locator(".site-header .me").inner_text() == username
+
+
+def open_table(page: Any, game_name: str) -> None:
+    page.goto("/")
+    page.get_by_role("link", name=game_name, exact=True).click()
+    page.wait_for_selector("#game[data-ready=true]")
+
+
+def start(page: Any) -> None:
+    page.click("#start-button")
+    page.wait_for_function("window.patience.game.attempt !== null")
+
+
+def log_length(page: Any) -> int:
+    return int(page.evaluate("window.patience.game.attempt.moves.length"))
+
+
+def wait_log(page: Any, length: int) -> None:
+    page.wait_for_function(f"window.patience.game.attempt.moves.length === {length} && !window.patience.game.busy")
+
+
+def post_moves(page: Any, moves: list[str]) -> int:
+    """Moves sent with the page's own session (cookie and CSRF header), as the page would."""
+    return int(
+        page.evaluate(
+            """async ([moves]) => {
+            const id = window.patience.game.attempt.id;
+            const from = window.patience.game.attempt.moves.length;
+            const token = document.cookie.match(/csrftoken=([^;]+)/)[1];
+            const r = await fetch(`/api/v1/attempts/${id}/moves`, {method: "POST",
+                headers: {"Content-Type": "application/json", "X-CSRFToken": token},
+                body: JSON.stringify({from, moves})});
+            return r.status;
+        }""",
+            [moves],
+        )
+    )
+
+
+def card(page: Any, pile: str, index: int | None = None) -> Any:
+    selector = f'#table [data-pile="{pile}"] .card'
+    return page.locator(selector + (f'[data-index="{index}"]' if index is not None else "")).last
+
+
+def drag(page: Any, source: Any, target: Any) -> None:
+    """Press on the visible top strip of the source card and drop on the middle of the target."""
+    a = source.bounding_box()
+    b = target.bounding_box()
+    x, y = a["x"] + a["width"] / 2, a["y"] + a["height"] * 0.08
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 8, y + 8, steps=2)
+    page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2, steps=8)
+    page.mouse.up()
+
+
+def run_move_position(game: str, seed: int, log: list[str]) -> tuple[list[str], Move]:
+    """A prefix of ``log`` after which a run of two or more cards can move, and that move."""
+    state = State(deal(game, seed))
+    for i in range(len(log) + 1):
+        runs = [m for m in state.legal_moves() if m.n > 1]
+        if runs:
+            return log[:i], runs[0]
+        if i < len(log):
+            state.play(Move.parse(log[i]))
+    raise AssertionError(f"no run move along the log of {game} {seed}")
+
+
+def shot(page: Any, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+
+
+# --- tests --------------------------------------------------------------------------------------
+
+
+def test_sign_up_run_move_draw_undo_and_errors(page: Any, browser: Any, live_server: Any) -> None:
+    logs = json.loads(WINNING_LOGS.read_text())
+    if "josephine" in logs:
+        seed, log = logs["josephine"]["seed"], logs["josephine"]["moves"]
+    else:
+        seed, log = 19, []  # josephine 19 opens with a run move (t8t5:2)
+    prefix, run = run_move_position("josephine", seed, log)
+    make_challenge(game="josephine", seed=seed)
+    make_challenge(game="klondike", seed=2026)
+
+    sign_up(page, "ada")
+    open_table(page, "Josephine")
+    assert page.locator("#start-button").inner_text() == "Start (ranked)"
+    start(page)
+    assert page.locator("#mode").inner_text() == "ranked"
+    if prefix:
+        assert post_moves(page, prefix) == 200
+        page.reload()
+        page.wait_for_selector("#game[data-ready=true]")
+    n = log_length(page)
+
+    # A run move, by dragging the run's lowest card onto the target column.
+    state = State(deal("josephine", seed))
+    for move in prefix:
+        state.play(Move.parse(move))
+    source_column = state.tab[run.src]
+    drag(page, card(page, f"t{run.src + 1}", len(source_column) - run.n), card(page, f"t{run.dst + 1}"))
+    wait_log(page, n + 1)
+    assert page.evaluate("window.patience.game.attempt.moves.at(-1)") == str(run)
+    state.play(run)
+    shown = page.evaluate("window.patience.game.state")
+    assert shown["tableau"] == visible(state)["tableau"]
+    assert page.locator(f'#table [data-pile="t{run.dst + 1}"] .card').count() == len(state.tab[run.dst])
+    assert page.locator("#moves").inner_text() == str(state.moves)
+
+    # Draw with the key, then undo with the button.
+    stock_before = shown["stock"]
+    page.locator('#table [data-pile="t1"]').focus()
+    page.keyboard.press("d")
+    wait_log(page, n + 2)
+    assert page.evaluate("window.patience.game.state.stock") == stock_before - 1
+    assert page.locator('#table [data-pile="w"] .card').count() == 1
+    shot(page, "table-desktop-1280x800.png")
+    page.click("#undo")
+    wait_log(page, n + 3)
+    assert page.evaluate("window.patience.game.state.stock") == stock_before
+    assert page.locator('#table [data-pile="w"] .card').count() == 0
+    assert page.evaluate("window.patience.game.attempt.moves.slice(-2)") == ["s", "u"]
+
+    # The server is the judge: an illegal move snaps back with its reason; a stale log reloads.
+    page.evaluate('window.patience.send(["r"])')
+    page.wait_for_function("document.getElementById('message').textContent.includes('stock is not empty')")
+    assert log_length(page) == n + 3
+    assert post_moves(page, ["s"]) == 200  # behind the page's back, as from another tab
+    page.evaluate('window.patience.send(["s"])')  # resent: harmless, nothing new stored
+    page.wait_for_function("!window.patience.game.busy")
+    assert log_length(page) == n + 4
+    page.evaluate("window.patience.game.attempt.moves.pop()")  # the page now believes one move less
+    page.click("#undo")  # sends "u" where the server holds "s": 409, and the page reloads
+    page.wait_for_function("document.getElementById('message').textContent.includes('reloaded')")
+    assert log_length(page) == n + 4
+
+    # The keyboard: arrows move between piles; Enter on a pile picks it up, Enter on another drops there.
+    page.locator('#table [data-pile="t1"]').focus()
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("document.activeElement.dataset.pile") == "t2"
+    page.keyboard.press("ArrowUp")
+    assert page.evaluate("document.activeElement.dataset.pile")[0] in "swf"
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement.dataset.pile")[0] == "t"
+    state.play(Move.parse("s"))  # the log now ends s, u, s: the position after one draw
+    keyed = next(m for m in state.legal_moves() if m.kind in (T2T, T2F) and m.n == 1)
+    source = f"t{keyed.src + 1}"
+    target = f"f{keyed.dst + 1}" if keyed.kind == T2F else f"t{keyed.dst + 1}"
+    n = log_length(page)
+    page.locator(f'#table [data-pile="{source}"]').focus()
+    page.keyboard.press("Enter")
+    assert page.locator(f'#table [data-pile="{source}"].picked').count() == 1
+    page.locator(f'#table [data-pile="{target}"]').focus()
+    page.keyboard.press("Enter")
+    wait_log(page, n + 1)
+    assert page.evaluate("window.patience.game.attempt.moves.at(-1)") == str(keyed)
+    assert page.locator(f'#table [data-pile="{target}"] .card').count() >= 1
+
+    # The four-colour deck is remembered.
+    page.check("#four-colour")
+    page.reload()
+    page.wait_for_selector("#game[data-ready=true]")
+    assert page.locator("body.four-colour").count() == 1
+
+    # Phone width: the same table, scaled to the screen.
+    phone = browser.new_context(
+        base_url=live_server.url,
+        viewport=PHONE,
+        storage_state=page.context.storage_state(),
+        is_mobile=True,
+        has_touch=True,
+        device_scale_factor=2,
+    )
+    mobile = phone.new_page()
+    mobile.goto(page.url)
+    mobile.wait_for_selector("#game[data-ready=true]")
+    width = mobile.evaluate("document.querySelector('#table').getBoundingClientRect().right")
+    assert width <= PHONE["width"], "the table is wider than the phone"
+    card_width = mobile.evaluate("document.querySelector('#table .card.up').getBoundingClientRect().width")
+    assert card_width >= 28
+    before = log_length(mobile)
+    mobile.tap('#table [data-pile="s"]')  # touch: a tap on the stock draws
+    wait_log(mobile, before + 1)
+    shot(mobile, "table-phone-390x844.png")
+    phone.close()
+
+
+def test_single_card_games_move_runs_through_empty_columns(page: Any, live_server: Any) -> None:
+    """The Forty Thieves computer rule, planned in the page: k empty columns carry k + 1 cards."""
+    make_challenge(game="forty-thieves", seed=7)
+    page.goto(f"/play/{days.today()}/forty-thieves")
+    page.wait_for_selector("#game[data-ready=true]")
+    plans = page.evaluate(
+        """async () => {
+            const R = await import("/static/web/js/rules.js");
+            const rules = window.patience.game.rules;
+            const up = (card) => ({card, up: true});
+            const state = {tableau: [[up("9S"), up("8S"), up("7S")], [up("TS")], [], [], [up("KH")]],
+                           foundations: [[], []], stock: 0, waste: []};
+            const tight = {...state, tableau: [...state.tableau.slice(0, 3), [up("2C")], state.tableau[4]]};
+            return [R.planColumnMove(rules, state, 0, 3, 1), R.planColumnMove(rules, tight, 0, 3, 1),
+                    R.planColumnMove(rules, state, 0, 3, 4), R.planBest(rules, state, {pile: "t", index: 0, n: 3})];
+        }"""
+    )
+    assert plans[0] == {"moves": ["t1t3", "t1t4", "t1t2", "t4t2", "t3t2"]}
+    assert "2 empty columns" in plans[1]["error"]
+    assert "does not build" in plans[2]["error"]
+    assert plans[3] == plans[0]
+    finish = page.evaluate(
+        """async () => {
+            const R = await import("/static/web/js/rules.js");
+            const rules = window.patience.game.rules;
+            const up = (card) => ({card, up: true});
+            const base = {foundations: [["AS"], ["AH", "2H"], [], []], stock: 0, waste: [], won: false};
+            const safe = {...base, tableau: [[up("3H"), up("2S")], [up("AC")], []]};
+            const stuck = {...base, tableau: [[up("3H"), up("4H")], [up("AC")], []]};
+            const best = {...base, tableau: [[up("3S"), up("3H")], [up("4H")], []]};
+            return [R.finishPlan(safe), R.finishPlan(stuck), R.finishPlan({...safe, waste: ["AD"]}),
+                    R.planBest(rules, best, {pile: "t", index: 0, n: 1}),
+                    R.planBest(rules, best, {pile: "t", index: 1, n: 1}),
+                    R.planBest(rules, {...best, tableau: [[up("3S")], [up("9C"), up("2D")], []]},
+                               {pile: "t", index: 1, n: 1}),
+                    R.planBest(rules, {...best, tableau: [[up("3D")], [up("9C"), up("2D")], []]},
+                               {pile: "t", index: 1, n: 1})];
+        }"""
+    )
+    assert finish[0] == ["t1f1", "t1f2", "t2f3"]
+    assert finish[1] is None and finish[2] is None
+    assert finish[3] == {"moves": ["t1f2"]}  # a foundation first
+    assert "no place" in finish[4]["error"]  # a whole column onto an empty one changes nothing
+    assert finish[5] == {"moves": ["t2t3"]}  # 2D does not build on 3S in suit: the empty column
+    assert finish[6] == {"moves": ["t2t1"]}  # a column it builds on before an empty one
+    assert page.locator("#start").is_visible() and "Log in" in page.locator("#start").inner_text()
+
+
+def test_win_result_share_and_leaderboard(page: Any) -> None:
+    """Most of a known winning log goes through the batch endpoint with the page's own session;
+    the last moves are a click on the stock and a click on the waste card."""
+    logs = json.loads(WINNING_LOGS.read_text())
+    game = "josephine" if "josephine" in logs else "klondike"
+    seed, log = logs[game]["seed"], logs[game]["moves"]
+    make_challenge(game=game, seed=seed, solution=log)
+    name = {"josephine": "Josephine", "klondike": "Klondike"}[game]
+
+    sign_up(page, "grace")
+    open_table(page, name)
+    start(page)
+    # Leave a tail that the page plays itself: up to the last draw, or the last two moves.
+    cut = max((i for i, move in enumerate(log) if move == "s"), default=len(log) - 2)
+    assert post_moves(page, log[: cut // 2]) == 200
+    page.reload()
+    page.wait_for_selector("#game[data-ready=true]")
+    shot(page, f"table-{game}-midgame-1280x800.png")
+    assert post_moves(page, log[cut // 2 : cut]) == 200
+    page.reload()
+    page.wait_for_selector("#game[data-ready=true]")
+    assert log_length(page) == cut
+    shot(page, f"table-{game}-near-win-1280x800.png")
+    for move in log[cut:]:
+        before = log_length(page)
+        if page.evaluate("window.patience.game.state.won"):
+            break
+        if move == "s":
+            page.click('#table [data-pile="s"]')
+        elif move.startswith("w"):
+            card(page, "w").click()
+        else:
+            column = re.match(r"t(\d+)", move)
+            assert column, move
+            card(page, f"t{column.group(1)}").click()
+        page.wait_for_function(f"window.patience.game.attempt.moves.length > {before} && !window.patience.game.busy")
+
+    page.wait_for_selector("#result[data-status=valid]", timeout=30_000)
+    assert page.evaluate("window.patience.game.state.won") is True
+    text = page.locator("#result-text").inner_text()
+    assert "Won" in text and "Rank #1" in text
+    assert page.locator("#result-title").inner_text() == "You won!"
+    share = page.locator("#share-text").input_value()
+    assert name in share and "Won" in share and f"{len(log)} moves" in share
+    assert str(days.today()) in share or days.today().strftime("%d %b %Y") in share
+    assert not re.search(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])", share), share
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.click("#copy-share")
+    page.wait_for_function("document.getElementById('copy-share').textContent === 'Copied'")
+    assert page.evaluate("navigator.clipboard.readText()") == share
+    shot(page, f"result-{game}-1280x800.png")
+
+    page.click("#result-board")
+    page.wait_for_selector("#board[data-ready=true]")
+    row = page.locator("table.leaderboard tbody tr").first
+    assert "grace" in row.inner_text() and row.locator("td").first.inner_text() == "1"
+    shot(page, "board-1280x800.png")
+    page.check("#around-me")
+    page.wait_for_function("document.querySelector('#board .summary').textContent.includes('Your rank: #1')")
+
+    page.click(".site-header .me")
+    page.wait_for_selector("#profile[data-ready=true]")
+    assert page.locator(".chart rect").count() == 1
+    assert "won" in page.locator(".profile .stats-grid").inner_text()
+    shot(page, "profile-1280x800.png")
+    page.goto("/")
+    assert "1 played" in page.locator(f'.challenge[data-game="{game}"]').inner_text()
+    shot(page, "home-1280x800.png")
+
+
+def test_give_up_submits_a_lost_game(page: Any) -> None:
+    make_challenge(game="maria", seed=3)
+    sign_up(page, "lin")
+    open_table(page, "Maria")
+    start(page)
+    page.click("#draw")
+    wait_log(page, 1)
+    page.click("#hint")  # the first press warns that the attempt becomes assisted
+    assert "assisted" in page.locator("#message").inner_text() and page.locator("#mode").inner_text() == "ranked"
+    page.click("#hint")
+    page.wait_for_function("document.getElementById('message').textContent.startsWith('Hint')")
+    assert page.locator("#mode").inner_text() == "ranked · assisted"
+    page.click("#giveup")
+    assert page.locator("#giveup").inner_text() == "Really give up?"
+    page.click("#giveup")
+    page.wait_for_selector("#result[data-status=valid]")
+    assert page.locator("#result-title").inner_text() == "Game over"
+    share = page.locator("#share-text").input_value()
+    assert "Maria" in share and "Won" not in share and re.search(r"\b1 moves?\b", share)
+    assert page.locator("#draw").is_disabled() and page.locator("#undo").is_disabled()
+    page.reload()  # the finished attempt: its result, and practice on offer
+    page.wait_for_selector("#result[data-status=valid]")
+    assert page.locator("#start-button").inner_text() == "Start practice"
+    page.click("#start-button")
+    page.wait_for_function("window.patience.game.attempt.ranked === false")
+    assert page.locator("#mode").inner_text() == "practice"
+
+
+def test_every_game_is_drawn_at_phone_and_desktop_width(browser: Any, live_server: Any) -> None:
+    """The opening layout of each of the eight games, for a visitor (read only): every pile and card drawn."""
+    from games.engine import GAME_IDS
+
+    for game in GAME_IDS:
+        make_challenge(game=game, seed=11)
+    for label, viewport in (("phone-360x740", {"width": 360, "height": 740}), ("desktop-1280x800", DESKTOP)):
+        context = browser.new_context(base_url=live_server.url, viewport=viewport)
+        page = context.new_page()
+        for game in GAME_IDS:
+            page.goto(f"/play/{days.today()}/{game}")
+            page.wait_for_selector("#game[data-ready=true]")
+            layout = visible(State(deal(game, 11)))
+            tableau = sum(len(col) for col in layout["tableau"])
+            foundations = sum(1 for pile in layout["foundations"] if pile)
+            assert page.locator("#table .column .card").count() == tableau, game
+            assert page.locator("#table .foundation .card").count() == foundations, game
+            assert page.locator("#table .column").count() == len(layout["tableau"]), game
+            assert page.locator("#table .card.down").count() == 1 + sum(
+                1 for col in layout["tableau"] for c in col if not c["up"]
+            ), game  # the stock's back, and Klondike's face-down cards
+            right = page.evaluate("document.querySelector('#table').getBoundingClientRect().right")
+            assert right <= viewport["width"], f"{game} is wider than the screen at {label}"
+            shot(page, f"layout-{game}-{label}.png")
+        context.close()
+
+
+def test_archive_solution_steps_and_auto_finish(page: Any) -> None:
+    """Yesterday's deal from the archive, in practice: its solution is listed and played by the
+    "Play next move" button; once only foundation moves are left, the page finishes by itself."""
+    data = json.loads((Path(__file__).parent / "data" / "klondike_autofinish.json").read_text())
+    log = data["moves"]
+    state = State(deal("klondike", data["seed"]))
+    safe = None
+    for i, move in enumerate(log):  # the first position where the page may finish by itself
+        v = visible(state)
+        if not v["stock"] and not v["waste"] and all(c["up"] for col in v["tableau"] for c in col):
+            safe = i
+            break
+        state.play(Move.parse(move))
+    assert safe is not None and all("f" in move for move in log[safe:])
+    yesterday = days.today() - dt.timedelta(days=1)
+    make_challenge(game="klondike", seed=data["seed"], day=yesterday, solution=log)
+
+    sign_up(page, "mei")
+    page.get_by_role("link", name="Archive").click()
+    page.locator(f'a[href="/play/{yesterday}/klondike"]').click()
+    page.wait_for_selector("#game[data-ready=true]")
+    assert page.locator("#start-button").inner_text() == "Start practice"
+    start(page)
+    assert page.locator("#mode").inner_text() == "practice"
+    page.locator("#solution summary").click()
+    assert page.locator("#solution-moves li").count() == len(log)
+    page.click("#solution-step")
+    wait_log(page, 1)
+    assert post_moves(page, log[1 : safe - 1]) == 200
+    page.reload()
+    page.wait_for_selector("#game[data-ready=true]")
+    assert log_length(page) == safe - 1 and not page.evaluate("window.patience.game.state.won")
+    page.locator("#solution summary").click()
+    page.click("#solution-step")  # the move that leaves only foundation moves: the page sends them all
+    page.wait_for_selector("#result[data-status=valid]", timeout=30_000)
+    moves = page.evaluate("window.patience.game.attempt.moves")
+    assert moves[:safe] == log[:safe] and len(moves) == len(log) and all("f" in m for m in moves[safe:])
+    assert page.locator("#result-title").inner_text() == "You won!"
+    assert "Practice" in page.locator("#result-text").inner_text()
+
+
+def test_dragging_a_run_in_a_single_card_game_moves_it_card_by_card(page: Any) -> None:
+    data = json.loads((Path(__file__).parent / "data" / "supermove.json").read_text())
+    game, seed, prefix, src, n, dst = (data[k] for k in ("game", "seed", "prefix", "src", "n", "dst"))
+    make_challenge(game=game, seed=seed)
+    state = State(deal(game, seed))
+    for move in prefix:
+        state.play(Move.parse(move))
+    empty = [i for i, col in enumerate(state.tab) if not col and i not in (src - 1, dst - 1)]
+    assert len(empty) >= n - 1 and all(m.n == 1 for m in state.legal_moves())
+
+    sign_up(page, "ines")
+    page.goto(f"/play/{days.today()}/{game}")
+    page.wait_for_selector("#game[data-ready=true]")
+    start(page)
+    assert post_moves(page, prefix) == 200
+    page.reload()
+    page.wait_for_selector("#game[data-ready=true]")
+    drag(page, card(page, f"t{src}", len(state.tab[src - 1]) - n), card(page, f"t{dst}"))
+    wait_log(page, len(prefix) + 2 * n - 1)
+    sent = page.evaluate("window.patience.game.attempt.moves")[len(prefix) :]
+    via = [f"t{i + 1}" for i in empty[: n - 1]]
+    assert sent == [f"t{src}{t}" for t in via] + [f"t{src}t{dst}"] + [f"{t}t{dst}" for t in reversed(via)]
+    for move in sent:
+        state.play(Move.parse(move))
+    assert page.evaluate("window.patience.game.state.tableau") == visible(state)["tableau"]
+    shot(page, f"table-{game}-1280x800.png")

@@ -1,0 +1,21 @@
+"""The browser pages. The table and the boards fetch their data from /api/v1/ in the page."""
+
+from django.urls import path
+
+from web import views
+
+app_name = "web"
+
+DAY = "<str:date>/<str:game>"
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path(f"play/{DAY}", views.play, name="play"),
+    path(f"board/{DAY}", views.board, name="board"),
+    path("archive", views.archive, name="archive"),
+    path("players/<str:username>", views.player, name="player"),
+    # Django's default LOGIN_URL is /accounts/login/: no setting needed.
+    path("accounts/login/", views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", views.LogoutView.as_view(), name="logout"),
+    path("accounts/signup/", views.signup, name="signup"),
+]
