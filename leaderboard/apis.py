@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from typing import Any
 
+from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import exceptions, serializers
 from rest_framework.permissions import AllowAny
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -18,9 +21,11 @@ from games.engine import GAME_IDS
 from leaderboard.errors import InvalidDate, UnknownGame
 from leaderboard.selectors import (
     LeaderboardEntry,
+    LeaderboardPage,
     leaderboard_around,
     leaderboard_challenge_get,
     leaderboard_page,
+    leaderboard_top_rendered,
     player_profile,
 )
 
@@ -41,6 +46,36 @@ def parse_board_path(*, date: str, game: str) -> tuple[dt.date, str]:
     if game not in GAME_IDS:
         raise UnknownGame(f"Unknown game {game!r}. Games: {', '.join(GAME_IDS)}.")
     return parsed, game
+
+
+_DIGITS = re.compile(r"^[0-9]{1,9}$")
+
+
+def _plain_board_query(params: Any) -> dict[str, Any] | None:
+    """The validated query when it only has ``limit``/``offset`` in digits and a literal ``clean``.
+
+    The same values ``LeaderboardApi.InputSerializer`` gives them (it reads the
+    last value of a repeated parameter too), without its cost on the hot path;
+    None for anything else (``around``, other spellings, out of range, unknown
+    names): the serializer decides, with its error messages.
+    """
+    query: dict[str, Any] = {"limit": DEFAULT_LIMIT, "offset": 0, "clean": False}
+    for name in params:
+        value = params.get(name)
+        if name in ("limit", "offset"):
+            if not isinstance(value, str) or not _DIGITS.match(value):
+                return None
+            number = int(value)
+            if name == "limit" and not 1 <= number <= MAX_LIMIT:
+                return None
+            query[name] = number
+        elif name == "clean" and isinstance(value, str) and value.lower() in serializers.BooleanField.TRUE_VALUES:
+            query["clean"] = True
+        elif name == "clean" and isinstance(value, str) and value.lower() in serializers.BooleanField.FALSE_VALUES:
+            query["clean"] = False
+        else:
+            return None
+    return query
 
 
 @extend_schema_serializer(component_name="LeaderboardEntry")
@@ -98,17 +133,32 @@ class LeaderboardApi(APIView):
             "without a ranked result."
         ),
     )
-    def get(self, request: Request, date: str, game: str) -> Response:
+    def get(self, request: Request, date: str, game: str) -> HttpResponse:
         day, game = parse_board_path(date=date, game=game)
-        params = self.InputSerializer(data=request.query_params)
-        params.is_valid(raise_exception=True)
-        query = params.validated_data
+        query = _plain_board_query(request.query_params)
+        if query is None:
+            params = self.InputSerializer(data=request.query_params)
+            params.is_valid(raise_exception=True)
+            query = params.validated_data
         clean: bool = query["clean"]
         user = request.user if request.user.is_authenticated else None
         if query.get("around") == "me" and user is None:
             raise exceptions.NotAuthenticated("Log in to see your neighbourhood on the board (?around=me).")
 
-        challenge = leaderboard_challenge_get(date=day, game=game, today=dates.today())
+        challenge = leaderboard_challenge_get(date=day, game=game, today=dates.today(), cached=True)
+        if user is None and "around" not in query and query["offset"] == 0:
+            # The public top page is the same for every anonymous caller: served
+            # rendered from Redis until the board's next write.
+            limit: int = query["limit"]
+
+            def render(page: LeaderboardPage) -> str:
+                body = {"date": day, "game": game, "clean": clean, "total": page.total, "offset": 0, "limit": limit}
+                body["entries"] = page.entries
+                return JSONRenderer().render(self.OutputSerializer(body).data).decode()
+
+            rendered = leaderboard_top_rendered(challenge=challenge, limit=limit, clean=clean, render=render)
+            return HttpResponse(rendered, content_type="application/json")
+
         body: dict[str, object] = {"date": day, "game": game, "clean": clean}
         if "around" in query:
             around = leaderboard_around(challenge=challenge, player=user, radius=AROUND_RADIUS, clean=clean)

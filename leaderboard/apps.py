@@ -6,3 +6,6 @@ class LeaderboardConfig(AppConfig):
 
     name = "leaderboard"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from leaderboard import signals  # noqa: F401 (connects the receivers)

@@ -14,6 +14,7 @@ cluster slot, so the script and MULTI work there):
                  two sets must have)
 ``P:B:version``  counter bumped by every write (a rebuild WATCHes it, so it
                  cannot lose a write that raced with it)
+``P:B:pages``    hash: rendered public pages (see "Page cache" below)
 
 Order: ``ZRANGE`` ascending is the ranking. The score is a 53-bit integer
 (exact as a double), lower is better::
@@ -43,6 +44,16 @@ A board older than ``LEADERBOARD_REDIS_MAX_AGE`` seconds (default 600) is
 rebuilt on its next read too, which bounds the drift if a write after a commit
 was ever lost (process killed, Redis briefly down).
 Callers catch ``redis.RedisError`` and fall back to the database.
+
+Page cache: the public (anonymous) top page of a board, once rendered, is kept
+in ``P:B:pages`` under the field ``<clean>:<limit>`` as ``<token>|<json>``, where
+the token is ``<version>:<#built>`` read *before* the page was computed. A
+cached page is served only while the board is valid (as above: built, sizes
+right, not older than the max age) and the token still matches: every write
+bumps the version and every rebuild changes ``#built``, so the first read after
+a write computes the page again. (Entries are labelled with a token read
+before their data, so a label is never newer than its data.) One field per
+(clean, limit): the hash cannot grow past 2 x 200 fields.
 """
 
 from __future__ import annotations
@@ -101,6 +112,7 @@ class BoardKeys:
     clean: str
     members: str
     version: str
+    pages: str
 
     def board(self, *, clean: bool) -> str:
         return self.clean if clean else self.all
@@ -167,7 +179,13 @@ class _Challenge(Protocol):
 def board_keys(*, challenge: _Challenge) -> BoardKeys:
     """The keys of a challenge's board: ``<prefix>:{<date>:<game>:<challenge id>}:<part>``."""
     base = f"{prefix()}:{{{challenge.date.isoformat()}:{challenge.game}:{challenge.pk}}}"
-    return BoardKeys(all=f"{base}:all", clean=f"{base}:clean", members=f"{base}:members", version=f"{base}:version")
+    return BoardKeys(
+        all=f"{base}:all",
+        clean=f"{base}:clean",
+        members=f"{base}:members",
+        version=f"{base}:version",
+        pages=f"{base}:pages",
+    )
 
 
 # --- Encoding -------------------------------------------------------------------
@@ -332,7 +350,7 @@ def board_rebuild(client: redis.Redis, keys: BoardKeys, load_rows: Callable[[], 
                 rows = list(load_rows())
                 entries = [(row, *row_entry(row)) for row in rows]
                 pipe.multi()
-                pipe.delete(keys.all, keys.clean, keys.members)
+                pipe.delete(keys.all, keys.clean, keys.members, keys.pages)
                 for start in range(0, len(entries), CHUNK):
                     chunk = entries[start : start + CHUNK]
                     pipe.zadd(keys.all, {value: score for _, value, score in chunk})
@@ -359,12 +377,12 @@ def board_invalidate(client: redis.Redis, keys: BoardKeys) -> None:
     pipe = client.pipeline(transaction=True)
     pipe.incr(keys.version)
     pipe.expire(keys.version, ttl_seconds())
-    pipe.delete(keys.all, keys.clean, keys.members)
+    pipe.delete(keys.all, keys.clean, keys.members, keys.pages)
     pipe.execute()
 
 
 def board_delete(client: redis.Redis, keys: BoardKeys) -> None:
-    client.delete(keys.all, keys.clean, keys.members, keys.version)
+    client.delete(keys.all, keys.clean, keys.members, keys.version, keys.pages)
 
 
 # --- Reads ----------------------------------------------------------------------
@@ -410,3 +428,54 @@ def board_rank(
         return None
     position = client.zrank(keys.board(clean=clean), value)
     return None if position is None else int(position)
+
+
+# --- Page cache (see the module's docstring) -------------------------------------------
+
+
+def page_field(*, clean: bool, limit: int) -> str:
+    return f"{int(clean)}:{limit}"
+
+
+# KEYS: members, all, clean, version, pages; ARGV: field. What board_page's checks need, the
+# version and the cached page, read atomically in one command (lighter than MULTI/EXEC).
+_PAGE_READ_LUA = """
+local h = redis.call('HMGET', KEYS[1], '#built', '#n', '#c')
+return {h[1], h[2], h[3], redis.call('ZCARD', KEYS[2]), redis.call('ZCARD', KEYS[3]),
+        redis.call('GET', KEYS[4]), redis.call('HGET', KEYS[5], ARGV[1])}
+"""
+_PAGE_READ_SHA = hashlib.sha1(_PAGE_READ_LUA.encode(), usedforsecurity=False).hexdigest()
+
+
+def board_cached_page(client: redis.Redis, keys: BoardKeys, *, field: str) -> tuple[str | None, str | None]:
+    """(the cached page if still current, else None; the token to store a fresh one under, or None).
+
+    One round trip (a script). The token is None when the board is not valid as it stands
+    (missing, inconsistent or aged): the caller's normal read repairs it first,
+    and the page computed then is not stored.
+    """
+    args = (keys.members, keys.all, keys.clean, keys.version, keys.pages, field)
+    try:
+        reply = client.evalsha(_PAGE_READ_SHA, 5, *args)
+    except redis.exceptions.NoScriptError:
+        reply = client.eval(_PAGE_READ_LUA, 5, *args)
+    built, want_all, want_clean, n_all, n_clean, version, cached = reply
+    header = [built, want_all, want_clean]
+    try:
+        _check(header, int(n_all), int(n_clean), keys, accept_aged=False)
+    except BoardNotBuilt:
+        return None, None
+    token = f"{version or 0}:{header[0]}"
+    if cached is not None:
+        stored_token, _, body = cached.partition("|")
+        if stored_token == token:
+            return body, token
+    return None, token
+
+
+def board_store_page(client: redis.Redis, keys: BoardKeys, *, field: str, token: str, body: str) -> None:
+    """Keep a rendered page, labelled with the token read before it was computed."""
+    pipe = client.pipeline(transaction=False)
+    pipe.hset(keys.pages, field, f"{token}|{body}")
+    pipe.expire(keys.pages, max(1, int(max_age_seconds())))
+    pipe.execute()

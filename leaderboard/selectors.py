@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import redis
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import Count, F, Max, OrderBy, Q, QuerySet
 from django.db.models.expressions import Window
 from django.db.models.functions import RowNumber
@@ -39,6 +41,7 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 RECENT_RESULTS = 30
+DEFAULT_CHALLENGE_CACHE_SECONDS = 5.0
 
 
 def board_order() -> list[OrderBy]:
@@ -132,14 +135,49 @@ class PlayerProfile:
 # --- Challenges -------------------------------------------------------------------
 
 
-def leaderboard_challenge_get(*, date: dt.date, game: str, today: dt.date | None = None) -> Challenge:
-    """The published, ready challenge whose board can be shown; BoardNotFound otherwise."""
+# Shown challenges by (key prefix, date, game): (expires at, id). See leaderboard_challenge_get.
+_shown_challenges: dict[tuple[str, dt.date, str], tuple[float, int]] = {}
+MAX_CACHED_CHALLENGES = 1024
+
+
+def challenge_cache_seconds() -> float:
+    return float(getattr(settings, "LEADERBOARD_CHALLENGE_CACHE_SECONDS", DEFAULT_CHALLENGE_CACHE_SECONDS))
+
+
+def challenge_cache_clear() -> None:
+    """Forget the cached challenge lookups of this process (a Challenge was saved or deleted)."""
+    _shown_challenges.clear()
+
+
+def leaderboard_challenge_get(
+    *, date: dt.date, game: str, today: dt.date | None = None, cached: bool = False
+) -> Challenge:
+    """The published, ready challenge whose board can be shown; BoardNotFound otherwise.
+
+    ``cached=True`` (the board endpoint) may answer from this process's memory
+    of the lookups it made in the last ``LEADERBOARD_CHALLENGE_CACHE_SECONDS``
+    (default 5): then only ``id``, ``date`` and ``game`` are loaded (the other
+    fields load on access). Only found challenges are remembered. Saving or
+    deleting a Challenge clears this process's memory (``leaderboard.signals``);
+    other processes, and changes made with ``QuerySet.update()`` (e.g. the
+    admin's "unpublish" action), show within those seconds.
+    """
     today = today or dates.today()
     if date > today:
         raise BoardNotFound(f"No leaderboard for {date.isoformat()} yet: that day has not come (today is {today}).")
+    seconds = challenge_cache_seconds() if cached else 0.0
+    key = (redis_store.prefix(), date, game) if seconds > 0 else None
+    if key is not None:
+        hit = _shown_challenges.get(key)
+        if hit is not None and hit[0] > time.monotonic():
+            return Challenge.from_db(DEFAULT_DB_ALIAS, ["id", "date", "game"], [hit[1], date, game])
     challenge = Challenge.objects.filter(date=date, game=game, status=Challenge.Status.READY, published=True).first()
     if challenge is None:
         raise BoardNotFound(f"There is no {game} challenge on {date.isoformat()}.")
+    if key is not None:
+        if len(_shown_challenges) >= MAX_CACHED_CHALLENGES:
+            _shown_challenges.clear()
+        _shown_challenges[key] = (time.monotonic() + seconds, challenge.pk)
     return challenge
 
 
@@ -302,6 +340,36 @@ def leaderboard_page(*, challenge: Challenge, offset: int, limit: int, clean: bo
         return LeaderboardPage(total=total, entries=[], source="database")
     page = _redis_page(challenge, offset=offset, limit=limit, clean=clean)
     return page if page is not None else _db_page(challenge=challenge, offset=offset, limit=limit, clean=clean)
+
+
+def leaderboard_top_rendered(
+    *, challenge: Challenge, limit: int, clean: bool, render: Callable[[LeaderboardPage], str]
+) -> str:
+    """``render(leaderboard_page(offset=0, ...))``, from the Redis page cache while it is current.
+
+    For the public top page: the rendering must depend on the page and the
+    arguments only (nothing about the caller). See ``redis_store``, "Page cache":
+    the first read after any write to the board renders the page again.
+    """
+    client = redis_store.get_client()
+    token: str | None = None
+    if client is not None:
+        keys = redis_store.board_keys(challenge=challenge)
+        field = redis_store.page_field(clean=clean, limit=limit)
+        try:
+            body, token = redis_store.board_cached_page(client, keys, field=field)
+        except redis.RedisError:
+            logger.warning("leaderboard: Redis failed reading the page cache of %s", keys.all)
+            body, token = None, None
+        if body is not None:
+            return body
+    body = render(leaderboard_page(challenge=challenge, offset=0, limit=limit, clean=clean))
+    if client is not None and token is not None:
+        try:
+            redis_store.board_store_page(client, keys, field=field, token=token, body=body)
+        except redis.RedisError:
+            logger.warning("leaderboard: Redis failed writing the page cache of %s", keys.all)
+    return body
 
 
 def leaderboard_rank(*, challenge: Challenge, player: AbstractBaseUser | int, clean: bool = False) -> int | None:
