@@ -1,0 +1,93 @@
+"""Django admin for challenges and submissions: pages render, actions do what they say."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+
+from games import services
+from games.models import Challenge, Result, Submission
+from games.tests.factories import make_challenge, make_user
+
+pytestmark = pytest.mark.django_db
+
+WINS = json.loads((Path(__file__).parent / "data" / "winning_logs.json").read_text())
+
+
+@pytest.fixture
+def admin_client() -> Client:
+    get_user_model().objects.create_superuser("root", "root@example.com", "not-a-common-pass-42")
+    client = Client(HTTP_HOST="localhost")
+    client.login(username="root", password="not-a-common-pass-42")
+    return client
+
+
+def finished_submission(challenge: Challenge, moves: list[str]) -> Submission:
+    player = make_user()
+    attempt = services.attempt_start(player=player, challenge=challenge)
+    services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=0, moves=moves)
+    submission, _ = services.attempt_submit(attempt_id=attempt.pk, player=player)
+    return services.submission_validate(submission_id=submission.pk)
+
+
+def test_challenge_list_and_solution_move_by_move(admin_client: Client) -> None:
+    seed, log = WINS["klondike"]["seed"], WINS["klondike"]["moves"]
+    challenge = make_challenge(seed=seed, solution=log)
+    finished_submission(challenge, log)
+    page = admin_client.get(reverse("admin:games_challenge_changelist"))
+    assert page.status_code == 200 and b"100%" in page.content  # one player, who won
+    change = admin_client.get(reverse("admin:games_challenge_change", args=[challenge.pk]))
+    assert change.status_code == 200
+    assert change.content.count(b"<code>") == len(log)
+
+
+def test_publish_only_ready_and_unpublish(admin_client: Client) -> None:
+    ready = Challenge.objects.create(date="2026-01-01", game="maria", seed=1, status="ready", published=False)
+    pending = Challenge.objects.create(date="2026-01-01", game="lucas", status="pending", published=False)
+    url = reverse("admin:games_challenge_changelist")
+    admin_client.post(url, {"action": "publish", "_selected_action": [ready.pk, pending.pk]})
+    ready.refresh_from_db()
+    pending.refresh_from_db()
+    assert ready.published and not pending.published
+    admin_client.post(url, {"action": "unpublish", "_selected_action": [ready.pk]})
+    ready.refresh_from_db()
+    assert not ready.published
+
+
+def test_replacing_the_seed_is_verified_by_the_solver(admin_client: Client, monkeypatch: Any) -> None:
+    from games.services import SolveOutcome
+
+    seed, log = WINS["klondike"]["seed"], WINS["klondike"]["moves"]
+    challenge = Challenge.objects.create(date="2026-01-02", game="klondike", status="pending")
+    monkeypatch.setattr(services, "default_solver", lambda g, s, sec: SolveOutcome("solved", log, 9, 0.1, 2))
+    url = reverse("admin:games_challenge_change", args=[challenge.pk])
+    form = {"date": "2026-01-02", "game": "klondike", "published": "on", "replace_seed": str(seed)}
+    response = admin_client.post(url, form, follow=True)
+    assert response.status_code == 200
+    challenge.refresh_from_db()
+    assert challenge.status == "ready" and challenge.seed_int == seed and challenge.solution == log
+    form["replace_seed"] = "12"  # the fake solver's log does not win deal 12: refused, challenge failed
+    admin_client.post(url, form)
+    challenge.refresh_from_db()
+    assert challenge.status == "failed" and challenge.seed_int == 12
+
+
+def test_disqualify_and_revalidate_from_the_submission_list(admin_client: Client) -> None:
+    challenge = make_challenge()
+    submission = finished_submission(challenge, ["s", "s"])
+    url = reverse("admin:games_submission_changelist")
+    assert admin_client.get(url).status_code == 200
+    assert admin_client.get(reverse("admin:games_submission_change", args=[submission.pk])).status_code == 200
+    admin_client.post(url, {"action": "disqualify", "_selected_action": [submission.pk]})
+    assert Result.objects.get().disqualified
+    admin_client.post(url, {"action": "revalidate", "_selected_action": [submission.pk]})
+    result = Result.objects.get()
+    assert result.disqualified and result.moves == 2
+    board = Client(HTTP_HOST="localhost").get(f"/api/v1/leaderboards/{challenge.date}/klondike").json()
+    assert board["entries"] == []
