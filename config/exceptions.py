@@ -39,6 +39,26 @@ class ApplicationError(Exception):
         self.details = details
 
 
+class BadRequest(ApplicationError):
+    status_code = status.HTTP_400_BAD_REQUEST
+    code = "invalid"
+
+
+class Forbidden(ApplicationError):
+    status_code = status.HTTP_403_FORBIDDEN
+    code = "forbidden"
+
+
+class NotFound(ApplicationError):
+    status_code = status.HTTP_404_NOT_FOUND
+    code = "not_found"
+
+
+class Conflict(ApplicationError):
+    status_code = status.HTTP_409_CONFLICT
+    code = "conflict"
+
+
 def error_body(message: str, code: str, details: Any = None) -> dict[str, Any]:
     error: dict[str, Any] = {"message": message, "code": code}
     if details is not None:

@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-from rest_framework import status
-
-from config.exceptions import ApplicationError
+from config.exceptions import BadRequest, NotFound
 
 
-class InvalidDate(ApplicationError):
-    status_code = status.HTTP_400_BAD_REQUEST
+class InvalidDate(BadRequest):
     code = "invalid_date"
 
 
-class UnknownGame(ApplicationError):
-    status_code = status.HTTP_400_BAD_REQUEST
+class UnknownGame(BadRequest):
     code = "unknown_game"
 
 
-class BoardNotFound(ApplicationError):
-    status_code = status.HTTP_404_NOT_FOUND
-    code = "not_found"
+class BoardNotFound(NotFound):
+    pass
 
 
-class PlayerNotFound(ApplicationError):
-    status_code = status.HTTP_404_NOT_FOUND
-    code = "not_found"
+class PlayerNotFound(NotFound):
+    pass

@@ -2,38 +2,28 @@
 
 from __future__ import annotations
 
-from rest_framework import status
-
-from config.exceptions import ApplicationError
+from config.exceptions import BadRequest, Conflict, Forbidden, NotFound
 
 
-class LeagueNotFound(ApplicationError):
+class LeagueNotFound(NotFound):
     """Unknown, or not one of the caller's leagues: the two are not told apart."""
 
-    status_code = status.HTTP_404_NOT_FOUND
-    code = "not_found"
 
-
-class NotLeagueOwner(ApplicationError):
-    status_code = status.HTTP_403_FORBIDDEN
+class NotLeagueOwner(Forbidden):
     code = "not_owner"
 
 
-class InvalidLeagueName(ApplicationError):
-    status_code = status.HTTP_400_BAD_REQUEST
-    code = "invalid"
+class InvalidLeagueName(BadRequest):
+    pass
 
 
-class TooManyLeagues(ApplicationError):
-    status_code = status.HTTP_409_CONFLICT
+class TooManyLeagues(Conflict):
     code = "league_limit"
 
 
-class LeagueFull(ApplicationError):
-    status_code = status.HTTP_409_CONFLICT
+class LeagueFull(Conflict):
     code = "league_full"
 
 
-class OwnerCannotLeave(ApplicationError):
-    status_code = status.HTTP_409_CONFLICT
+class OwnerCannotLeave(Conflict):
     code = "owner_cannot_leave"
