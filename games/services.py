@@ -155,6 +155,15 @@ def attempt_start(*, player: AbstractBaseUser, challenge: Challenge) -> Attempt:
     today = days.today()
     if challenge.date > today:
         raise NotFound(f"the {challenge.game} challenge of {challenge.date} is not open yet")
+    if challenge.date == today:
+        ranked = Attempt.objects.filter(player=player, challenge=challenge, ranked=True).first()
+        if ranked is not None and not ranked.is_finished:
+            # Practice on the day's own deal while the ranked attempt is open would let a player
+            # look through the stock first: finish (or give up) the ranked attempt before.
+            raise Conflict(
+                f"your ranked attempt {ranked.pk} on this challenge is still open: finish it or give up first",
+                details={"attempt": ranked.pk},
+            )
     if challenge.date == today and not Attempt.objects.filter(player=player, challenge=challenge).exists():
         try:
             with transaction.atomic():

@@ -109,7 +109,12 @@ def test_challenge_lookup_errors(path: str, status: int) -> None:
 
 def test_first_attempt_of_the_day_is_ranked_later_ones_practice(player: Api) -> None:
     make_challenge()
-    assert start(player)["ranked"] is True
+    ranked = start(player)
+    assert ranked["ranked"] is True
+    error = assert_error(player.post(f"daily/{days.today()}/klondike/attempts"), 409, "conflict")
+    assert error["details"]["attempt"] == ranked["id"]  # no practice on today's deal while ranked is open
+    player.post(f"attempts/{ranked['id']}/submit")
+    assert start(player)["ranked"] is False
     assert start(player)["ranked"] is False
     assert Attempt.objects.filter(ranked=True).count() == 1
 
