@@ -1,0 +1,70 @@
+"""Solver benchmark: fixed seeds per game, one core, one table per game.
+
+    python bench/solver.py [--seeds 50] [--seconds 10] [--games klondike,josephine] [--start 1]
+
+For each game: how many deals were solved / proven unsolvable / left unknown, the median
+and 90th percentile of seconds per deal, and nodes per second over the whole run.
+Seeds are ``start .. start+N-1`` (fixed, so runs are comparable).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from games.engine import GAME_IDS
+from solver_worker.search import solve
+
+TARGETS = {  # share of deals decided within 10 s (the issue's goals)
+    "josephine": 0.95, "klondike": 0.99, "klondike-3": 0.99,
+}
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return 0.0
+    k = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[k]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seeds", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--start", type=int, default=1)
+    parser.add_argument("--games", default=",".join(GAME_IDS))
+    args = parser.parse_args()
+    games = [g.strip() for g in args.games.split(",") if g.strip()]
+    for g in games:
+        if g not in GAME_IDS:
+            print(f"unknown game {g!r}: expected some of {', '.join(GAME_IDS)}", file=sys.stderr)
+            return 2
+    print(f"{args.seeds} seeds from {args.start}, {args.seconds:g} s each, one process")
+    header = f"{'game':<16}{'solved':>7}{'unsolv':>7}{'unknown':>8}{'decided':>9}{'median s':>10}{'p90 s':>8}" \
+             f"{'nodes/s':>9}{'target':>8}"
+    print(header)
+    print("-" * len(header))
+    for game in games:
+        counts = {"solved": 0, "unsolvable": 0, "unknown": 0}
+        times: list[float] = []
+        nodes = 0
+        for seed in range(args.start, args.start + args.seeds):
+            result = solve(game, seed, seconds=args.seconds)
+            counts[result.status] += 1
+            times.append(result.seconds)
+            nodes += result.nodes
+        decided = (counts["solved"] + counts["unsolvable"]) / args.seeds
+        target = TARGETS.get(game, 0.80)
+        print(f"{game:<16}{counts['solved']:>7}{counts['unsolvable']:>7}{counts['unknown']:>8}"
+              f"{decided:>9.0%}{statistics.median(times):>10.3f}{percentile(times, 0.9):>8.2f}"
+              f"{nodes / max(sum(times), 1e-9):>9.0f}{target:>8.0%}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,223 @@
+"""Command line for the solver (plain Python, no Django).
+
+    python -m solver_worker solve GAME SEED [--seconds S] [--max-nodes N]
+    python -m solver_worker winnability GAME --deals N --seconds S [--start SEED]
+                                             [--jobs J] [--out FILE.jsonl]
+
+``solve`` prints one JSON object: status, moves, nodes, seconds, difficulty.
+``winnability`` solves seeds START..START+N-1 in J processes, shows progress on stderr,
+appends one JSON line per deal to ``--out`` (seeds already there are skipped, so a run
+can be resumed) and ends with the counts and the win rate: a 95% Wilson interval over
+decided deals, and bounds that count every unknown as lost / as won.
+Bad input (unknown game, bad seed or numbers) prints a message and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import os
+import sys
+import time
+
+from games.engine import GAME_IDS
+from games.engine.deal import check_seed
+from games.engine.errors import EngineError
+
+from .search import solve
+
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse exits 2 as well; keep its usage line
+        self.print_usage(sys.stderr)
+        raise UsageError(message)
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a positive number of seconds")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number from 1 up")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        return check_seed(int(text))
+    except (ValueError, EngineError):
+        raise argparse.ArgumentTypeError(f"seed {text!r} is not an integer in 0..18446744073709551615") from None
+
+
+def _game(text: str) -> str:
+    if text not in GAME_IDS:
+        raise argparse.ArgumentTypeError(f"unknown game {text!r}: expected one of {', '.join(GAME_IDS)}")
+    return text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m solver_worker", description="Daily Patience solver.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p = sub.add_parser("solve", help="solve one deal and print JSON")
+    p.add_argument("game", type=_game)
+    p.add_argument("seed", type=_seed)
+    p.add_argument("--seconds", type=_positive_float, default=10.0)
+    p.add_argument("--max-nodes", type=_positive_int, default=None)
+    w = sub.add_parser("winnability", help="solve a range of seeds and estimate the win rate")
+    w.add_argument("game", type=_game)
+    w.add_argument("--deals", type=_positive_int, required=True)
+    w.add_argument("--seconds", type=_positive_float, required=True)
+    w.add_argument("--start", type=_seed, default=0)
+    w.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1)
+    w.add_argument("--max-nodes", type=_positive_int, default=None)
+    w.add_argument("--out", default=None, help="JSON lines file; appended to, and seeds in it are skipped")
+    return parser
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval for a proportion (0, 1 when n is 0)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _solve_one(args: tuple[str, int, float, int | None]) -> dict[str, object]:
+    game, seed, seconds, max_nodes = args
+    result = solve(game, seed, seconds=seconds, max_nodes=max_nodes)
+    line = result.to_json()
+    line["length"] = len(result.moves) if result.moves else None
+    return line
+
+
+def _read_done(path: str | None, game: str) -> dict[int, str]:
+    done: dict[int, str] = {}
+    if not path or not os.path.exists(path):
+        return done
+    with open(path, encoding="utf-8") as fh:
+        for number, text in enumerate(fh, 1):
+            text = text.strip()
+            if not text:
+                continue
+            try:
+                row = json.loads(text)
+            except json.JSONDecodeError:
+                print(f"{path}:{number}: not a JSON line, ignored", file=sys.stderr)
+                continue
+            if isinstance(row, dict) and row.get("game") == game and isinstance(row.get("seed"), int):
+                done[row["seed"]] = str(row.get("status"))
+    return done
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    result = solve(args.game, args.seed, seconds=args.seconds, max_nodes=args.max_nodes)
+    print(json.dumps({
+        "status": result.status,
+        "moves": result.moves,
+        "nodes": result.nodes,
+        "seconds": round(result.seconds, 4),
+        "difficulty": result.difficulty,
+    }))
+    return 0
+
+
+def cmd_winnability(args: argparse.Namespace) -> int:
+    seeds = range(args.start, args.start + args.deals)
+    if seeds[-1] > 2**64 - 1:
+        raise UsageError("--start + --deals goes past the largest seed 18446744073709551615")
+    done = _read_done(args.out, args.game)
+    counts = {"solved": 0, "unsolvable": 0, "unknown": 0}
+    for seed in seeds:
+        if seed in done and done[seed] in counts:
+            counts[done[seed]] += 1
+    todo = [(args.game, s, args.seconds, args.max_nodes) for s in seeds if s not in done]
+    skipped = len(seeds) - len(todo)
+    if skipped:
+        print(f"{skipped} seeds already in {args.out}: skipped", file=sys.stderr)
+    out = open(args.out, "a", encoding="utf-8") if args.out else None  # noqa: SIM115
+    started = time.monotonic()
+    finished = 0
+    try:
+        if todo:
+            jobs = min(args.jobs, len(todo))
+            if jobs == 1:
+                rows = map(_solve_one, todo)
+                pool = None
+            else:
+                pool = multiprocessing.Pool(jobs)
+                rows = pool.imap_unordered(_solve_one, todo)
+            try:
+                for row in rows:
+                    finished += 1
+                    counts[str(row["status"])] += 1
+                    if out is not None:
+                        out.write(json.dumps(row) + "\n")
+                        out.flush()
+                    elapsed = time.monotonic() - started
+                    print(f"\r{finished}/{len(todo)} deals  won {counts['solved']}  lost {counts['unsolvable']}  "
+                          f"unknown {counts['unknown']}  {elapsed:.0f}s", end="", file=sys.stderr, flush=True)
+            finally:
+                if pool is not None:
+                    pool.terminate()
+                    pool.join()
+            print(file=sys.stderr)
+    finally:
+        if out is not None:
+            out.close()
+    print(json.dumps(summary(args.game, counts)))
+    return 0
+
+
+def summary(game: str, counts: dict[str, int]) -> dict[str, object]:
+    won, lost, unknown = counts["solved"], counts["unsolvable"], counts["unknown"]
+    total = won + lost + unknown
+    decided = won + lost
+    low, high = wilson(won, decided)
+    return {
+        "game": game,
+        "deals": total,
+        "won": won,
+        "lost": lost,
+        "unknown": unknown,
+        "win_rate": round(won / decided, 4) if decided else None,
+        "wilson95": [round(low, 4), round(high, 4)] if decided else None,
+        # every unknown counted as lost / as won: the true rate over these deals lies between
+        "bounds": [round(won / total, 4), round((won + unknown) / total, 4)] if total else None,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command == "solve":
+            return cmd_solve(args)
+        return cmd_winnability(args)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130

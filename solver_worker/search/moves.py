@@ -1,0 +1,179 @@
+"""Move generation for the solver's state, ordered best first.
+
+Stock moves follow the "K+" idea: instead of one draw at a time, a move plays a card the
+stock can bring to the waste's top, with the draws (and a redeal when needed) that bring
+it there folded in. This loses no solution: draws commute with every move that does not
+touch the waste, so any winning line can be reordered to draw only right before the waste
+play that needs the drawn card (every drawn card is played eventually).
+
+Other reductions, each because the skipped move leads to a position with the same key:
+all empty columns are alike (only the first is a target), and a whole column never moves
+to an empty column. A card the redeal would bring back that is also reachable in the
+current pass is only offered in the current pass (same position, passes left >= ).
+"""
+
+from __future__ import annotations
+
+import random
+
+from .state import F2T, RED, T2F, T2T, W2F, W2T, SearchState
+
+KING = 12
+DRAW_COST = 50
+
+
+def _parents(suit_build: bool) -> tuple[tuple[int, ...], ...]:
+    """The cards a card may be built onto in a column."""
+    out = []
+    for card in range(52):
+        r, s = card >> 2, card & 3
+        if r == KING:
+            out.append(())
+        elif suit_build:
+            out.append((card + 4,))
+        else:
+            out.append(tuple((r + 1) * 4 + t for t in range(4) if RED[t] != RED[s]))
+    return tuple(out)
+
+
+PARENTS = {True: _parents(True), False: _parents(False)}
+
+
+def stock_positions(st: SearchState) -> list[tuple[int, int, int, int]]:
+    """``(j, draws, redeal, draws_after)`` for every talon card that can be brought to the
+    waste's top, cheapest route only."""
+    talon, p, draw = st.talon, st.p, st.draw
+    size = len(talon)
+    out: list[tuple[int, int, int, int]] = []
+    if p:
+        out.append((p - 1, 0, 0, 0))
+    if draw == 1:
+        for j in range(p, size):
+            out.append((j, j - p + 1, 0, 0))
+        if st.passes != 0:
+            for j in range(0, p - 1):
+                out.append((j, size - p, 1, j + 1))
+        return out
+    seen = {p - 1}
+    k = 1
+    while p + draw * (k - 1) < size:
+        j = min(p + draw * k, size) - 1
+        out.append((j, k, 0, 0))
+        seen.add(j)
+        k += 1
+    if st.passes != 0 and size:
+        to_end = k - 1
+        k = 1
+        while draw * (k - 1) < size:
+            j = min(draw * k, size) - 1
+            if j not in seen:
+                out.append((j, to_end, 1, k))
+            k += 1
+    return out
+
+
+def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0) -> list[tuple[int, ...]]:
+    """Legal moves (up to key equivalence), best first; with ``rng``, each score gets a
+    random bonus below ``noise`` first (restarts use this to vary the order)."""
+    cols, builds, down = st.cols, st.builds, st.down
+    parents = PARENTS[st.suit_build]
+    king_only = st.king_only
+    klondike = st.klondike
+    # the cards that can go up now (at most one per foundation pile)
+    found = st.found
+    if st.two:
+        playable = {found[i] * 4 + (i >> 1) for i in range(8) if found[i] < 13}
+    else:
+        playable = {found[s] * 4 + s for s in range(4) if found[s] < 13}
+    scored: list[tuple[int, tuple[int, ...]]] = []
+    empty = -1
+    tops: dict[int, list[int]] = {}
+    for i, col in enumerate(cols):
+        if col:
+            tops.setdefault(col[-1], []).append(i)
+        elif empty < 0:
+            empty = i
+    # Column tops to foundations, then column to column.
+    for a, col in enumerate(cols):
+        size = len(col)
+        if not size:
+            continue
+        top = col[-1]
+        if top in playable:
+            under = col[-2] if size > 1 else -1
+            bonus = 100 if size == 1 or (klondike and down[a] == size - 1) else 0
+            scored.append((1000 + bonus, (T2F, a, -1, 1, -1, 0, 0, 0)))
+        longest = 1
+        if st.runs:
+            lowest = down[a]
+            while size - longest - 1 >= lowest and builds[col[size - longest - 1] * 52 + col[size - longest]]:
+                longest += 1
+        for n in range(1, longest + 1):
+            base = col[size - n]
+            rest = size - n
+            score = 300 - 5 * n
+            if rest == 0:
+                score += 150
+            else:
+                under = col[rest - 1]
+                if klondike and down[a] == rest:
+                    score += 400 + 10 * rest
+                elif rest >= down[a]:
+                    if builds[under * 52 + base]:
+                        score -= 450  # the unit already sits on a card it builds on
+                    if under in playable:
+                        score += 200
+                    else:
+                        for parent in parents[under]:
+                            if parent in tops:
+                                score += 60  # the card it exposes has a place to go
+                                break
+                    if n == longest:
+                        score += 30
+            for parent in parents[base]:
+                for b in tops.get(parent, ()):
+                    if b != a:
+                        scored.append((score, (T2T, a, b, n, -1, 0, 0, 0)))
+            if empty >= 0 and rest and (not king_only or base >> 2 == KING):
+                scored.append((score - 200, (T2T, a, empty, n, -1, 0, 0, 0)))
+    # Cards the stock can bring to the waste's top.
+    talon = st.talon
+    # Each draw buries a card under the waste's top: costly when passes are limited, so
+    # cards that need draws come after the useful column moves, the nearest first.
+    limited = st.passes >= 0
+    for j, k1, rd, k2 in stock_positions(st):
+        card = talon[j]
+        cost = k1 + k2 + 5 * rd
+        if cost == 0:
+            up, build, fill = 900, 450, 100
+        elif limited:
+            dc = DRAW_COST
+            up, build, fill = 250 - dc * cost, 200 - dc * cost, 30 - dc * cost
+        else:
+            up, build, fill = 700 - 3 * cost, 250 - 3 * cost, 50 - 3 * cost
+        if card in playable:
+            scored.append((up, (W2F, -1, -1, 1, j, k1, rd, k2)))
+        for parent in parents[card]:
+            for b in tops.get(parent, ()):
+                scored.append((build, (W2T, -1, b, 1, j, k1, rd, k2)))
+        if empty >= 0 and (not king_only or card >> 2 == KING):
+            scored.append((fill, (W2T, -1, empty, 1, j, k1, rd, k2)))
+    # Klondike: a foundation's top card back to a column.
+    if klondike:
+        for s in range(4):
+            if found[s]:
+                card = (found[s] - 1) * 4 + s
+                for parent in parents[card]:
+                    for b in tops.get(parent, ()):
+                        scored.append((-100, (F2T, s, b, 1, -1, 0, 0, 0)))
+                if empty >= 0 and card >> 2 == KING:
+                    scored.append((-150, (F2T, s, empty, 1, -1, 0, 0, 0)))
+    if rng is not None:
+        rand = rng.random
+        scored = [(score + noise * rand(), m) for score, m in scored]
+    scored.sort(key=_first, reverse=True)
+    return [m for _, m in scored]
+
+
+def _first(item: tuple[int, tuple[int, ...]]) -> int:
+    return item[0]

@@ -1,0 +1,81 @@
+"""Provably safe foundation moves, played without branching.
+
+A move M from position S is *safe* when: if S can be won, S after M can be won. Playing
+a safe move without trying the alternatives loses no solution, so ``unsolvable`` stays
+a sound verdict. We only use moves of a card ``c`` (rank r, 0-based) from a column's top
+(or from the waste's top in draw-1 games) to a foundation.
+
+Lemma (two-deck games; no card ever leaves a foundation). Let ``c`` be a column's top
+(or the waste's top, draw 1) of rank r and suit s such that
+  (a) every card that could ever be built onto ``c`` in a column is already up: with
+      same-suit building both copies of rank r-1 of suit s (nothing, for an ace); with
+      alternate colours the four cards of rank r-1 of the other colour; and
+  (b) both piles of suit s hold at least r cards (so, as at most the other copy of ``c``
+      is up, the lower pile holds exactly r and ``c`` can go onto a pile at r).
+Then moving ``c`` up is safe. Proof: take a winning line W from S; S' is S with ``c`` up.
+Play W from S' skipping every move of ``c`` (a run ending with ``c`` moves one card
+fewer; the draw that turns ``c`` is skipped, and so is a redeal of a waste holding only
+``c``). Invariant: S' is W's position without ``c``, and, until W plays ``c`` up, with one
+pile of suit s at r in W being at r+1 in S'.
+  * By (a) nothing is ever put onto ``c`` in W, so ``c`` stays a column's top or in the
+    waste, and its absence changes no other move: a column holding only ``c`` is empty
+    in S' (it took nothing in W); the waste's top differs only while it is ``c``, and then
+    W can only move ``c``.
+  * Foundations: while W has not played ``c``, at most the other copy c' is up, so by
+    (b) W has a pile of suit s at r (piles r, r while c' is down; r+1, r after), and S'
+    is the same with that pile at r+1. A card W plays up finds its pile in S': in W the
+    bumped pile takes only a rank-r card of suit s, i.e. c'; when W puts c' on it, the
+    piles are r, r in W, so S' puts c' on the other pile and the bump moves there.
+    Without (b) this fails: with piles at r and below r, W may put c' on the pile at r and
+    S' has no pile at r left for it.
+  * Redeals: S' has at least the passes W has.
+So the skipped line wins from S'. For same-suit building (a) implies (b); for alternate
+colours (b) is checked separately.
+
+Klondike (cards may come back from the foundations, draw 1 or 3): the lemma above breaks
+because a child of ``c`` can come back down onto it. We only claim:
+  * an ace is always safe: nothing is ever built on an ace, so an ace W keeps off its
+    foundation, or takes down from it, can stay up in S' (skip those moves; an empty
+    foundation is no resource: there are as many foundations as aces).
+  * a two is safe when both aces of the other colour are up: the only cards W can put on
+    it are those aces, which W must first take down (skipped in S', they stay up).
+With draw 3 a card leaving the waste changes how later passes are grouped in threes, so
+there only column tops are played automatically.
+"""
+
+from __future__ import annotations
+
+from .state import T2F, W2F, SearchState
+
+_OTHER_COLOUR = ((1, 2), (0, 3), (0, 3), (1, 2))
+
+
+def is_safe(st: SearchState, card: int) -> bool:
+    r = card >> 2
+    s = card & 3
+    f = st.found
+    if st.two:
+        if r == 0:
+            return True  # an ace: its suit's second pile is empty (the other ace at most is up)
+        if st.suit_build:
+            return f[2 * s + 1] == r  # both piles of the suit at r (the lower one is the second)
+        if f[2 * s + 1] != r:
+            return False  # both piles of its own suit must be at r too (see the lemma)
+        t, u = _OTHER_COLOUR[s]
+        return f[2 * t + 1] >= r and f[2 * u + 1] >= r
+    if r == 0:
+        return True
+    if r == 1 and f[s] == 1:
+        t, u = _OTHER_COLOUR[s]
+        return f[t] >= 1 and f[u] >= 1
+    return False
+
+
+def safe_move(st: SearchState) -> tuple[int, ...] | None:
+    for i, col in enumerate(st.cols):
+        if col and is_safe(st, col[-1]):
+            return (T2F, i, -1, 1, -1, 0, 0, 0)
+    p = st.p
+    if p and st.draw == 1 and is_safe(st, st.talon[p - 1]):
+        return (W2F, -1, -1, 1, p - 1, 0, 0, 0)
+    return None

@@ -1,0 +1,127 @@
+"""The search loop: depth-first, iterative, with safe moves and a bounded transposition table.
+
+Soundness of ``unsolvable``. The loop is a plain graph search for a won position: a
+position is *pruned* only when its key is in the table, and a key enters the table only
+when its position is entered. Claim: if the root can be won, some won position is
+entered. Take a path root -> ... -> won; let x be its last entered position. When x was
+expanded its successor on the path was either entered (contradiction) or pruned, which
+means it had been entered before (contradiction). So if the loop ends without a win and
+without running out of budget, no win exists. This argument never needs the table to be
+complete: evicting entries (when it is full) only makes positions be explored again; the
+keys of the current path are kept, so the loop cannot cycle. It does need (1) two
+positions with the same key to be interchangeable (see ``state.key``: columns sorted,
+foundation piles per suit as a multiset, the talon exactly), (2) the generated moves to
+reach every successor up to that equivalence (see ``moves``), (3) the moves played
+without branching to be safe (see ``safe``). No depth limit is used.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+
+from .moves import gen_moves
+from .safe import safe_move
+from .state import SearchState
+
+SOLVED = "solved"
+UNSOLVABLE = "unsolvable"
+UNKNOWN = "unknown"
+
+CHECK_EVERY = 256
+
+
+@dataclass
+class SearchOutcome:
+    status: str
+    path: list[tuple[int, ...]] = field(default_factory=list)
+    nodes: int = 0
+    depth: int = 0
+    evictions: int = 0
+
+
+def search(
+    st: SearchState,
+    *,
+    deadline: float,
+    max_nodes: int | None = None,
+    table_limit: int = 1_500_000,
+    width: int | None = None,
+    rng: random.Random | None = None,
+    noise: int = 0,
+) -> SearchOutcome:
+    """Search from ``st``, which is played on in place (restored only when the search fails)."""
+    path: list[tuple[int, ...]] = []  # every move played from the root, safe ones included
+    table: set[bytes] = set()
+    path_keys: list[bytes] = []
+    frames: list[list] = []  # [moves, next index, safe moves played on entry]
+    play, undo = st.play, st.undo
+    nodes = 0
+    depth = 0
+    evictions = 0
+    node_cap = max_nodes if max_nodes is not None else 1 << 62
+    clock = time.perf_counter
+
+    def enter() -> int:
+        """Play safe moves, then open a frame. 1: won, 0: pruned (undone), 2: opened."""
+        nonlocal evictions
+        safe = 0
+        while True:
+            m = safe_move(st)
+            if m is None:
+                break
+            play(m)
+            path.append(m)
+            safe += 1
+        if st.left == 0:
+            return 1
+        key = st.key()
+        if key in table:
+            for _ in range(safe):
+                undo(path.pop())
+            return 0
+        if len(table) >= table_limit:
+            table.clear()
+            table.update(path_keys)
+            evictions += 1
+        table.add(key)
+        path_keys.append(key)
+        moves = gen_moves(st, rng, noise)
+        if width is not None:
+            del moves[width:]
+        frames.append([moves, 0, safe])
+        return 2
+
+    r = enter()
+    if r == 1:
+        return SearchOutcome(SOLVED, path, nodes, 0)
+    while frames:
+        frame = frames[-1]
+        moves = frame[0]
+        i = frame[1]
+        if i < len(moves):
+            frame[1] = i + 1
+            m = moves[i]
+            play(m)
+            path.append(m)
+            nodes += 1
+            if (nodes % CHECK_EVERY == 0 and clock() > deadline) or nodes >= node_cap:
+                return SearchOutcome(UNKNOWN, [], nodes, depth, evictions)
+            r = enter()
+            if r == 1:
+                return SearchOutcome(SOLVED, path, nodes, max(depth, len(frames)), evictions)
+            if r == 0:
+                undo(path.pop())
+            elif len(frames) > depth:
+                depth = len(frames)
+        else:
+            frames.pop()
+            path_keys.pop()
+            for _ in range(frame[2]):
+                undo(path.pop())
+            if frames:
+                undo(path.pop())
+    # A search that tried only the first ``width`` moves of each position proves nothing.
+    complete = width is None and rng is None  # only the plain, full search proves a loss
+    return SearchOutcome(UNSOLVABLE if complete else UNKNOWN, [], nodes, depth, evictions)

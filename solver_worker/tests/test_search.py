@@ -1,0 +1,326 @@
+"""The solver: hand-made deals with known answers, an exhaustive oracle, budgets, the CLI."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+
+from games.engine import GAME_IDS, Deal, State, deal, find_rules, parse_card
+from solver_worker.search import SolveResult, difficulty, solve, solve_deal
+from solver_worker.search.log import wins
+from solver_worker.search.moves import stock_positions
+from solver_worker.search.safe import is_safe
+from solver_worker.search.state import SearchState
+
+from .test_search_helpers import brute_force, make_deal, random_endgame
+
+TWO_DECK = [g for g in GAME_IDS if find_rules(g).decks == 2]
+SUITS = "CDHS"
+PARTNER = {"C": "S", "S": "C", "D": "H", "H": "D"}  # the other suit of the same colour
+
+
+def assert_wins(d, result: SolveResult) -> None:
+    assert result.status == "solved", result
+    assert result.moves and wins(d, result.moves)
+    state = State(d)
+    for text in result.moves:
+        state.play_text(text)
+    assert state.won
+
+
+# -- small solvable deals ------------------------------------------------------------------------
+
+def nearly_finished(game: str):
+    """Every pile up to its jack; the queens and kings are left, half in columns with a king
+    on a queen of another suit, half in the stock. Winnable: at most four columns are used,
+    so a king can always go to an empty column, and every queen then goes up."""
+    rules = find_rules(game)
+    tops = [f"J{SUITS[f % 4]}" for f in range(rules.foundations)]
+    if rules.decks == 2:
+        tableau = [["QC", "KH"], ["KC", "QH"], ["QD", "KS"], ["KD", "QS"]]
+        stock = ["KH", "QC", "KC", "QD", "KS", "QH", "KD", "QS"]
+        return make_deal(game, tableau, stock, tops)
+    tableau = [["QC", "KH"], ["KC", "QH"]]  # the queen under the king face down
+    stock = ["QD", "KS", "KD", "QS"]
+    return make_deal(game, tableau, stock, tops, face_down=(1, 1, 0, 0, 0, 0, 0))
+
+
+@pytest.mark.parametrize("game", GAME_IDS)
+def test_nearly_finished_deal_is_solved_and_replays(game):
+    d = nearly_finished(game)
+    result = solve_deal(d, seconds=10)
+    assert_wins(d, result)
+    assert result.difficulty in range(1, 6)
+    assert result.nodes >= 0 and result.seconds >= 0
+
+
+def test_forty_and_eight_needs_its_redeal():
+    """Forty and Eight's rules on two columns (found by the exhaustive engine search: winnable
+    with the one redeal, lost with a single pass). The solver must use the redeal."""
+    tableau = [["JC", "KS"], ["KD", "QC", "9S", "TS", "KC"]]
+    stock = ["JS", "KH", "QD", "KC", "QS"]
+    tops = ["QC", "JD", "QH", "8S", "TC", "KD", "KH", "KS"]
+    d = make_deal("forty-and-eight", tableau, stock, tops, columns=2)
+    assert brute_force(d) is True
+    assert brute_force(make_deal("forty-and-eight", tableau, stock, tops, columns=2, passes=1)) is False
+    result = solve_deal(d, seconds=10)
+    assert_wins(d, result)
+    assert result.moves.count("r") == 1
+    one_pass = make_deal("forty-and-eight", tableau, stock, tops, columns=2, passes=1)
+    assert solve_deal(one_pass, seconds=10).status == "unsolvable"
+
+
+def test_kings_from_the_stock_go_to_empty_columns():
+    """Forty Thieves, hearts up to J on both piles, all else complete; QH QH KH KH are all in
+    the stock, drawn in the order KH KH QH QH. Winnable only by putting the kings in empty
+    columns (or leaving them in the waste) while the queens go up."""
+    tops = ["KC", "KD", "JH", "KS", "KC", "KD", "JH", "KS"]
+    d = make_deal("forty-thieves", [], ["KH", "KH", "QH", "QH"], tops)
+    assert_wins(d, solve_deal(d, seconds=5))
+
+
+# -- small unsolvable deals ----------------------------------------------------------------------
+
+def blocked(game: str):
+    """Every pile up to its nine. Columns: each ten under a king of its suit, and each queen
+    under the jack of the other suit of its colour; stacked onto each other until there are
+    exactly as many stacks as the game has columns. Stock empty.
+
+    Why no move exists (so the deal is lost): every column's top is a king or a jack.
+    A king cannot go up (its queen is not up: piles hold nines), cannot move to another
+    column (nothing takes a king but an empty column, and there is none). A jack cannot go
+    up (its ten is not up) and cannot go onto a column (only a queen takes a jack, and no
+    queen is a top). A jack over a queen of the same colour but another suit is no run, in
+    any game, so no run moves either. Klondike: no foundation card comes back down either,
+    a nine needs a ten on top of a column. The engine confirms: no legal move at all."""
+    rules = find_rules(game)
+    tops = [f"9{SUITS[f % 4]}" for f in range(rules.foundations)]
+    stacks = []
+    for s in SUITS:
+        for _ in range(rules.decks):
+            stacks.append(["T" + s, "K" + s])
+            stacks.append(["Q" + PARTNER[s], "J" + s])
+    while len(stacks) > rules.columns:
+        extra = stacks.pop()
+        stacks[len(stacks) % rules.columns] = extra + stacks[len(stacks) % rules.columns]
+    assert len(stacks) == rules.columns
+    return make_deal(game, stacks, [], tops)
+
+
+@pytest.mark.parametrize("game", GAME_IDS)
+def test_blocked_deal_is_unsolvable(game):
+    d = blocked(game)
+    assert list(State(d).legal_moves()) == []  # the reasoning above, checked by the engine
+    result = solve_deal(d, seconds=5)
+    assert result.status == "unsolvable"
+    assert result.moves is None and result.difficulty is None
+
+
+def test_blocked_deal_with_a_ten_in_the_stock():
+    """The Forty Thieves blocked deal with one TC taken from under its king into the stock.
+    TC goes up onto a 9C, then a JC can go up, which exposes a QS: whether that unravels the
+    rest is left to the engine's exhaustive search; the solver must agree with it."""
+    d0 = blocked("forty-thieves")
+    tc = parse_card("TC")
+    cols = [list(c) for c in d0.tableau]
+    i = next(i for i, c in enumerate(cols) if tc in c)
+    cols[i].remove(tc)
+    d = Deal(rules=d0.rules, seed=0, tableau=tuple(tuple(c) for c in cols), face_down=d0.face_down,
+             stock=(tc,), foundations=d0.foundations)
+    truth = brute_force(d)
+    assert truth is not None
+    result = solve_deal(d, seconds=10)
+    assert (result.status == "solved") == truth
+    if truth:
+        assert_wins(d, result)
+
+
+# -- the exhaustive oracle on small random positions ------------------------------------------
+
+@pytest.mark.parametrize("game", GAME_IDS)
+def test_agrees_with_exhaustive_engine_search(game):
+    """Random end positions of the game's rules on two or three columns (the engine and the
+    solver take the column count from the deal), small enough for the engine itself to
+    search exhaustively: the solver's verdict must match, wins and losses alike."""
+    rng = random.Random(f"oracle-{game}")
+    verdicts = set()
+    checked = 0
+    for _ in range(60):
+        d = random_endgame(game, rng, rng.randint(10, 18), 0.5, columns=rng.choice((2, 3)))
+        truth = brute_force(d, limit=10_000)
+        if truth is None:
+            continue
+        result = solve_deal(d, seconds=20)
+        assert result.status != "unknown"
+        assert (result.status == "solved") == truth, d
+        if truth:
+            assert_wins(d, result)
+        verdicts.add(truth)
+        checked += 1
+        if checked >= 12 and len(verdicts) == 2:
+            break
+    assert verdicts == {True, False}
+
+
+# -- real deals, budgets, determinism ---------------------------------------------------------
+
+@pytest.mark.parametrize(("game", "seed"), [("klondike", 2), ("klondike", 3), ("klondike-3", 3), ("lucas", 4)])
+def test_real_deals_solve_and_replay(game, seed):
+    result = solve(game, seed, seconds=20)
+    assert_wins(deal(game, seed), result)
+    assert result.game == game and result.seed == seed
+
+
+def test_klondike3_deal_without_any_move_is_unsolvable():
+    # klondike-3 seed 2: no column move and none of the eight cards the stock can show in
+    # threes fits anywhere; the engine's exhaustive search agrees.
+    assert brute_force(deal("klondike-3", 2)) is False
+    assert solve("klondike-3", 2, seconds=5).status == "unsolvable"
+
+
+def test_tiny_node_budget_gives_unknown():
+    result = solve("forty-thieves", 1, seconds=30, max_nodes=50)
+    assert result.status == "unknown"
+    assert result.nodes <= 50
+    assert result.moves is None
+
+
+def test_time_budget_is_respected():
+    result = solve("forty-thieves", 1, seconds=0.5)
+    assert result.status == "unknown"
+    assert result.seconds < 1.5
+
+
+def test_results_are_deterministic():
+    a = solve("klondike", 5, seconds=20)
+    b = solve("klondike", 5, seconds=20)
+    assert a.status == b.status == "solved"
+    assert (a.moves, a.nodes, a.depth) == (b.moves, b.nodes, b.depth)
+    c = solve("josephine", 3, seconds=60, max_nodes=2000)
+    e = solve("josephine", 3, seconds=60, max_nodes=2000)
+    assert (c.status, c.nodes, c.moves) == (e.status, e.nodes, e.moves)
+
+
+def test_shortening_never_lengthens():
+    result = solve("lucas", 2, seconds=20)
+    assert result.status == "solved"
+    assert len(result.moves) <= result.found_length
+
+
+# -- pieces --------------------------------------------------------------------------------------
+
+def test_stock_positions_draw_three_with_redeal():
+    # Klondike-3 position: 7 talon cards, none drawn: draws show indexes 2, 5, 6.
+    st = SearchState(deal("klondike-3", 7))
+    st.talon = st.talon[:7]
+    assert [j for j, *_ in stock_positions(st)] == [2, 5, 6]
+    st.p = 3  # three drawn: top is 2; draws show 5, 6; after a redeal also nothing new
+    assert sorted(j for j, *_ in stock_positions(st)) == [2, 5, 6]
+    st.p = 6
+    pos = {j: (k1, rd, k2) for j, k1, rd, k2 in stock_positions(st)}
+    assert pos[5] == (0, 0, 0) and pos[6] == (1, 0, 0) and pos[2] == (1, 1, 1)
+
+
+def test_stock_positions_one_pass_and_redeal():
+    st = SearchState(deal("forty-and-eight", 1))
+    st.p = 3
+    pos = {j: (k1, rd, k2) for j, k1, rd, k2 in stock_positions(st)}
+    size = len(st.talon)
+    assert pos[2] == (0, 0, 0) and pos[3] == (1, 0, 0) and pos[size - 1] == (size - 3, 0, 0)
+    assert pos[0] == (size - 3, 1, 1) and pos[1] == (size - 3, 1, 2)
+    st.passes = 0
+    assert min(j for j, *_ in stock_positions(st)) == 2
+
+
+def test_safe_rule_two_decks_needs_both_piles():
+    st = SearchState(deal("forty-thieves", 1))
+    st.found = [13] * 8
+    st.found[4], st.found[5] = 5, 4  # hearts: one pile up to 5H, the other up to 4H
+    five, six = 4 * 4 + 2, 5 * 4 + 2  # 5H, 6H (rank is 0-based)
+    assert is_safe(st, five)  # both 4H are up: nothing can ever be built on a 5H
+    assert not is_safe(st, six)  # a 5H is still out and could need a 6H to sit on
+    st.found[4], st.found[5] = 5, 5
+    assert is_safe(st, six)
+    assert is_safe(st, 2)  # an ace (AH) is always safe
+    st.suit_build = False  # Maria's rule: the other colour's fives must be up too
+    st.found[0] = st.found[1] = 4  # clubs piles up to 4C only
+    assert not is_safe(st, six)
+    st.found[0] = st.found[1] = 13
+    assert is_safe(st, six)
+    st.found[4], st.found[5] = 5, 3  # its own suit's other pile lags: the other 6H needs a pile
+    assert not is_safe(st, six)
+
+
+def test_difficulty_scale():
+    assert difficulty(10, ["t1f1"] * 60, 52) == 1
+    assert difficulty(10**6, ["t1f1"] * 130, 104) == 5
+    assert 1 <= difficulty(3000, ["s"] * 50 + ["t1f1"] * 150, 104) <= 5
+
+
+# -- command line --------------------------------------------------------------------------------
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "solver_worker", *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_cli_solve_prints_json():
+    proc = run_cli("solve", "klondike", "2", "--seconds", "10")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert set(out) == {"status", "moves", "nodes", "seconds", "difficulty"}
+    assert out["status"] == "solved" and wins(deal("klondike", 2), out["moves"])
+
+
+@pytest.mark.parametrize("args", [("solve", "klondyke", "1"), ("solve", "klondike", "-3"),
+                                  ("solve", "klondike", "x"), ("solve", "klondike", "1", "--seconds", "0"),
+                                  ("winnability", "nope", "--deals", "2", "--seconds", "1")])
+def test_cli_bad_input_exits_2_without_traceback(args):
+    proc = run_cli(*args)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and "error:" in proc.stderr
+
+
+def test_cli_winnability_resumes(tmp_path):
+    out = tmp_path / "k.jsonl"
+    proc = run_cli("winnability", "klondike", "--deals", "2", "--seconds", "2", "--start", "2",
+                   "--jobs", "1", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert len(out.read_text().splitlines()) == 2
+    proc = run_cli("winnability", "klondike", "--deals", "3", "--seconds", "2", "--start", "2",
+                   "--jobs", "2", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(r["seed"] for r in rows) == [2, 3, 4]
+    summary = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert summary["deals"] == 3 and summary["won"] + summary["lost"] + summary["unknown"] == 3
+    assert "2 seeds already" in proc.stderr
+
+
+def test_restarts_and_narrow_searches_never_claim_a_loss():
+    """Only the complete depth-first search may say ``unsolvable``."""
+    import random as _random
+
+    from solver_worker.search.search import search
+
+    d = blocked("forty-thieves")
+    assert search(SearchState(d), deadline=1e18).status == "unsolvable"
+    assert search(SearchState(d), deadline=1e18, rng=_random.Random(1), noise=400).status == "unknown"
+    assert search(SearchState(d), deadline=1e18, width=2).status == "unknown"
+
+
+def test_maria_safe_rule_needs_its_own_suit_piles_level():
+    """Regression: an earlier Maria rule auto-played a card once the other colour's cards
+    one rank below were all up, even when its own suit's piles were uneven (here spades at
+    TS and 9S): the other copy may then find no pile left. That rule called this winnable
+    position (Maria's rules on two columns, found by comparing with the oracle) unsolvable."""
+    tableau = [["KH", "QC", "KC", "QS", "KS"], ["TS", "KS"]]
+    stock = ["JS", "QS", "JS", "KH", "KC", "QC"]
+    tops = ["JC", "KD", "QH", "TS", "JC", "KD", "QH", "9S"]
+    d = make_deal("maria", tableau, stock, tops, columns=2)
+    assert brute_force(d) is True
+    assert_wins(d, solve_deal(d, seconds=10))
