@@ -329,8 +329,11 @@ def test_win_result_share_and_leaderboard(page: Any) -> None:
     sign_up(page, "grace")
     open_table(page, name)
     start(page)
-    # Leave a tail that the page plays itself: up to the last draw, or the last two moves.
-    cut = max((i for i, move in enumerate(log) if move == "s"), default=len(log) - 2)
+    # Leave a tail that the page plays itself by clicks: the draws and foundation moves at the end
+    # (a click sends a card to a foundation first, so the page's moves are the log's).
+    cut = len(log) - 1
+    while cut > 0 and (log[cut - 1] == "s" or re.fullmatch(r"[wt]\d*f\d+", log[cut - 1])):
+        cut -= 1
     assert post_moves(page, log[: cut // 2]) == 200
     page.reload()
     page.wait_for_selector("#game[data-ready=true]")
@@ -509,3 +512,144 @@ def test_dragging_a_run_in_a_single_card_game_moves_it_card_by_card(page: Any) -
         state.play(Move.parse(move))
     assert page.evaluate("window.patience.game.state.tableau") == visible(state)["tableau"]
     shot(page, f"table-{game}-1280x800.png")
+
+
+def test_league_invite_join_and_boards(page: Any, browser: Any, live_server: Any) -> None:
+    """Ada creates a league and copies its invite link; Bea opens it as a visitor, signs up and joins;
+    both play today's Klondike (through the services) and the league's boards rank them as the public
+    board does. Then Bea leaves, Ada replaces the invite code, and deletes the league."""
+    from django.contrib.auth import get_user_model
+
+    from games import services as game_services
+
+    logs = json.loads(WINNING_LOGS.read_text())
+    seed, log = logs["klondike"]["seed"], logs["klondike"]["moves"]
+    klondike = make_challenge(game="klondike", seed=seed)
+    make_challenge(game="maria", seed=3)
+    today = days.today().isoformat()
+
+    sign_up(page, "ada")
+    page.get_by_role("link", name="Leagues").click()
+    page.wait_for_selector("#leagues[data-ready=true]")
+    assert "in no league yet" in page.locator("#leagues").inner_text()
+    page.fill("#league-name", "x")  # too short: the browser refuses it before the API would
+    page.click("#create-league button")
+    assert page.locator("#league-name:invalid").count() == 1
+    page.fill("#league-name", "Night Owls")
+    page.click("#create-league button")
+    page.wait_for_url(re.compile(r"/leagues/\d+$"))
+    page.wait_for_selector("#league[data-ready=true]")
+    league_url = page.url
+    assert page.locator("#league-name").inner_text() == "Night Owls"
+    assert page.title() == "Night Owls · Daily Patience"
+    assert "Owner ada" in page.locator("#league-meta").inner_text()
+    assert page.locator("#delete").is_visible() and not page.locator("#leave").is_visible()
+    assert page.locator("#regenerate").is_visible()
+    link = page.locator("#invite-link").input_value()
+    code = page.locator("#invite-code").inner_text()
+    assert link == f"{live_server.url}/leagues/join/{code}" and re.fullmatch(r"[0-9a-z]{10}", code)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.click("#copy-invite")
+    page.wait_for_function("document.getElementById('copy-invite').textContent === 'Copied'")
+    assert page.evaluate("navigator.clipboard.readText()") == link
+
+    # Bea, in a browser of her own: the invite link sends a visitor to sign up, and back to join.
+    other = browser.new_context(base_url=live_server.url, viewport=DESKTOP)
+    other.set_default_timeout(15_000)
+    bea = other.new_page()
+    errors: list[str] = []
+    bea.on("pageerror", lambda exc: errors.append(str(exc)))
+    bea.goto(link)
+    assert bea.locator("#join-button").count() == 0
+    bea.locator("#join").get_by_role("link", name="Sign up").click()
+    bea.fill("#id_username", "bea")
+    bea.fill("#id_password1", PASSWORD)
+    bea.fill("#id_password2", PASSWORD)
+    bea.get_by_role("button", name="Sign up").click()
+    bea.wait_for_url(f"**/leagues/join/{code}")
+    bea.click("#join-button")
+    bea.wait_for_url(league_url)
+    bea.wait_for_selector("#league[data-ready=true]")
+    assert bea.locator("#members li").all_inner_texts()[0].startswith("ada")
+    assert [t.split()[0] for t in bea.locator("#members li").all_inner_texts()] == ["ada", "bea"]
+    assert bea.locator("#leave").is_visible() and not bea.locator("#delete").is_visible()
+    assert not bea.locator("#regenerate").is_visible() and bea.locator("#invite-code").inner_text() == code
+    assert "Nobody" not in bea.locator("#daily-board").inner_text()
+    assert "No member has finished this deal yet." in bea.locator("#daily-board").inner_text()
+
+    # Ranked results on today's Klondike: Ada wins it, Bea gives up after two draws.
+    users = get_user_model().objects
+    for name, moves in (("ada", log), ("bea", ["s", "s"])):
+        player = users.get(username=name)
+        attempt = game_services.attempt_start(player=player, challenge=klondike)
+        assert attempt.ranked
+        game_services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=0, moves=moves)
+        submission, _ = game_services.attempt_submit(attempt_id=attempt.pk, player=player)
+        assert game_services.submission_validate(submission_id=submission.pk).status == "valid"
+
+    page.reload()
+    page.wait_for_selector("#league[data-ready=true]")
+    from games.models import Result; print("DAILY", page.locator("#daily-board").inner_text(), list(Result.objects.values("player_id", "ranked", "challenge_id", "submission__status")), klondike.pk, page.evaluate(f"fetch('/api/v1/leagues/1/boards/{today}/klondike').then((r) => r.json())"))
+    rows = page.locator("#daily-board table.leaderboard tbody tr")
+    assert rows.count() == 2
+    cells = [rows.nth(i).locator("td").all_inner_texts() for i in range(2)]
+    public = page.evaluate(f"fetch('/api/v1/leaderboards/{today}/klondike').then((r) => r.json())")
+    assert [c[1] for c in cells] == [e["player"] for e in public["entries"]] == ["ada", "bea"]
+    assert cells[0][:3] == ["1", "ada", "won"] and cells[0][4] == str(len(log))
+    assert cells[1][:3] == ["2", "bea", "—"] and cells[1][4] == "2"
+    assert [int(c[3]) for c in cells] == [e["score"] for e in public["entries"]]
+    assert rows.first.get_attribute("class") == "me"
+    alltime = page.locator("#alltime-board table.leaderboard tbody tr")
+    assert [alltime.nth(i).locator("td").all_inner_texts()[:4] for i in range(2)] == [
+        ["1", "ada", "1", "1"],
+        ["2", "bea", "0", "1"],
+    ]
+    shot(page, "league-board.png")
+
+    # The game picker: Maria's board of the day, where nobody has played yet.
+    page.locator(".league-board .tabs").get_by_role("link", name="Maria").click()
+    page.wait_for_selector("#league[data-ready=true]")
+    assert page.url.endswith("?game=maria")
+    assert "No member has finished" in page.locator("#daily-board").inner_text()
+
+    # Bea leaves (a second click confirms): back on her leagues, none left, and the league is hidden.
+    bea.click("#leave")
+    assert bea.locator("#leave").inner_text() == "Really leave?"
+    bea.click("#leave")
+    bea.wait_for_url("**/leagues")
+    bea.wait_for_selector("#leagues[data-ready=true]")
+    assert "in no league yet" in bea.locator("#leagues").inner_text()
+    assert bea.goto(league_url).status == 404
+    assert "League not found" in bea.locator("main").inner_text() and code not in bea.content()
+
+    # Ada replaces the code: the old link stops working.
+    page.goto(league_url)
+    page.wait_for_selector("#league[data-ready=true]")
+    page.click("#regenerate")
+    page.click("#regenerate")
+    page.wait_for_function(f"document.getElementById('invite-code').textContent !== '{code}'")
+    new_code = page.locator("#invite-code").inner_text()
+    assert page.locator("#invite-link").input_value().endswith(f"/leagues/join/{new_code}")
+    bea.goto(link)
+    bea.click("#join-button")
+    bea.wait_for_function("document.getElementById('message').textContent.includes('does not work')")
+
+    # With the new code typed in the join form, Bea is back in.
+    bea.goto("/leagues")
+    bea.fill("#invite-code", f"  {new_code.upper()} ")
+    bea.click("#join-league button")
+    bea.wait_for_url(league_url)
+    bea.wait_for_selector("#league[data-ready=true]")
+
+    # Ada deletes the league; Bea's open page then finds it gone.
+    page.click("#delete")
+    assert page.locator("#delete").inner_text() == "Really delete it for everybody?"
+    page.click("#delete")
+    page.wait_for_url("**/leagues")
+    page.wait_for_selector("#leagues[data-ready=true]")
+    assert "in no league yet" in page.locator("#leagues").inner_text()
+    bea.click("#leave")
+    bea.click("#leave")
+    bea.wait_for_selector("#league h1:text('League not found')")
+    other.close()
+    assert not errors, f"JavaScript errors in Bea's page: {errors}"
