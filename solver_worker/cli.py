@@ -21,6 +21,7 @@ import multiprocessing
 import os
 import sys
 import time
+from collections.abc import Iterable, Iterator
 
 from games.engine import GAME_IDS
 from games.engine.deal import check_seed
@@ -90,6 +91,11 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1)
     w.add_argument("--max-nodes", type=_positive_int, default=None)
     w.add_argument("--out", default=None, help="JSON lines file; appended to, and seeds in it are skipped")
+    w.add_argument(
+        "--celery", action="store_true",
+        help="send the deals as Celery tasks to every worker sharing the broker (REDIS_URL) instead of local "
+             "processes; results come back through the result backend",
+    )
     return parser
 
 
@@ -104,12 +110,44 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def _solve_one(args: tuple[str, int, float, int | None]) -> dict[str, object]:
-    game, seed, seconds, max_nodes = args
+def solve_row(game: str, seed: int, seconds: float, max_nodes: int | None) -> dict[str, object]:
+    """One study row: the solver's JSON and the length of the winning log."""
     result = solve(game, seed, seconds=seconds, max_nodes=max_nodes)
     line = result.to_json()
     line["length"] = len(result.moves) if result.moves else None
     return line
+
+
+def _solve_one(args: tuple[str, int, float, int | None]) -> dict[str, object]:
+    return solve_row(*args)
+
+
+def _celery_rows(todo: list[tuple[str, int, float, int | None]]) -> Iterator[dict[str, object]]:
+    """Send every deal as a ``solver_worker.solve_seed`` task; yield the rows as workers finish them.
+
+    Any number of workers on any number of machines sharing the broker take part. A row
+    is written to --out as it arrives, so an interrupted study resumes where it stopped.
+    """
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from solver_worker.tasks import solve_seed
+
+    sent = [(solve_seed.delay(*job), job) for job in todo]
+    jobs = {result.id: job for result, job in sent}
+    results = {result.id: result for result, _ in sent}
+    while results:
+        ready = [task_id for task_id, result in results.items() if result.ready()]
+        for task_id in ready:
+            row = results.pop(task_id).get(propagate=False)
+            if isinstance(row, dict):
+                yield row
+            else:  # the task failed (a lost worker, a time limit): the deal is undecided
+                game, seed, _, _ = jobs[task_id]
+                yield {"game": game, "seed": seed, "status": "unknown", "error": str(row)}
+        if not ready:
+            time.sleep(0.2)
 
 
 def _read_done(path: str | None, game: str) -> dict[int, str]:
@@ -162,9 +200,12 @@ def cmd_winnability(args: argparse.Namespace) -> int:
     try:
         if todo:
             jobs = min(args.jobs, len(todo))
-            if jobs == 1:
+            pool = None
+            rows: Iterable[dict[str, object]]
+            if args.celery:
+                rows = _celery_rows(todo)
+            elif jobs == 1:
                 rows = map(_solve_one, todo)
-                pool = None
             else:
                 pool = multiprocessing.Pool(jobs)
                 rows = pool.imap_unordered(_solve_one, todo)

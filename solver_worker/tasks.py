@@ -40,3 +40,11 @@ def prepare_upcoming_days(ahead: int = 7) -> int:
 @shared_task(name="solver_worker.verify_seed", acks_late=True, soft_time_limit=900, time_limit=960)
 def verify_seed(challenge_id: int, seed: int) -> str:
     return str(services.challenge_verify_seed(challenge_id=challenge_id, seed=seed, seconds=30.0).status)
+
+
+@shared_task(name="solver_worker.solve_seed", acks_late=True, soft_time_limit=3600, time_limit=3660)
+def solve_seed(game: str, seed: int, seconds: float, max_nodes: int | None = None) -> dict[str, object]:
+    """One deal of a winnability study (python -m solver_worker winnability --celery)."""
+    from solver_worker.cli import solve_row
+
+    return solve_row(game, seed, seconds, max_nodes)

@@ -1,0 +1,25 @@
+"""A winnability study sent as Celery tasks (in process here; workers anywhere in service)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from solver_worker.cli import main
+
+
+def test_a_celery_study_writes_every_deal_and_resumes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "study.jsonl"
+    assert main(["winnability", "klondike", "--deals", "2", "--seconds", "2", "--start", "2",
+                 "--celery", "--out", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(r["seed"] for r in rows) == [2, 3]
+    assert all(r["status"] in {"solved", "unsolvable", "unknown"} for r in rows)
+    assert main(["winnability", "klondike", "--deals", "3", "--seconds", "2", "--start", "2",
+                 "--celery", "--out", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(r["seed"] for r in rows) == [2, 3, 4]  # seeds 2 and 3 were not solved again
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["deals"] == 3 and summary["won"] + summary["lost"] + summary["unknown"] == 3
