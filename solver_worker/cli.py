@@ -115,6 +115,7 @@ def solve_row(game: str, seed: int, seconds: float, max_nodes: int | None) -> di
     result = solve(game, seed, seconds=seconds, max_nodes=max_nodes)
     line = result.to_json()
     line["length"] = len(result.moves) if result.moves else None
+    del line["moves"]  # a study keeps figures; `solve` gives the log of any deal again
     return line
 
 
