@@ -14,6 +14,9 @@ urlpatterns = [
     path(f"board/{DAY}", views.board, name="board"),
     path("archive", views.archive, name="archive"),
     path("players/<str:username>", views.player, name="player"),
+    path("leagues", views.leagues, name="leagues"),
+    path("leagues/join/<str:code>", views.league_join, name="league-join"),
+    path("leagues/<int:league_id>", views.league, name="league"),
     # Django's default LOGIN_URL is /accounts/login/: no setting needed.
     path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/logout/", views.LogoutView.as_view(), name="logout"),

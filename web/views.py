@@ -13,6 +13,7 @@ from itertools import groupby
 
 from django.contrib import auth
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -22,6 +23,8 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from games import days, selectors
 from games.engine import GAME_IDS, GAMES
 from games.models import Attempt, Challenge
+from leagues import selectors as league_selectors
+from leagues.errors import LeagueNotFound
 
 ARCHIVE_DAYS = 60
 
@@ -119,6 +122,43 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
     if user is None:
         raise Http404(f"there is no player {username!r}")
     return render(request, "web/player.html", {"username": user.get_username()})
+
+
+@login_required
+@ensure_csrf_cookie
+def leagues(request: HttpRequest) -> HttpResponse:
+    """The player's leagues, and the forms to create and join one: the page fetches and posts to the API."""
+    return render(request, "web/leagues.html")
+
+
+@ensure_csrf_cookie
+def league_join(request: HttpRequest, code: str) -> HttpResponse:
+    """A shareable invite link. A player joins with a button (POST /api/v1/leagues/join); a visitor is
+    offered to log in or sign up and come back here. Nothing of the league is looked up or shown."""
+    return render(request, "web/league_join.html", {"code": code})
+
+
+@login_required
+@ensure_csrf_cookie
+def league(request: HttpRequest, league_id: int) -> HttpResponse:
+    """A league: the page fetches it and its boards from the API, which shows a league to members only.
+
+    A non-member (or an unknown league) gets the same "not found" as from the API, with a 404 status.
+    """
+    try:
+        league_selectors.league_get(league_id=league_id, player=request.user)
+    except LeagueNotFound:
+        return render(request, "web/league.html", {"league_id": league_id, "missing": True}, status=404)
+    today = days.today()
+    challenges = selectors.challenges_of_day(day=today)
+    games = [(c.game, GAMES[c.game].name) for c in challenges]
+    wanted = request.GET.get("game", "")
+    game = wanted if wanted in dict(games) else (games[0][0] if games else "")
+    return render(
+        request,
+        "web/league.html",
+        {"league_id": league_id, "missing": False, "today": today, "games": games, "game": game},
+    )
 
 
 class LoginView(auth_views.LoginView):

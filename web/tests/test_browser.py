@@ -519,8 +519,10 @@ def test_league_invite_join_and_boards(page: Any, browser: Any, live_server: Any
     both play today's Klondike (through the services) and the league's boards rank them as the public
     board does. Then Bea leaves, Ada replaces the invite code, and deletes the league."""
     from django.contrib.auth import get_user_model
+    from django.utils import timezone
 
     from games import services as game_services
+    from games.models import Attempt
 
     logs = json.loads(WINNING_LOGS.read_text())
     seed, log = logs["klondike"]["seed"], logs["klondike"]["moves"]
@@ -579,24 +581,30 @@ def test_league_invite_join_and_boards(page: Any, browser: Any, live_server: Any
 
     # Ranked results on today's Klondike: Ada wins it, Bea gives up after two draws.
     users = get_user_model().objects
-    for name, moves in (("ada", log), ("bea", ["s", "s"])):
+    for name, moves, seconds in (("ada", log, 254), ("bea", ["s", "s"], 71)):
         player = users.get(username=name)
         attempt = game_services.attempt_start(player=player, challenge=klondike)
         assert attempt.ranked
+        Attempt.objects.filter(pk=attempt.pk).update(started_at=timezone.now() - dt.timedelta(seconds=seconds))
         game_services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=0, moves=moves)
         submission, _ = game_services.attempt_submit(attempt_id=attempt.pk, player=player)
         assert game_services.submission_validate(submission_id=submission.pk).status == "valid"
 
+    # The game picker: the first game of the day (Maria, where nobody has played), then Klondike.
     page.reload()
     page.wait_for_selector("#league[data-ready=true]")
-    from games.models import Result; print("DAILY", page.locator("#daily-board").inner_text(), list(Result.objects.values("player_id", "ranked", "challenge_id", "submission__status")), klondike.pk, page.evaluate(f"fetch('/api/v1/leagues/1/boards/{today}/klondike').then((r) => r.json())"))
+    assert page.locator(".league-board .tabs a[aria-current=page]").inner_text() == "Maria"
+    assert "No member has finished" in page.locator("#daily-board").inner_text()
+    page.locator(".league-board .tabs").get_by_role("link", name="Klondike", exact=True).click()
+    page.wait_for_url("**?game=klondike")
+    page.wait_for_selector("#league[data-ready=true]")
     rows = page.locator("#daily-board table.leaderboard tbody tr")
     assert rows.count() == 2
     cells = [rows.nth(i).locator("td").all_inner_texts() for i in range(2)]
     public = page.evaluate(f"fetch('/api/v1/leaderboards/{today}/klondike').then((r) => r.json())")
     assert [c[1] for c in cells] == [e["player"] for e in public["entries"]] == ["ada", "bea"]
-    assert cells[0][:3] == ["1", "ada", "won"] and cells[0][4] == str(len(log))
-    assert cells[1][:3] == ["2", "bea", "—"] and cells[1][4] == "2"
+    assert cells[0][:3] == ["1", "ada", "won"] and cells[0][4:] == [str(len(log)), "4:14"]
+    assert cells[1][:3] == ["2", "bea", "—"] and cells[1][4:] == ["2", "1:11"]
     assert [int(c[3]) for c in cells] == [e["score"] for e in public["entries"]]
     assert rows.first.get_attribute("class") == "me"
     alltime = page.locator("#alltime-board table.leaderboard tbody tr")
@@ -605,12 +613,13 @@ def test_league_invite_join_and_boards(page: Any, browser: Any, live_server: Any
         ["2", "bea", "0", "1"],
     ]
     shot(page, "league-board.png")
-
-    # The game picker: Maria's board of the day, where nobody has played yet.
-    page.locator(".league-board .tabs").get_by_role("link", name="Maria").click()
-    page.wait_for_selector("#league[data-ready=true]")
-    assert page.url.endswith("?game=maria")
-    assert "No member has finished" in page.locator("#daily-board").inner_text()
+    phone = browser.new_context(base_url=live_server.url, viewport=PHONE, storage_state=page.context.storage_state())
+    mobile = phone.new_page()
+    mobile.goto(page.url)
+    mobile.wait_for_selector("#league[data-ready=true]")
+    shot(mobile, "league-board-390x844.png")
+    assert mobile.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], "wider than the phone"
+    phone.close()
 
     # Bea leaves (a second click confirms): back on her leagues, none left, and the league is hidden.
     bea.click("#leave")
@@ -636,10 +645,21 @@ def test_league_invite_join_and_boards(page: Any, browser: Any, live_server: Any
 
     # With the new code typed in the join form, Bea is back in.
     bea.goto("/leagues")
+    bea.wait_for_selector("#leagues[data-ready=true]")
+    parse = "(text) => import('/static/web/js/leagues.js').then((m) => m.inviteCode(text))"
+    assert bea.evaluate(parse, " http://x/leagues/join/ab12?utm=1 ") == bea.evaluate(parse, " ab12 ") == "ab12"
     bea.fill("#invite-code", f"  {new_code.upper()} ")
     bea.click("#join-league button")
     bea.wait_for_url(league_url)
     bea.wait_for_selector("#league[data-ready=true]")
+
+    # Ada's leagues: the league, its owner and its members, linked.
+    page.get_by_role("link", name="Leagues").click()
+    page.wait_for_selector("#leagues[data-ready=true]")
+    assert page.locator("#leagues tbody tr").all_inner_texts() == ["Night Owls\tada (you)\t2"]
+    shot(page, "leagues-1280x800.png")
+    page.get_by_role("link", name="Night Owls").click()
+    page.wait_for_selector("#league[data-ready=true]")
 
     # Ada deletes the league; Bea's open page then finds it gone.
     page.click("#delete")

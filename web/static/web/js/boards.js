@@ -1,0 +1,46 @@
+// Leaderboard tables shared by the public board and the league boards: built from API entries, text only.
+
+import { el } from "./api.js";
+
+export function duration(seconds) {
+  const s = Math.round(seconds);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function playerCell(player, assisted) {
+  return el("td", {}, el("a", { href: `/players/${encodeURIComponent(player)}`, text: player }),
+    assisted ? el("span", { class: "small", title: "a hint was used", text: " (assisted)" }) : null);
+}
+
+/** A day's board: rank, player, result, score, moves, time (GET .../leaderboards|boards/{date}/{game}). */
+export function dailyTable(entries, me) {
+  const rows = entries.map((e) =>
+    el("tr", { class: e.player === me ? "me" : "" },
+      el("td", { class: "num", text: String(e.rank) }),
+      playerCell(e.player, e.assisted),
+      el("td", { text: e.won ? "won" : "—" }),
+      el("td", { class: "num", text: String(e.score) }),
+      el("td", { class: "num", text: String(e.moves) }),
+      el("td", { class: "num", text: duration(e.time) })));
+  return el("table", { class: "leaderboard" },
+    el("thead", {}, el("tr", {},
+      el("th", { class: "num", text: "#" }), el("th", { text: "Player" }), el("th", { text: "Result" }),
+      el("th", { class: "num", text: "Score" }), el("th", { class: "num", text: "Moves" }), el("th", { class: "num", text: "Time" }))),
+    el("tbody", {}, rows));
+}
+
+/** A league's all-time board: rank, player, wins, played, total score (GET /leagues/{id}/boards/all-time). */
+export function allTimeTable(entries, me) {
+  const rows = entries.map((e) =>
+    el("tr", { class: e.player === me ? "me" : "" },
+      el("td", { class: "num", text: String(e.rank) }),
+      playerCell(e.player, false),
+      el("td", { class: "num", text: String(e.wins) }),
+      el("td", { class: "num", text: String(e.played) }),
+      el("td", { class: "num", text: String(e.score) })));
+  return el("table", { class: "leaderboard alltime" },
+    el("thead", {}, el("tr", {},
+      el("th", { class: "num", text: "#" }), el("th", { text: "Player" }), el("th", { class: "num", text: "Wins" }),
+      el("th", { class: "num", text: "Played" }), el("th", { class: "num", text: "Score" }))),
+    el("tbody", {}, rows));
+}
