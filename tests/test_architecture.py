@@ -1,4 +1,4 @@
-"""The rules engine (games.engine) imports nothing from Django, DRF or Celery.
+"""The rules engine (games.engine) and the solver's search import nothing from Django, DRF or Celery.
 
 Checked with import-linter, using the contract in pyproject.toml.
 """
@@ -51,8 +51,10 @@ def test_contract_catches_a_violation(tmp_path: Path, forbidden: str) -> None:
     (engine / "__init__.py").write_text("")
     # Indirectly, through another module of the project: still forbidden.
     (engine / "rules.py").write_text("from games import services\n")
-    (tmp_path / "solver_worker").mkdir()
+    search = tmp_path / "solver_worker" / "search"
+    search.mkdir(parents=True)
     (tmp_path / "solver_worker" / "__init__.py").write_text("")
+    (search / "__init__.py").write_text("")
 
     result = lint_imports(tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
