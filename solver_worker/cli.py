@@ -96,7 +96,43 @@ def build_parser() -> argparse.ArgumentParser:
         help="send the deals as Celery tasks to every worker sharing the broker (REDIS_URL) instead of local "
              "processes; results come back through the result backend",
     )
+    r = sub.add_parser("report", help="a Markdown table of the win rates in study files (JSON lines)")
+    r.add_argument("files", nargs="+", metavar="FILE")
     return parser
+
+
+def report(paths: list[str]) -> str:
+    """One row per game: proven wins and losses, undecided deals, and an honest 95% interval.
+
+    The interval runs from the Wilson lower bound of the proven wins to the Wilson upper
+    bound of wins plus undecided deals, over all deals: undecided deals are never counted
+    as wins, but they may be.
+    """
+    rows: dict[str, dict[int, dict[str, object]]] = {}
+    for path in paths:
+        with open(path, encoding="utf-8") as fh:
+            for text in fh:
+                text = text.strip()
+                if not text:
+                    continue
+                row = json.loads(text)
+                rows.setdefault(str(row["game"]), {})[int(row["seed"])] = row
+    lines = [
+        "| game | deals | won | proven lost | undecided | win rate, 95% | median s (won) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for game in [g for g in GAME_IDS if g in rows]:
+        deals = list(rows[game].values())
+        won = sum(1 for r in deals if r["status"] == "solved")
+        lost = sum(1 for r in deals if r["status"] == "unsolvable")
+        unknown = len(deals) - won - lost
+        low = wilson(won, len(deals))[0]
+        high = wilson(won + unknown, len(deals))[1]
+        times = sorted(float(r["seconds"]) for r in deals if r["status"] == "solved")  # type: ignore[arg-type]
+        median = f"{times[len(times) // 2]:.2f}" if times else "-"
+        lines.append(f"| {game} | {len(deals)} | {won} | {lost} | {unknown} | "
+                     f"{100 * low:.1f}% to {100 * high:.1f}% | {median} |")
+    return "\n".join(lines)
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -256,6 +292,9 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if args.command == "solve":
             return cmd_solve(args)
+        if args.command == "report":
+            print(report(args.files))
+            return 0
         return cmd_winnability(args)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
