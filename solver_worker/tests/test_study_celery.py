@@ -34,5 +34,5 @@ def test_report_counts_undecided_deals_as_neither(tmp_path: Path) -> None:
     study.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     line = report([str(study)]).splitlines()[-1]
     assert line.startswith("| maria | 10 | 6 | 2 | 2 |")
-    low, high = (float(x.rstrip("%")) for x in line.split("|")[6].split(" to "))
+    low, high = (float(x.strip().rstrip("%")) for x in line.split("|")[6].split(" to "))
     assert low < 60 < 80 < high < 100  # proven 6/10, at most 8/10: the interval spans both
