@@ -416,6 +416,12 @@ def test_give_up_submits_a_lost_game(page: Any) -> None:
     page.click("#start-button")
     page.wait_for_function("window.patience.game.attempt.ranked === false")
     assert page.locator("#mode").inner_text() == "practice"
+    # The hinted result is on the board, marked, and left out of the board without hints.
+    page.goto(f"/board/{days.today()}/maria")
+    page.wait_for_selector("#board[data-ready=true] table.leaderboard")
+    assert "(assisted)" in page.locator("table.leaderboard tbody tr").first.inner_text()
+    page.check("#clean-only")
+    page.wait_for_function("document.querySelector('#board .summary').textContent.startsWith('0 ranked')")
 
 
 def test_every_game_is_drawn_at_phone_and_desktop_width(browser: Any, live_server: Any) -> None:

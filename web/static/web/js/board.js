@@ -5,12 +5,17 @@ import { dailyTable } from "./boards.js";
 
 const box = document.getElementById("board");
 const aroundMe = document.getElementById("around-me");
+const cleanOnly = document.getElementById("clean-only");
 const me = document.body.dataset.user;
 
 async function load() {
-  const around = aroundMe && aroundMe.checked ? "?around=me" : "";
+  const params = new URLSearchParams();
+  if (aroundMe && aroundMe.checked) params.set("around", "me");
+  if (cleanOnly && cleanOnly.checked) params.set("clean", "1");  // the board without hinted results
+  const around = params.has("around");
   try {
-    const board = await get(`leaderboards/${box.dataset.date}/${box.dataset.game}${around}`);
+    const query = params.toString() ? `?${params}` : "";
+    const board = await get(`leaderboards/${box.dataset.date}/${box.dataset.game}${query}`);
     const summary = el("p", { class: "summary" },
       `${board.total} ranked result${board.total === 1 ? "" : "s"}.`,
       board.me ? ` Your rank: ${board.me.rank ? `#${board.me.rank}` : "none yet"}.` : "");
@@ -23,4 +28,5 @@ async function load() {
 }
 
 aroundMe?.addEventListener("change", load);
+cleanOnly?.addEventListener("change", load);
 load();
