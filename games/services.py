@@ -79,7 +79,7 @@ def challenge_prepare(
     challenge, _ = Challenge.objects.get_or_create(date=day, game=game)
     if challenge.status == Challenge.Status.READY:
         return challenge
-    Challenge.objects.filter(pk=challenge.pk).update(status=Challenge.Status.VERIFYING)
+    Challenge.objects.filter(pk=challenge.pk).update(status=Challenge.Status.VERIFYING, updated_at=timezone.now())
     solve = solver or default_solver
     tried = challenge.seeds_tried
     for index in range(tried, tried + max_seeds):
@@ -104,7 +104,7 @@ def challenge_verify_seed(
     challenge = Challenge.objects.get(pk=challenge_id)
     if Attempt.objects.filter(challenge=challenge).exists():
         raise Conflict("players have already started this challenge: its seed can no longer change")
-    Challenge.objects.filter(pk=challenge.pk).update(status=Challenge.Status.VERIFYING)
+    Challenge.objects.filter(pk=challenge.pk).update(status=Challenge.Status.VERIFYING, updated_at=timezone.now())
     outcome = (solver or default_solver)(challenge.game, seed, seconds)
     if outcome.status == "solved" and _proves_win(challenge.game, seed, outcome.moves):
         return _challenge_mark_ready(challenge_id=challenge.pk, seed=seed, outcome=outcome, tried=challenge.seeds_tried)

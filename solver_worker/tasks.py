@@ -6,6 +6,8 @@ import datetime as dt
 
 from celery import shared_task
 from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
 
 from games import days, services
 from games.engine import GAME_IDS
@@ -26,8 +28,12 @@ def prepare_upcoming_days(ahead: int = 7) -> int:
     """Keep today and the next ``ahead`` days ready: send one task per challenge not ready yet."""
     today = days.today()
     wanted = [(today + dt.timedelta(days=i), game) for i in range(ahead + 1) for game in GAME_IDS]
+    # Ready ones are done; one being verified right now is left to the task doing it.
+    busy_since = timezone.now() - dt.timedelta(minutes=20)
     ready = set(
-        Challenge.objects.filter(date__gte=today, status=Challenge.Status.READY).values_list("date", "game")
+        Challenge.objects.filter(date__gte=today)
+        .filter(Q(status=Challenge.Status.READY) | Q(status=Challenge.Status.VERIFYING, updated_at__gte=busy_since))
+        .values_list("date", "game")
     )
     sent = 0
     for day, game in wanted:
