@@ -25,6 +25,12 @@ from .state import SearchState
 DEPTH_FIRST_SHARE = 0.25
 RESTART_NODES = 1000
 RESTART_NOISE = 400
+# Half the restarts (drawn by the restart's own generator) do not start from the deal but
+# from a random-length prefix of the *best line* so far: the line of the restart that got
+# the most cards up (ties: the latest). Progress then accumulates over restarts instead of
+# every dive starting over. A prefix is a line of legal moves from the deal, so a win from
+# it is prefix + the restart's line, replayed by the engine like every win.
+PREFIX_SHARE = 0.5
 
 # Share of the budget the log shortening may use (after the search, within the budget).
 SHORTEN_SHARE = 0.2
@@ -84,15 +90,29 @@ def _solve_deal(
     outcome = search(SearchState(deal), deadline=start + DEPTH_FIRST_SHARE * seconds, max_nodes=first_cap,
                      table_limit=table_limit)
     total, depth, restarts = outcome.nodes, outcome.depth, 0
+    best_line: list[tuple[int, ...]] = []
+    line_left = 1 << 30
     while outcome.status == UNKNOWN and time.perf_counter() < deadline:
         cap = RESTART_NODES if max_nodes is None else min(RESTART_NODES, max_nodes - total)
         if cap <= 0:
             break
         restarts += 1
-        outcome = search(SearchState(deal), deadline=deadline, max_nodes=cap, table_limit=table_limit,
-                         rng=random.Random(restarts), noise=RESTART_NOISE)
+        rng = random.Random(restarts)
+        st = SearchState(deal)
+        prefix: list[tuple[int, ...]] = []
+        if best_line and rng.random() < PREFIX_SHARE:
+            prefix = best_line[: rng.randint(0, len(best_line))]
+            for m in prefix:
+                st.play(m)
+        outcome = search(st, deadline=deadline, max_nodes=cap, table_limit=table_limit,
+                         rng=rng, noise=RESTART_NOISE, keep_best=True)
         total += outcome.nodes
         depth = max(depth, outcome.depth)
+        if outcome.status == SOLVED:
+            outcome.path = prefix + outcome.path
+        elif outcome.best_left <= line_left:
+            best_line = prefix + outcome.best_path
+            line_left = outcome.best_left
         if outcome.status != SOLVED:
             outcome.status = UNKNOWN  # a restart proves nothing
     outcome.nodes, outcome.depth = total, depth

@@ -20,6 +20,14 @@ from .state import F2T, RED, T2F, T2T, W2F, W2T, SearchState
 
 KING = 12
 DRAW_COST = 50
+# Restarts only (they can only find wins, so any order is allowed there): in one-pass games
+# every card a stock move draws past is buried under the waste until everything drawn after
+# it has been played. Measured (see docs/solver.md) on Forty Thieves, Maria and Josephine,
+# greedy restart dives that played a deep stock card (an ace seven draws away) early
+# wasted the talon; so each draw costs more there, and more again for every buried card
+# that is needed soon (BURY_COST times 3 - gap, gap = rank above the suit's lower pile < 3).
+RESTART_DRAW_COST = 200
+BURY_COST = 50
 
 
 def _parents(suit_build: bool) -> tuple[tuple[int, ...], ...]:
@@ -141,14 +149,29 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0)
     # Each draw buries a card under the waste's top: costly when passes are limited, so
     # cards that need draws come after the useful column moves, the nearest first.
     limited = st.passes >= 0
+    dc = DRAW_COST
+    buried = None  # restarts, one pass left: buried[k] = how needed the first k stock cards are
+    if rng is not None and limited:
+        dc = RESTART_DRAW_COST
+        if st.passes == 0:
+            buried = [0]
+            acc = 0
+            two = st.two
+            for c in talon[st.p:]:
+                gap = (c >> 2) - (found[2 * (c & 3) + 1] if two else found[c & 3])
+                if gap < 3:
+                    acc += 3 - gap
+                buried.append(acc)
     for j, k1, rd, k2 in stock_positions(st):
         card = talon[j]
         cost = k1 + k2 + 5 * rd
         if cost == 0:
             up, build, fill = 900, 450, 100
         elif limited:
-            dc = DRAW_COST
             up, build, fill = 250 - dc * cost, 200 - dc * cost, 30 - dc * cost
+            if buried is not None:
+                pen = BURY_COST * buried[j - st.p]  # no redeal left: j >= p here
+                up, build, fill = up - pen, build - pen, fill - pen
         else:
             up, build, fill = 700 - 3 * cost, 250 - 3 * cost, 50 - 3 * cost
         if card in playable:

@@ -39,6 +39,8 @@ class SearchOutcome:
     nodes: int = 0
     depth: int = 0
     evictions: int = 0
+    best_left: int = 1 << 30  # fewest cards off the foundations in any position entered
+    best_path: list[tuple[int, ...]] = field(default_factory=list)  # its line (keep_best only)
 
 
 def search(
@@ -50,8 +52,11 @@ def search(
     width: int | None = None,
     rng: random.Random | None = None,
     noise: int = 0,
+    keep_best: bool = False,
 ) -> SearchOutcome:
-    """Search from ``st``, which is played on in place (restored only when the search fails)."""
+    """Search from ``st``, which is played on in place (restored only when the search fails).
+    With ``keep_best`` the line to the entered position with the fewest cards left off the
+    foundations is kept (restarts grow their next tries from it)."""
     path: list[tuple[int, ...]] = []  # every move played from the root, safe ones included
     table: set[bytes] = set()
     path_keys: list[bytes] = []
@@ -62,10 +67,12 @@ def search(
     evictions = 0
     node_cap = max_nodes if max_nodes is not None else 1 << 62
     clock = time.perf_counter
+    best_left = 1 << 30
+    best_path: list[tuple[int, ...]] = []
 
     def enter() -> int:
         """Play safe moves, then open a frame. 1: won, 0: pruned (undone), 2: opened."""
-        nonlocal evictions
+        nonlocal evictions, best_left
         safe = 0
         while True:
             m = safe_move(st)
@@ -74,6 +81,10 @@ def search(
             play(m)
             path.append(m)
             safe += 1
+        if st.left < best_left:
+            best_left = st.left
+            if keep_best:
+                best_path[:] = path
         if st.left == 0:
             return 1
         key = st.key()
@@ -107,7 +118,7 @@ def search(
             path.append(m)
             nodes += 1
             if (nodes % CHECK_EVERY == 0 and clock() > deadline) or nodes >= node_cap:
-                return SearchOutcome(UNKNOWN, [], nodes, depth, evictions)
+                return SearchOutcome(UNKNOWN, [], nodes, depth, evictions, best_left, best_path)
             r = enter()
             if r == 1:
                 return SearchOutcome(SOLVED, path, nodes, max(depth, len(frames)), evictions)
@@ -124,4 +135,5 @@ def search(
                 undo(path.pop())
     # A search that tried only the first ``width`` moves of each position proves nothing.
     complete = width is None and rng is None  # only the plain, full search proves a loss
-    return SearchOutcome(UNSOLVABLE if complete else UNKNOWN, [], nodes, depth, evictions)
+    return SearchOutcome(UNSOLVABLE if complete else UNKNOWN, [], nodes, depth, evictions, best_left,
+                         best_path)
