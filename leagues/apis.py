@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 
 from games.engine import GAME_IDS
 from games.fields import StrictStringField
-from leaderboard.apis import parse_board_path
+from leaderboard.apis import EntrySerializer, parse_board_path
 from leagues import selectors, services
 from leagues.models import NAME_MAX_LENGTH, NAME_MIN_LENGTH, League
 
@@ -204,25 +204,13 @@ class LeagueDailyBoardApi(APIView):
 
     @extend_schema_serializer(component_name="LeagueDailyBoard")
     class OutputSerializer(serializers.Serializer):
-        @extend_schema_serializer(component_name="LeagueDailyBoardEntry")
-        class EntryOutput(serializers.Serializer):
-            rank = serializers.IntegerField(help_text="Rank within the league.")
-            player = serializers.CharField()
-            won = serializers.BooleanField()
-            score = serializers.IntegerField()
-            moves = serializers.IntegerField()
-            play_time_ms = serializers.IntegerField()
-            time = serializers.FloatField(source="seconds", help_text="Play time in seconds.")
-            finished_at = serializers.DateTimeField()
-            assisted = serializers.BooleanField(help_text="A hint was used.")
-
         league = serializers.IntegerField()
         date = serializers.DateField()
         game = serializers.CharField()
         total = serializers.IntegerField(help_text="Members on this board.")
         offset = serializers.IntegerField()
         limit = serializers.IntegerField()
-        entries = EntryOutput(many=True)
+        entries = EntrySerializer(many=True, help_text="The public board's entries, ranked within the league.")
 
     @extend_schema(
         operation_id="league_daily_board",
