@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from django.db.models import Count, Q
 
 from games import days
-from games.engine import State, deal, find_rules, visible
+from games.engine import GAME_IDS, State, deal, find_rules, visible
 from games.errors import BadRequest, NotFound
 from games.models import Challenge
 
@@ -40,15 +40,9 @@ def challenge_get(*, day: dt.date, game: str) -> Challenge:
 
 
 def challenges_of_day(*, day: dt.date) -> list[Challenge]:
-    order = {g: i for i, g in enumerate(_game_order())}
+    order = {g: i for i, g in enumerate(GAME_IDS)}
     found = Challenge.objects.filter(date=day, status=Challenge.Status.READY, published=True)
     return sorted(found, key=lambda c: order.get(c.game, 99))
-
-
-def _game_order() -> tuple[str, ...]:
-    from games.engine import GAME_IDS
-
-    return GAME_IDS
 
 
 @dataclass(frozen=True)

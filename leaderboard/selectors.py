@@ -198,22 +198,14 @@ def leaderboard_results(*, challenge: Challenge | int, clean: bool = False) -> Q
     return qs
 
 
-def leaderboard_board_rows(*, challenge: Challenge | int) -> list[redis_store.BoardRow]:
-    """Every ranked row of the (full) board, for building the Redis mirror."""
-    fields = ("id", "player_id", "won", "score", "moves", "play_time_ms", "finished_at", "assisted")
-    return [
-        redis_store.BoardRow(
-            result_id=r[0],
-            player_id=r[1],
-            won=r[2],
-            score=r[3],
-            moves=r[4],
-            play_time_ms=r[5],
-            finished_at=r[6],
-            assisted=r[7],
-        )
-        for r in leaderboard_results(challenge=challenge).order_by().values_list(*fields).iterator(chunk_size=5000)
-    ]
+def leaderboard_board_rows(*, challenge: Challenge | int, result_id: int | None = None) -> list[redis_store.BoardRow]:
+    """Every ranked row of the (full) board, for building the Redis mirror; or only that result's
+    row, when it is on the board (an empty list when it is not)."""
+    fields = ("id", "player_id", "won", "score", "moves", "play_time_ms", "finished_at", "assisted")  # BoardRow's order
+    qs = leaderboard_results(challenge=challenge).order_by()
+    if result_id is not None:
+        qs = qs.filter(pk=result_id)
+    return [redis_store.BoardRow(*r) for r in qs.values_list(*fields).iterator(chunk_size=5000)]
 
 
 def _entry(result: Result, rank: int) -> LeaderboardEntry:

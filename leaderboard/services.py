@@ -21,7 +21,7 @@ from games import days as dates
 from games.models import Challenge, Result
 from leaderboard import redis_store
 from leaderboard.models import PlayerStats
-from leaderboard.selectors import leaderboard_board_rows, leaderboard_results, player_stats_compute
+from leaderboard.selectors import leaderboard_board_rows, player_stats_compute
 
 logger = logging.getLogger(__name__)
 
@@ -59,22 +59,9 @@ def _board_sync(result_id: int) -> None:
         return  # practice results are never on a board
     keys = redis_store.board_keys(challenge=result.challenge)
     try:
-        on_board = leaderboard_results(challenge=result.challenge_id).filter(pk=result_id).exists()
-        if on_board:
-            redis_store.board_put(
-                client,
-                keys,
-                redis_store.BoardRow(
-                    result_id=result.pk,
-                    player_id=result.player_id,
-                    won=result.won,
-                    score=result.score,
-                    moves=result.moves,
-                    play_time_ms=result.play_time_ms,
-                    finished_at=result.finished_at,
-                    assisted=result.assisted,
-                ),
-            )
+        rows = leaderboard_board_rows(challenge=result.challenge_id, result_id=result_id)
+        if rows:
+            redis_store.board_put(client, keys, rows[0])
         else:
             redis_store.board_drop(client, keys, player_id=result.player_id)
     except redis.RedisError:
