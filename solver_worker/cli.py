@@ -7,8 +7,9 @@
 ``solve`` prints one JSON object: status, moves, nodes, seconds, difficulty.
 ``winnability`` solves seeds START..START+N-1 in J processes, shows progress on stderr,
 appends one JSON line per deal to ``--out`` (seeds already there are skipped, so a run
-can be resumed) and ends with the counts and the win rate: a 95% Wilson interval over
-decided deals, and bounds that count every unknown as lost / as won.
+can be resumed; ``--retry-unknown`` solves the undecided ones again) and ends with the
+counts and the win rate: a 95% Wilson interval over decided deals, and bounds that count
+every unknown as lost / as won.
 Bad input (unknown game, bad seed or numbers) prints a message and exits with status 2.
 """
 
@@ -92,6 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--max-nodes", type=_positive_int, default=None)
     w.add_argument("--out", default=None, help="JSON lines file; appended to, and seeds in it are skipped")
     w.add_argument(
+        "--retry-unknown", action="store_true",
+        help="solve again the seeds that --out records as unknown (with this run's budget); a decided row is "
+             "a proof and is never replaced",
+    )
+    w.add_argument(
         "--celery", action="store_true",
         help="send the deals as Celery tasks to every worker sharing the broker (REDIS_URL) instead of local "
              "processes; results come back through the result backend",
@@ -116,7 +122,10 @@ def report(paths: list[str]) -> str:
                 if not text:
                     continue
                 row = json.loads(text)
-                rows.setdefault(str(row["game"]), {})[int(row["seed"])] = row
+                games = rows.setdefault(str(row["game"]), {})
+                seed = int(row["seed"])
+                if _replaces(games[seed]["status"] if seed in games else None, row.get("status")):
+                    games[seed] = row
     lines = [
         "| game | deals | won | proven lost | undecided | win rate, 95% | median s (won) |",
         "|---|---|---|---|---|---|---|",
@@ -201,9 +210,19 @@ def _read_done(path: str | None, game: str) -> dict[int, str]:
             except json.JSONDecodeError:
                 print(f"{path}:{number}: not a JSON line, ignored", file=sys.stderr)
                 continue
-            if isinstance(row, dict) and row.get("game") == game and isinstance(row.get("seed"), int):
+            if (isinstance(row, dict) and row.get("game") == game and isinstance(row.get("seed"), int)
+                    and _replaces(done.get(row["seed"]), row.get("status"))):
                 done[row["seed"]] = str(row.get("status"))
     return done
+
+
+DECIDED = ("solved", "unsolvable")
+
+
+def _replaces(old: object, new: object) -> bool:
+    """A later row for a seed replaces an earlier one, except that an undecided row never
+    replaces a decided one (a win or a loss is a proof; "unknown" only says time ran out)."""
+    return old is None or old not in DECIDED or new in DECIDED
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -224,6 +243,8 @@ def cmd_winnability(args: argparse.Namespace) -> int:
         raise UsageError("--start + --deals goes past the largest seed 18446744073709551615")
     done = _read_done(args.out, args.game)
     counts = {"solved": 0, "unsolvable": 0, "unknown": 0}
+    if args.retry_unknown:
+        done = {seed: status for seed, status in done.items() if status in DECIDED}
     for seed in seeds:
         if seed in done and done[seed] in counts:
             counts[done[seed]] += 1

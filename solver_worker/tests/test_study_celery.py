@@ -36,3 +36,28 @@ def test_report_counts_undecided_deals_as_neither(tmp_path: Path) -> None:
     assert line.startswith("| maria | 10 | 6 | 2 | 2 |")
     low, high = (float(x.strip().rstrip("%")) for x in line.split("|")[6].split(" to "))
     assert low < 60 < 80 < high < 100  # proven 6/10, at most 8/10: the interval spans both
+
+
+def test_retry_unknown_solves_undecided_seeds_again_and_never_drops_a_proof(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from solver_worker.cli import report
+
+    study = tmp_path / "klondike.jsonl"
+    # Seed 2 is a quick Klondike win; recorded here as undecided (as if its budget had been short).
+    # Seed 3 carries a (made-up) win row followed by a later undecided one: the proof must stay.
+    rows = [{"game": "klondike", "seed": 2, "status": "unknown", "seconds": 0.01},
+            {"game": "klondike", "seed": 3, "status": "solved", "seconds": 0.5},
+            {"game": "klondike", "seed": 3, "status": "unknown", "seconds": 3.0}]
+    study.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    args = ["winnability", "klondike", "--deals", "2", "--seconds", "5", "--start", "2", "--jobs", "1",
+            "--out", str(study)]
+    assert main(args) == 0  # without the flag both seeds count as done: nothing is solved
+    assert len(study.read_text().splitlines()) == 3
+    assert main([*args, "--retry-unknown"]) == 0
+    lines = study.read_text().splitlines()
+    assert len(lines) == 4 and json.loads(lines[-1])["seed"] == 2
+    assert json.loads(lines[-1])["status"] == "solved"
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["won"] == 2 and summary["unknown"] == 0
+    assert report([str(study)]).splitlines()[-1].startswith("| klondike | 2 | 2 | 0 | 0 |")
