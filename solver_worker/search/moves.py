@@ -108,7 +108,6 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0)
             continue
         top = col[-1]
         if top in playable:
-            under = col[-2] if size > 1 else -1
             bonus = 100 if size == 1 or (klondike and down[a] == size - 1) else 0
             scored.append((1000 + bonus, (T2F, a, -1, 1, -1, 0, 0, 0)))
         longest = 1
@@ -119,6 +118,10 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0)
         for n in range(1, longest + 1):
             base = col[size - n]
             rest = size - n
+            dests = [b for parent in parents[base] for b in tops.get(parent, ()) if b != a]
+            to_empty = empty >= 0 and rest and (not king_only or base >> 2 == KING)
+            if not dests and not to_empty:
+                continue
             score = 300 - 5 * n
             if rest == 0:
                 score += 150
@@ -138,11 +141,9 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0)
                                 break
                     if n == longest:
                         score += 30
-            for parent in parents[base]:
-                for b in tops.get(parent, ()):
-                    if b != a:
-                        scored.append((score, (T2T, a, b, n, -1, 0, 0, 0)))
-            if empty >= 0 and rest and (not king_only or base >> 2 == KING):
+            for b in dests:
+                scored.append((score, (T2T, a, b, n, -1, 0, 0, 0)))
+            if to_empty:
                 scored.append((score - 200, (T2T, a, empty, n, -1, 0, 0, 0)))
     # Cards the stock can bring to the waste's top.
     talon = st.talon
@@ -150,18 +151,10 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0)
     # cards that need draws come after the useful column moves, the nearest first.
     limited = st.passes >= 0
     dc = DRAW_COST
-    buried = None  # restarts, one pass left: buried[k] = how needed the first k stock cards are
+    buried: list[int] | None = None  # restarts, one pass left: buried[k] = how needed the first k stock cards are
+    bury = rng is not None and st.passes == 0
     if rng is not None and limited:
         dc = RESTART_DRAW_COST
-        if st.passes == 0:
-            buried = [0]
-            acc = 0
-            two = st.two
-            for c in talon[st.p:]:
-                gap = (c >> 2) - (found[2 * (c & 3) + 1] if two else found[c & 3])
-                if gap < 3:
-                    acc += 3 - gap
-                buried.append(acc)
     for j, k1, rd, k2 in stock_positions(st):
         card = talon[j]
         cost = k1 + k2 + 5 * rd
@@ -169,7 +162,9 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0)
             up, build, fill = 900, 450, 100
         elif limited:
             up, build, fill = 250 - dc * cost, 200 - dc * cost, 30 - dc * cost
-            if buried is not None:
+            if bury:
+                if buried is None:
+                    buried = _buried(talon, st.p, found, st.two)
                 pen = BURY_COST * buried[j - st.p]  # no redeal left: j >= p here
                 up, build, fill = up - pen, build - pen, fill - pen
         else:
@@ -196,6 +191,19 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0)
         scored = [(score + noise * rand(), m) for score, m in scored]
     scored.sort(key=_first, reverse=True)
     return [m for _, m in scored]
+
+
+def _buried(talon: list[int], p: int, found: list[int], two: bool) -> list[int]:
+    """``out[k]``: how much the first k stock cards are needed soon (3 - gap summed over
+    cards whose rank is less than 3 above their suit's lower pile)."""
+    out = [0]
+    acc = 0
+    for c in talon[p:]:
+        gap = (c >> 2) - (found[2 * (c & 3) + 1] if two else found[c & 3])
+        if gap < 3:
+            acc += 3 - gap
+        out.append(acc)
+    return out
 
 
 def _first(item: tuple[int, tuple[int, ...]]) -> int:

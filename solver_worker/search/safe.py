@@ -71,11 +71,32 @@ def is_safe(st: SearchState, card: int) -> bool:
     return False
 
 
+def safe_cards(st: SearchState) -> list[int]:
+    """The cards ``is_safe`` accepts in this position (at most one per suit: a safe card
+    has the rank of its suit's lower pile), for scanning the tops quickly."""
+    f = st.found
+    out = []
+    if st.two:
+        for s in range(4):
+            r = f[2 * s + 1]
+            if r < 13 and is_safe(st, r * 4 + s):
+                out.append(r * 4 + s)
+        return out
+    for s in range(4):
+        r = f[s]
+        if r < 2 and is_safe(st, r * 4 + s):
+            out.append(r * 4 + s)
+    return out
+
+
 def safe_move(st: SearchState) -> tuple[int, ...] | None:
+    cards = safe_cards(st)
+    if not cards:
+        return None
     for i, col in enumerate(st.cols):
-        if col and is_safe(st, col[-1]):
+        if col and col[-1] in cards:
             return (T2F, i, -1, 1, -1, 0, 0, 0)
     p = st.p
-    if p and st.draw == 1 and is_safe(st, st.talon[p - 1]):
+    if p and st.draw == 1 and st.talon[p - 1] in cards:
         return (W2F, -1, -1, 1, p - 1, 0, 0, 0)
     return None
