@@ -75,6 +75,8 @@ def safe_cards(st: SearchState) -> list[int]:
     """The cards ``is_safe`` accepts in this position (at most one per suit: a safe card
     has the rank of its suit's lower pile), for scanning the tops quickly."""
     f = st.found
+    if st.two and st.suit_build:  # the card at each suit's lower pile (see is_safe)
+        return [r * 4 + s for s, r in enumerate(f[1::2]) if r < 13]
     out = []
     if st.two:
         for s in range(4):
