@@ -156,10 +156,12 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def solve_row(game: str, seed: int, seconds: float, max_nodes: int | None) -> dict[str, object]:
-    """One study row: the solver's JSON and the length of the winning log."""
+    """One study row: the solver's JSON, the length of the winning log, and how close it came."""
     result = solve(game, seed, seconds=seconds, max_nodes=max_nodes)
     line = result.to_json()
     line["length"] = len(result.moves) if result.moves else None
+    # how close an undecided deal came (fewest cards left on any line searched)
+    line["best_left"] = result.stats.get("best_left")
     del line["moves"]  # a study keeps figures; `solve` gives the log of any deal again
     return line
 

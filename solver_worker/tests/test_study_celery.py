@@ -57,7 +57,7 @@ def test_retry_unknown_solves_undecided_seeds_again_and_never_drops_a_proof(
     assert main([*args, "--retry-unknown"]) == 0
     lines = study.read_text().splitlines()
     assert len(lines) == 4 and json.loads(lines[-1])["seed"] == 2
-    assert json.loads(lines[-1])["status"] == "solved"
+    assert json.loads(lines[-1])["status"] == "solved" and json.loads(lines[-1])["best_left"] == 0
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert summary["won"] == 2 and summary["unknown"] == 0
     assert report([str(study)]).splitlines()[-1].startswith("| klondike | 2 | 2 | 0 | 0 |")
