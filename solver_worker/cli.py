@@ -116,16 +116,8 @@ def report(paths: list[str]) -> str:
     """
     rows: dict[str, dict[int, dict[str, object]]] = {}
     for path in paths:
-        with open(path, encoding="utf-8") as fh:
-            for text in fh:
-                text = text.strip()
-                if not text:
-                    continue
-                row = json.loads(text)
-                games = rows.setdefault(str(row["game"]), {})
-                seed = int(row["seed"])
-                if _replaces(games[seed]["status"] if seed in games else None, row.get("status")):
-                    games[seed] = row
+        for (game, seed), row in study_rows(path).items():
+            rows.setdefault(game, {})[seed] = row
     lines = [
         "| game | deals | won | proven lost | undecided | win rate, 95% | median s (won) |",
         "|---|---|---|---|---|---|---|",
@@ -198,10 +190,13 @@ def _celery_rows(todo: list[tuple[str, int, float, int | None]]) -> Iterator[dic
             time.sleep(0.2)
 
 
-def _read_done(path: str | None, game: str) -> dict[int, str]:
-    done: dict[int, str] = {}
-    if not path or not os.path.exists(path):
-        return done
+def study_rows(path: str, game: str | None = None) -> dict[tuple[str, int], dict[str, object]]:
+    """The row that counts for each (game, seed) of a study file (of ``game`` only, if
+    given): the last one, except that an undecided row never replaces a decided one (see
+    ``_replaces``). Lines that are not study rows are reported on stderr and skipped."""
+    rows: dict[tuple[str, int], dict[str, object]] = {}
+    if not os.path.exists(path):
+        return rows
     with open(path, encoding="utf-8") as fh:
         for number, text in enumerate(fh, 1):
             text = text.strip()
@@ -210,12 +205,22 @@ def _read_done(path: str | None, game: str) -> dict[int, str]:
             try:
                 row = json.loads(text)
             except json.JSONDecodeError:
-                print(f"{path}:{number}: not a JSON line, ignored", file=sys.stderr)
+                row = None
+            if not (isinstance(row, dict) and isinstance(row.get("game"), str) and isinstance(row.get("seed"), int)):
+                print(f"{path}:{number}: not a study row, ignored", file=sys.stderr)
                 continue
-            if (isinstance(row, dict) and row.get("game") == game and isinstance(row.get("seed"), int)
-                    and _replaces(done.get(row["seed"]), row.get("status"))):
-                done[row["seed"]] = str(row.get("status"))
-    return done
+            if game is not None and row["game"] != game:
+                continue
+            key = (row["game"], row["seed"])
+            if _replaces(rows[key].get("status") if key in rows else None, row.get("status")):
+                rows[key] = row
+    return rows
+
+
+def _read_done(path: str | None, game: str) -> dict[int, str]:
+    if not path:
+        return {}
+    return {seed: str(row.get("status")) for (_, seed), row in study_rows(path, game).items()}
 
 
 DECIDED = ("solved", "unsolvable")
