@@ -117,7 +117,9 @@ def report(paths: list[str]) -> str:
     rows: dict[str, dict[int, dict[str, object]]] = {}
     for path in paths:
         for (game, seed), row in study_rows(path).items():
-            rows.setdefault(game, {})[seed] = row
+            games = rows.setdefault(game, {})
+            if _replaces(games[seed].get("status") if seed in games else None, row.get("status")):
+                games[seed] = row  # across files too, a proof is never replaced by an undecided row
     lines = [
         "| game | deals | won | proven lost | undecided | win rate, 95% | median s (won) |",
         "|---|---|---|---|---|---|---|",

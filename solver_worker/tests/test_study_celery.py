@@ -61,3 +61,6 @@ def test_retry_unknown_solves_undecided_seeds_again_and_never_drops_a_proof(
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert summary["won"] == 2 and summary["unknown"] == 0
     assert report([str(study)]).splitlines()[-1].startswith("| klondike | 2 | 2 | 0 | 0 |")
+    later = tmp_path / "later.jsonl"  # a second file's undecided row does not undo the first file's proof
+    later.write_text(json.dumps({"game": "klondike", "seed": 2, "status": "unknown", "seconds": 1.0}) + "\n")
+    assert report([str(study), str(later)]).splitlines()[-1].startswith("| klondike | 2 | 2 | 0 | 0 |")
