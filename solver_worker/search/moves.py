@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 
+from .safe import klondike_safe
 from .state import F2T, RED, T2F, T2T, W2F, W2T, SearchState
 
 KING = 12
@@ -176,10 +177,11 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0)
                 scored.append((build, (W2T, -1, b, 1, j, k1, rd, k2)))
         if empty >= 0 and (not king_only or card >> 2 == KING):
             scored.append((fill, (W2T, -1, empty, 1, j, k1, rd, k2)))
-    # Klondike: a foundation's top card back to a column.
+    # Klondike: a foundation's top card back to a column, unless Lemma K would put it
+    # straight back (Corollary K in ``safe``: no shortest win starts with that move).
     if klondike:
         for s in range(4):
-            if found[s]:
+            if found[s] and not klondike_safe(found, found[s] - 1, s):
                 card = (found[s] - 1) * 4 + s
                 for parent in parents[card]:
                     for b in tops.get(parent, ()):

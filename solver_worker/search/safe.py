@@ -32,13 +32,46 @@ pile of suit s at r in W being at r+1 in S'.
 So the skipped line wins from S'. For same-suit building (a) implies (b); for alternate
 colours (b) is checked separately.
 
-Klondike (cards may come back from the foundations, draw 1 or 3): the lemma above breaks
-because a child of ``c`` can come back down onto it. We only claim:
-  * an ace is always safe: nothing is ever built on an ace, so an ace W keeps off its
-    foundation, or takes down from it, can stay up in S' (skip those moves; an empty
-    foundation is no resource: there are as many foundations as aces).
-  * a two is safe when both aces of the other colour are up: the only cards W can put on
-    it are those aces, which W must first take down (skipped in S', they stay up).
+Klondike (cards may come back from the foundations, draw 1 or 3). The lemma above breaks
+because a child of ``c`` can come back down onto it. Instead (the classical "worry-back"
+rule, the condition Solvitaire uses, for which Blake and Gent give a proof):
+
+Lemma K. Let ``c`` (rank r, suit s, pile s at r) be a column's top, or the waste's top with
+draw 1, such that both suits of the other colour have at least r cards up and the other
+suit of c's colour (its *twin*) at least r-1. Then moving ``c`` up is safe.
+Proof. Call *low* the cards below these levels: other-colour ranks < r, twin ranks < r-1,
+own-suit ranks < r. All are up in S. Take a winning line W from S and play it from S'
+(S with ``c`` up) skipping every move of ``c`` or of a low card (a run keeps only its part
+below its first low card or ``c``), the draw that turns ``c``, and a redeal of a waste that
+holds only ``c``.
+  * What a low card can hold is low: an other-colour card of rank k < r takes a card of
+    c's colour and rank k-1 <= r-2 (own suit < r, twin < r-1: low); a card of c's colour
+    with rank k <= r-1 takes an other-colour rank k-1 < r (low); ``c`` takes rank r-1 of
+    the other colour (low). So a card that is neither low nor ``c`` (*high*) never sits
+    on a low card or on ``c`` in W: each column of W is a high part with a (possibly empty)
+    segment of low cards and ``c`` on top. Low cards never reach the waste (they start on
+    the foundations).
+  * Invariant: S' has W's columns without that top segment (with possibly more cards face
+    up: a card ``c`` covered in W is turned in S'), W's talon without ``c``, and each pile
+    at max(W's count, its low level) (c's suit: r+1).
+  * W's moves: a high card going up has rank at least its pile's low level, so S' has the
+    same pile count and the same card on top of its column or waste. A high card taken
+    down from a pile goes onto a high card (it holds a high card) or an empty column: the
+    same in S'. A run with a high bottom card moves its high part to the same card or
+    empty column. Moves of low cards or ``c`` change nothing S' holds. Draws: S' waste and
+    stock are W's without ``c``, so the waste's top is the same whenever W plays from it.
+  * When W has every card up, so has S'.
+So S' can be won. The skipped line has fewer moves than W, which gives a second rule:
+
+Corollary K. A pile's top card ``z`` (rank k) that would be safe by Lemma K if it were a
+column's top (both other-colour suits at least k, twin at least k-1) is never taken down:
+if a winning line from P began by putting ``z`` onto a column (position Q, z a column top),
+Lemma K applied to Q (Q with z up is P) gives a winning line from P with fewer moves that
+never moves z. So a shortest winning line from P (counted in moves other than draws,
+which K+ folds in) never starts with such a move, and leaving these moves out keeps a
+winning successor of every winnable position (``gen_moves`` skips them).
+
+Aces satisfy Lemma K always and twos whenever both aces of the other colour are up.
 With draw 3 a card leaving the waste changes how later passes are grouped in threes, so
 there only column tops are played automatically.
 """
@@ -63,12 +96,13 @@ def is_safe(st: SearchState, card: int) -> bool:
             return False  # both piles of its own suit must be at r too (see the lemma)
         t, u = _OTHER_COLOUR[s]
         return f[2 * t + 1] >= r and f[2 * u + 1] >= r
-    if r == 0:
-        return True
-    if r == 1 and f[s] == 1:
-        t, u = _OTHER_COLOUR[s]
-        return f[t] >= 1 and f[u] >= 1
-    return False
+    return f[s] == r and klondike_safe(f, r, s)
+
+
+def klondike_safe(f: list[int], r: int, s: int) -> bool:
+    """Lemma K's levels for a card of rank r and suit s (its own pile is not checked)."""
+    t, u = _OTHER_COLOUR[s]
+    return f[t] >= r and f[u] >= r and f[3 - s] >= r - 1
 
 
 def safe_cards(st: SearchState) -> list[int]:
@@ -86,7 +120,7 @@ def safe_cards(st: SearchState) -> list[int]:
         return out
     for s in range(4):
         r = f[s]
-        if r < 2 and is_safe(st, r * 4 + s):
+        if r < 13 and klondike_safe(f, r, s):
             out.append(r * 4 + s)
     return out
 

@@ -11,8 +11,10 @@ complete: evicting entries (when it is full) only makes positions be explored ag
 keys of the current path are kept, so the loop cannot cycle. It does need (1) two
 positions with the same key to be interchangeable (see ``state.key``: columns sorted,
 foundation piles per suit as a multiset, the talon exactly), (2) the generated moves to
-reach every successor up to that equivalence (see ``moves``), (3) the moves played
-without branching to be safe (see ``safe``). No depth limit is used.
+reach every successor up to that equivalence, or (Corollary K in ``safe``) a winning one
+whenever the position can be won (see ``moves``), (3) the moves played without branching
+to be safe (see ``safe``). No depth limit is used. A root position whose cards can never
+all leave their places (Lemma D in ``dead``) is lost without searching.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import random
 import time
 from dataclasses import dataclass, field
 
+from .dead import lost
 from .moves import gen_moves
 from .safe import safe_move
 from .state import SearchState
@@ -107,6 +110,11 @@ def search(
     r = enter()
     if r == 1:
         return SearchOutcome(SOLVED, path, nodes, 0)
+    if lost(st):  # cards that can never leave their places (``dead``): a proof, whatever the mode
+        frames.clear()
+        for _ in range(len(path)):
+            undo(path.pop())
+        return SearchOutcome(UNSOLVABLE, [], 0, 0)
     while frames:
         frame = frames[-1]
         moves = frame[0]

@@ -11,10 +11,11 @@ import pytest
 
 from games.engine import GAME_IDS, Deal, State, deal, find_rules, parse_card
 from solver_worker.search import SolveResult, difficulty, solve, solve_deal
+from solver_worker.search.dead import lost
 from solver_worker.search.log import wins
-from solver_worker.search.moves import stock_positions
+from solver_worker.search.moves import gen_moves, stock_positions
 from solver_worker.search.safe import is_safe
-from solver_worker.search.state import SearchState
+from solver_worker.search.state import F2T, SearchState
 
 from .test_search_helpers import brute_force, make_deal, random_endgame
 
@@ -253,6 +254,63 @@ def test_safe_rule_two_decks_needs_both_piles():
     assert is_safe(st, six)
     st.found[4], st.found[5] = 5, 3  # its own suit's other pile lags: the other 6H needs a pile
     assert not is_safe(st, six)
+
+
+def test_klondike_worry_back_rule_and_no_take_back_of_safe_cards():
+    """Lemma K: a card goes up when the other colour is up to its rank - 1 and its twin suit
+    to its rank - 2 (1-based); Corollary K: such a card is never taken back down."""
+    st = SearchState(deal("klondike", 1))
+    three_c, three_d = 2 * 4 + 0, 2 * 4 + 1  # 3C, 3D (rank 0-based, suits CDHS)
+    st.found = [2, 2, 2, 1]  # AC 2C, AD 2D, AH 2H, AS
+    assert is_safe(st, three_c)  # both red twos and the ace of its twin suit up
+    assert not is_safe(st, three_d)  # the 2S is out and could need a red three to sit on
+    st.found = [2, 1, 2, 1]
+    assert not is_safe(st, three_c)  # the 2D is out and could need the 3C
+    st.found = [2, 2, 2, 0]
+    assert not is_safe(st, three_c)  # the AS is out: it could sit on a 2D taken back onto the 3C
+    # Take-backs: tops 5C (not safe: red fours out) and 3D, 3H, 2S (safe) with a red six
+    # and black fours and threes as column tops: only the 5C may come back down.
+    st.found = [5, 3, 3, 2]
+    st.cols = [[5 * 4 + 2], [3 * 4 + 0], [3 * 4 + 3], [2 * 4 + 0]]  # 6H, 4C, 4S, 3C
+    st.down = [0] * 4
+    st.ncols = 4
+    taken = {m[1] for m in gen_moves(st) if m[0] == F2T}
+    assert taken == {0}
+
+
+def test_card_that_can_never_leave_its_column_proves_a_loss():
+    """Lemma D: the queen of spades lies (as the lowest face-up card) on the jack it needs
+    on the foundation first and on both red kings it could move onto; only kings may go to
+    an empty column. Lost, proved without a single search node."""
+    d = make_deal("klondike", [["JS", "KD", "KH", "QS"], ["KS"]], (),
+                  ["KC", "QD", "QH", "TS"], face_down=(3, 0), columns=2)
+    assert brute_force(d) is False
+    assert lost(SearchState(d))
+    result = solve_deal(d, seconds=5)
+    assert result.status == "unsolvable" and result.nodes == 0
+    # With the jack elsewhere the same queen can wait for it: no claim, and indeed won.
+    d = make_deal("klondike", [["KD", "KH", "QS"], ["KS", "JS"]], (),
+                  ["KC", "QD", "QH", "TS"], face_down=(2, 0), columns=2)
+    assert not lost(SearchState(d))
+    assert brute_force(d) is True
+
+
+@pytest.mark.parametrize("game", GAME_IDS)
+def test_never_leaving_cards_agree_with_exhaustive_search(game):
+    """Whenever Lemma D calls a random small position lost, the engine's exhaustive search
+    agrees (about 2,900 such positions over all games agreed when the rule was written)."""
+    rng = random.Random(f"dead-{game}")
+    fired = 0
+    for _ in range(400):
+        d = random_endgame(game, rng, rng.randint(8, 16), rng.choice((0.0, 0.2, 0.5)),
+                           columns=rng.choice((1, 2, 3)))
+        if not lost(SearchState(d)):
+            continue
+        assert brute_force(d, limit=200_000) is False, d
+        fired += 1
+        if fired >= 6:
+            break
+    assert fired >= 6
 
 
 def test_difficulty_scale():
