@@ -278,6 +278,16 @@ def test_klondike_worry_back_rule_and_no_take_back_of_safe_cards():
     assert taken == {0}
 
 
+def test_klondike_rule_needs_its_twin_suit_within_two():
+    """Without Lemma K's twin-suit condition (other colour only) the solver called this
+    winnable position lost: found by the exhaustive oracle, kept as a regression test."""
+    d = make_deal("klondike", [["7C", "KH", "JD", "TH"], ["KS"], ["TC", "5C", "8C", "6C"]],
+                  ["9C", "KC", "JH", "JC", "KD", "TD", "QH", "QC", "QD", "QS"],
+                  ["4C", "9D", "9H", "JS"], face_down=(1, 0, 0), columns=3)
+    assert brute_force(d) is True
+    assert_wins(d, solve_deal(d, seconds=20))
+
+
 def test_card_that_can_never_leave_its_column_proves_a_loss():
     """Lemma D: the queen of spades lies (as the lowest face-up card) on the jack it needs
     on the foundation first and on both red kings it could move onto; only kings may go to
