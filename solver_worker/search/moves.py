@@ -10,6 +10,8 @@ Other reductions, each because the skipped move leads to a position with the sam
 all empty columns are alike (only the first is a target), and a whole column never moves
 to an empty column. A card the redeal would bring back that is also reachable in the
 current pass is only offered in the current pass (same position, passes left >= ).
+Klondike also leaves out (``safe``) foundation cards Lemma K would put straight back
+(Corollary K) and partial-run moves whose exposed card has no use in sight (Lemma P).
 """
 
 from __future__ import annotations
@@ -102,6 +104,9 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0)
             tops.setdefault(col[-1], []).append(i)
         elif empty < 0:
             empty = i
+    # Klondike partial-run moves (Lemma P in ``safe``): only when the card they expose can be
+    # used next; computed on first need.
+    faceup: dict[int, int] | None = None
     # Column tops to foundations, then column to column.
     for a, col in enumerate(cols):
         size = len(col)
@@ -116,6 +121,7 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0)
             lowest = down[a]
             while size - longest - 1 >= lowest and builds[col[size - longest - 1] * 52 + col[size - longest]]:
                 longest += 1
+        reach = -1  # Klondike: column a's face-up cards below index ``reach`` have no use yet
         for n in range(1, longest + 1):
             base = col[size - n]
             rest = size - n
@@ -123,6 +129,14 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0)
             to_empty = empty >= 0 and rest and (not king_only or base >> 2 == KING)
             if not dests and not to_empty:
                 continue
+            if klondike and rest > down[a] and longest == size - down[a]:
+                if faceup is None:
+                    faceup = {c: i for i, cc in enumerate(cols) for c in cc[down[i]:]}
+                if reach < 0:
+                    reach = _first_movable(col, down[a], a, parents, faceup, empty >= 0)
+                if not (rest > reach or col[rest - 1] in playable
+                        or _twin_at_hand(base, faceup, st.talon, found)):
+                    continue  # Lemma P: no shortest win starts with this move
             score = 300 - 5 * n
             if rest == 0:
                 score += 150
@@ -193,6 +207,27 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0)
         scored = [(score + noise * rand(), m) for score, m in scored]
     scored.sort(key=_first, reverse=True)
     return [m for _, m in scored]
+
+
+def _first_movable(col: list[int], low: int, a: int, parents: tuple[tuple[int, ...], ...],
+                   faceup: dict[int, int], has_empty: bool) -> int:
+    """The lowest index of a face-up card of column ``a`` with somewhere to go later: a parent
+    face up in another column, or an empty column for a king (huge when there is none)."""
+    for i in range(low, len(col)):
+        t = col[i]
+        if has_empty and t >> 2 == KING:
+            return i
+        for parent in parents[t]:
+            if faceup.get(parent, a) != a:
+                return i
+    return 1 << 30
+
+
+def _twin_at_hand(card: int, faceup: dict[int, int], talon: list[int], found: list[int]) -> bool:
+    """Whether the other card of ``card``'s rank and colour is face up in a column, in the
+    talon, or the top card of its foundation (Klondike)."""
+    twin = card ^ 3  # suits C D H S: the same-colour suit of s is 3 - s
+    return twin in faceup or twin in talon or found[twin & 3] == (twin >> 2) + 1
 
 
 def _buried(talon: list[int], p: int, found: list[int], two: bool) -> list[int]:

@@ -71,6 +71,48 @@ never moves z. So a shortest winning line from P (counted in moves other than dr
 which K+ folds in) never starts with such a move, and leaving these moves out keeps a
 winning successor of every winnable position (``gen_moves`` skips them).
 
+Lemma P (Klondike: which partial-run moves to try). In a real Klondike position every
+column's face-up cards form one run (built down in alternate colours): a card is only ever
+turned with nothing on it, and only built cards are put on it. A *partial* move takes the
+run from ``v`` up off a face-up card ``u`` it is built on, and so puts it on ``u'``, the
+other card of u's rank and colour (the only other card ``v`` builds on), in column b; u
+is left on top of column a. Such a move P is generated only when, in the position S
+before it,
+  (a) ``u`` can go up now; or
+  (b) some face-up card ``t`` of column a from ``u`` down has a parent (a card it builds
+      on) face up in another column, or is a king while a column is empty; or
+  (c) ``v'`` (the other card of v's rank and colour) is face up in a column, anywhere in
+      the talon, or the top card of its foundation.
+Claim: from a winnable S some shortest winning line (counted as in Corollary K) starts
+with a move the generator keeps. Proof.
+  * Postponing. Let W = P I1 .. Ik M ... win from S, where M is the first move after P
+    that moves ``u``, puts a card on it, or moves ``v``. Then I1 .. Ik P M ... wins too.
+    Invariant: playing I1 .. Ij without P gives the same position as with it, except that
+    the run R now based on ``v`` (cards may have left or joined its top) sits on ``u`` in
+    column a instead of on ``u'`` in column b. The cards under ``u`` and ``u'`` never change
+    (``u`` does not move, ``u'`` stays covered by ``v``). Each Ij touches neither ``u`` nor
+    ``u'`` (covered), so it touches the same cards without P: a move onto or off R's top part
+    (R holds no king, so no part of it goes to an empty column), a move elsewhere, a draw or
+    a foundation move. Both columns stay non-empty and turn no card. Afterwards P is legal.
+  * In a shortest W, M does not move ``v``: ``v`` can go only onto ``u`` (then dropping P and
+    M gives the same position in two moves fewer) or up (then dropping P gives the same
+    position one move sooner). And M exists, since ``u`` must go up some time.
+  * If none of (a)-(c) holds in S, some Ij is not a partial move: M is ``u`` going up (its
+    pile must rise first: a foundation move), a run topped by ``u`` going onto a parent of
+    its bottom card ``t`` (no parent is face up outside column a in S, and none inside it
+    can be reached without moving ``u``: one must be turned or come from the talon or a
+    foundation), or onto an empty column (none in S; a partial move empties no column), or
+    ``v'`` (with its run) or ``v`` onto ``u`` (``v`` is excluded above; ``v'`` must be turned
+    or come down from its foundation). A partial move turns no card, empties no column,
+    and moves nothing to or from the talon or a foundation.
+  * So take a shortest winning line; while it starts with a partial move the generator
+    drops, postpone that move to just before its M. The line stays a shortest win and its
+    first non-partial move comes one place sooner, so this ends with a line whose first
+    move is a non-partial move (kept, by Corollary K and the reductions in ``moves``) or a
+    kept partial move.
+Only column a's shape is assumed, so ``gen_moves`` applies the rule only where column a's
+face-up cards are one run (always, in real positions).
+
 Aces satisfy Lemma K always and twos whenever both aces of the other colour are up.
 With draw 3 a card leaving the waste changes how later passes are grouped in threes, so
 there only column tops are played automatically.

@@ -11,8 +11,8 @@ complete: evicting entries (when it is full) only makes positions be explored ag
 keys of the current path are kept, so the loop cannot cycle. It does need (1) two
 positions with the same key to be interchangeable (see ``state.key``: columns sorted,
 foundation piles per suit as a multiset, the talon exactly), (2) the generated moves to
-reach every successor up to that equivalence, or (Corollary K in ``safe``) a winning one
-whenever the position can be won (see ``moves``), (3) the moves played without branching
+reach every successor up to that equivalence, or (Corollary K and Lemma P in ``safe``) a
+winning one whenever the position can be won (see ``moves``), (3) the moves played without branching
 to be safe (see ``safe``). No depth limit is used. A root position whose cards can never
 all leave their places (Lemma D in ``dead``) is lost without searching.
 """

@@ -11,13 +11,15 @@ import pytest
 
 from games.engine import GAME_IDS, Deal, State, deal, find_rules, parse_card
 from solver_worker.search import SolveResult, difficulty, solve, solve_deal
+from solver_worker.search import moves as moves_module
+from solver_worker.search import search as search_module
 from solver_worker.search.dead import lost
 from solver_worker.search.log import wins
 from solver_worker.search.moves import gen_moves, stock_positions
 from solver_worker.search.safe import is_safe
-from solver_worker.search.state import F2T, SearchState
+from solver_worker.search.state import F2T, T2T, SearchState
 
-from .test_search_helpers import brute_force, make_deal, random_endgame
+from .test_search_helpers import brute_force, klondike_endgame, make_deal, random_endgame
 
 TWO_DECK = [g for g in GAME_IDS if find_rules(g).decks == 2]
 SUITS = "CDHS"
@@ -286,6 +288,95 @@ def test_klondike_rule_needs_its_twin_suit_within_two():
                   ["4C", "9D", "9H", "JS"], face_down=(1, 0, 0), columns=3)
     assert brute_force(d) is True
     assert_wins(d, solve_deal(d, seconds=20))
+
+
+def partial_move_deal(hearts: str = "8H", extra_face_up=()):
+    """Klondike on three columns: 8S on 9H over the 7S, 9D over the 8D, everything else
+    face down under the KH. With hearts at 8H the only winning line starts by moving the
+    8S onto the 9D (a partial-run move) to play the 9H up."""
+    rest = ["KD", "QD", "JD", "TD", "QH", "JH", "TH", "KS", "QS", "JS", "TS", "9S"]
+    if hearts == "7H":
+        rest.insert(0, "8H")
+    cols = [["7S", "9H", "8S"], ["8D", "9D"], [*rest, "KH"], *extra_face_up]
+    for col in extra_face_up:
+        rest.remove(col[0])
+        cols[2].remove(col[0])
+    return make_deal("klondike", cols, (), ["KC", "7D", hearts, "6S"],
+                     face_down=(1, 1, len(rest), 0), columns=4)
+
+
+def without_partial_moves(st, *args):
+    """``gen_moves`` with every partial-run move left out (to show a move is needed)."""
+    out = []
+    for m in moves_module.gen_moves(st, *args):
+        if m[0] == T2T and len(st.cols[m[1]]) - m[3] > st.down[m[1]]:
+            continue
+        out.append(m)
+    return out
+
+
+def test_klondike_partial_move_that_frees_a_card_for_the_foundation_is_kept(monkeypatch):
+    d = partial_move_deal()
+    assert brute_force(d) is True
+    assert_wins(d, solve_deal(d, seconds=20))
+    monkeypatch.setattr(search_module, "gen_moves", without_partial_moves)
+    assert solve_deal(d, seconds=20).status == "unsolvable"  # the partial move is needed
+
+
+def test_klondike_partial_moves_only_with_a_use_for_the_exposed_card():
+    """Lemma P: moving the 8S off the 9H onto the 9D is offered only when the 9H can go up (a),
+    a black ten is face up for it (b), or the 8C is at hand (c)."""
+
+    def offered(d):
+        st = SearchState(d)
+        return (T2T, 0, 1, 1, -1, 0, 0, 0) in gen_moves(st)
+
+    assert offered(partial_move_deal("8H"))
+    assert not offered(partial_move_deal("7H"))
+    assert offered(partial_move_deal("7H", [["TS"]]))  # (b): a parent of the 9H
+    assert not offered(partial_move_deal("7H", [["9S"]]))
+    hidden = ["KD", "QD", "JD", "TD", "8H", "QH", "JH", "TH", "KS", "QS", "JS", "TS", "9S",
+              "KC", "QC", "JC", "TC", "9C"]
+    for clubs, fourth in (("7C", [["8C"]]), ("8C", [])):  # (c): the 8C face up, or on top of its pile
+        d = make_deal("klondike", [["7S", "9H", "8S"], ["8D", "9D"], [*hidden, "KH"], *fourth],
+                      (), [clubs, "7D", "7H", "6S"], face_down=(1, 1, len(hidden), 0), columns=4)
+        assert offered(d)
+    d = make_deal("klondike", [["7S", "9H", "8S"], ["8D", "9D"], [*hidden, "KH"]], ["8C"],
+                  ["7C", "7D", "7H", "6S"], face_down=(1, 1, len(hidden), 0), columns=4)
+    assert offered(d)  # (c): the 8C in the stock
+
+
+@pytest.mark.parametrize("game", ["klondike", "klondike-3"])
+def test_klondike_partial_move_rule_agrees_with_exhaustive_search(game, monkeypatch):
+    """Random positions shaped like real Klondike ones (face-up runs over face-down cards)
+    where Lemma P left a partial-run move out: the solver's verdict matches the engine's
+    exhaustive search (about 300 such positions agreed when the rule was written)."""
+    dropped = []
+    twin = moves_module._twin_at_hand
+
+    def counting(*args):
+        ok = twin(*args)
+        if not ok:
+            dropped.append(1)
+        return ok
+
+    monkeypatch.setattr(moves_module, "_twin_at_hand", counting)
+    rng = random.Random(f"partial-{game}")
+    checked = 0
+    for _ in range(200):
+        d = klondike_endgame(game, rng, rng.randint(16, 26), rng.choice((3, 4)))
+        dropped.clear()
+        result = solve_deal(d, seconds=20, shorten_log=False)
+        if not dropped:
+            continue
+        truth = brute_force(d, limit=100_000)
+        if truth is None:
+            continue
+        assert (result.status == "solved") == truth, d
+        checked += 1
+        if checked >= 15:
+            break
+    assert checked >= 15
 
 
 def test_card_that_can_never_leave_its_column_proves_a_loss():

@@ -117,3 +117,46 @@ def random_endgame(game: str, rng: random.Random, remaining: int, stock_share: f
                 stock=tuple(stock), foundations=tuple(tops))
     check_complete(deal)
     return deal
+
+
+def klondike_endgame(game: str, rng: random.Random, remaining: int, columns: int) -> Deal:
+    """A random Klondike position shaped like a real one: in every column a few face-down
+    cards under one face-up run built down in alternate colours; the rest in the stock."""
+    rules = dataclasses.replace(find_rules(game), columns=columns)
+    counts = [13] * 4
+    off: list[int] = []
+    while len(off) < remaining:
+        f = rng.randrange(4)
+        if counts[f]:
+            counts[f] -= 1
+            off.append(counts[f] * 4 + f)
+    pool = set(off)
+    red = (False, True, True, False)
+    cols: list[tuple[int, ...]] = []
+    down: list[int] = []
+    for _ in range(columns):
+        col: list[int] = []
+        for _ in range(rng.randint(1, 5)):
+            if pool:
+                col.append(rng.choice(sorted(pool)))
+                pool.discard(col[-1])
+        hidden = len(col)
+        if pool:
+            card = rng.choice(sorted(pool))
+            for _ in range(rng.randint(1, 9)):
+                pool.discard(card)
+                col.append(card)
+                r, s = card >> 2, card & 3
+                kids = [(r - 1) * 4 + t for t in range(4) if r and red[t] != red[s] and (r - 1) * 4 + t in pool]
+                if not kids:
+                    break
+                card = rng.choice(kids)
+        cols.append(tuple(col))
+        down.append(min(hidden, len(col) - 1) if col else 0)
+    stock = sorted(pool)
+    rng.shuffle(stock)
+    tops = [(c - 1) * 4 + f if c else -1 for f, c in enumerate(counts)]
+    deal = Deal(rules=rules, seed=0, tableau=tuple(cols), face_down=tuple(down), stock=tuple(stock),
+                foundations=tuple(tops))
+    check_complete(deal)
+    return deal
