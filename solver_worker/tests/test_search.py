@@ -297,12 +297,10 @@ def partial_move_deal(hearts: str = "8H", extra_face_up=()):
     rest = ["KD", "QD", "JD", "TD", "QH", "JH", "TH", "KS", "QS", "JS", "TS", "9S"]
     if hearts == "7H":
         rest.insert(0, "8H")
-    cols = [["7S", "9H", "8S"], ["8D", "9D"], [*rest, "KH"], *extra_face_up]
     for col in extra_face_up:
         rest.remove(col[0])
-        cols[2].remove(col[0])
-    return make_deal("klondike", cols, (), ["KC", "7D", hearts, "6S"],
-                     face_down=(1, 1, len(rest), 0), columns=4)
+    return make_deal("klondike", [["7S", "9H", "8S"], ["8D", "9D"], [*rest, "KH"], *extra_face_up], (),
+                     ["KC", "7D", hearts, "6S"], face_down=(1, 1, len(rest), 0), columns=4)
 
 
 def without_partial_moves(st, *args):

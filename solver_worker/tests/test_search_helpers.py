@@ -90,15 +90,7 @@ def random_endgame(game: str, rng: random.Random, remaining: int, stock_share: f
     rules = find_rules(game)
     if columns is not None:
         rules = dataclasses.replace(rules, columns=columns)
-    piles = rules.foundations
-    # Start from all piles complete and take cards back off random piles.
-    counts = [13] * piles
-    off: list[int] = []
-    while len(off) < remaining:
-        f = rng.randrange(piles)
-        if counts[f] > (1 if rules.aces_start_on_foundations else 0):
-            counts[f] -= 1
-            off.append(counts[f] * 4 + f % 4)
+    counts, off = _take_off(rules, rng, remaining)
     rng.shuffle(off)
     ncols = rules.columns
     cols: list[list[int]] = [[] for _ in range(ncols)]
@@ -112,24 +104,36 @@ def random_endgame(game: str, rng: random.Random, remaining: int, stock_share: f
             cols[rng.randrange(ncols)].append(card)
     klondike = rules.layout.value == "klondike"
     down = [rng.randrange(len(c)) if c and klondike else 0 for c in cols]
-    tops = [(c - 1) * 4 + f % 4 if c else -1 for f, c in enumerate(counts)]
     deal = Deal(rules=rules, seed=0, tableau=tuple(tuple(c) for c in cols), face_down=tuple(down),
-                stock=tuple(stock), foundations=tuple(tops))
+                stock=tuple(stock), foundations=_tops(counts))
     check_complete(deal)
     return deal
+
+
+def _take_off(rules, rng: random.Random, remaining: int) -> tuple[list[int], list[int]]:
+    """Start from all piles complete and take ``remaining`` cards back off random piles:
+    the pile counts left and the cards taken off, in the order taken."""
+    piles = rules.foundations
+    counts = [13] * piles
+    off: list[int] = []
+    while len(off) < remaining:
+        f = rng.randrange(piles)
+        if counts[f] > (1 if rules.aces_start_on_foundations else 0):
+            counts[f] -= 1
+            off.append(counts[f] * 4 + f % 4)
+    return counts, off
+
+
+def _tops(counts: list[int]) -> tuple[int, ...]:
+    """Each pile's top card from its count (-1: empty)."""
+    return tuple((c - 1) * 4 + f % 4 if c else -1 for f, c in enumerate(counts))
 
 
 def klondike_endgame(game: str, rng: random.Random, remaining: int, columns: int) -> Deal:
     """A random Klondike position shaped like a real one: in every column a few face-down
     cards under one face-up run built down in alternate colours; the rest in the stock."""
     rules = dataclasses.replace(find_rules(game), columns=columns)
-    counts = [13] * 4
-    off: list[int] = []
-    while len(off) < remaining:
-        f = rng.randrange(4)
-        if counts[f]:
-            counts[f] -= 1
-            off.append(counts[f] * 4 + f)
+    counts, off = _take_off(rules, rng, remaining)
     pool = set(off)
     red = (False, True, True, False)
     cols: list[tuple[int, ...]] = []
@@ -155,8 +159,7 @@ def klondike_endgame(game: str, rng: random.Random, remaining: int, columns: int
         down.append(min(hidden, len(col) - 1) if col else 0)
     stock = sorted(pool)
     rng.shuffle(stock)
-    tops = [(c - 1) * 4 + f if c else -1 for f, c in enumerate(counts)]
     deal = Deal(rules=rules, seed=0, tableau=tuple(cols), face_down=tuple(down), stock=tuple(stock),
-                foundations=tuple(tops))
+                foundations=_tops(counts))
     check_complete(deal)
     return deal
