@@ -121,6 +121,13 @@ class Attempt(models.Model):
             models.UniqueConstraint(
                 fields=["player", "challenge"], condition=Q(ranked=True), name="attempt_one_ranked_per_player"
             ),
+            # At most one open attempt per player and challenge: a second start, or the loser of a
+            # race of starts, is refused, so practice cannot run beside the ranked attempt.
+            models.UniqueConstraint(
+                fields=["player", "challenge"],
+                condition=Q(finished_at__isnull=True),
+                name="attempt_one_open_per_player",
+            ),
         ]
         indexes = [models.Index(fields=["player", "challenge"])]
 

@@ -1,0 +1,147 @@
+"""Parallel requests of one player on PostgreSQL: starts, batches and submits that race.
+
+Each request runs in its own thread with its own database connection, released together by a
+barrier, so they really overlap. The row lock on the attempt and the partial unique indexes
+decide: one start wins and the others get 409 naming its attempt; one of several different
+batches or last batches is stored and the others get 409.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connection, connections
+from django.test import Client
+
+from games import days
+from games.models import Attempt, Submission
+from games.tests.factories import make_challenge, make_user, token_for
+
+pytestmark = [pytest.mark.django_db(transaction=True)]
+
+PARALLEL = 5
+
+
+@pytest.fixture(autouse=True)
+def _postgresql_only() -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("races need a database with row locks and concurrent connections (PostgreSQL)")
+
+
+def race(requests: list[Callable[[Client], Any]], token: str) -> list[tuple[int, dict[str, Any]]]:
+    """Run the requests at the same moment, each in a thread with its own client and connection."""
+    barrier = threading.Barrier(len(requests))
+    answers: list[tuple[int, dict[str, Any]] | None] = [None] * len(requests)
+    errors: list[BaseException] = []
+
+    def run(i: int) -> None:
+        client = Client(HTTP_HOST="localhost", HTTP_AUTHORIZATION=f"Token {token}")
+        try:
+            barrier.wait(timeout=30)
+            response = requests[i](client)
+            answers[i] = (response.status_code, response.json())
+        except BaseException as exc:  # reported by the main thread
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(requests))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors, errors
+    return [answer for answer in answers if answer is not None]
+
+
+def post(path: str, body: Any = None) -> Callable[[Client], Any]:
+    return lambda client: client.post(f"/api/v1/{path}", json.dumps(body or {}), content_type="application/json")
+
+
+@pytest.mark.parametrize("trial", range(5))
+def test_parallel_starts_open_one_attempt_and_the_others_get_409_naming_it(trial: int) -> None:
+    challenge = make_challenge()
+    user = make_user()
+    answers = race([post(f"daily/{days.today()}/klondike/attempts")] * PARALLEL, token_for(user))
+    statuses = Counter(status for status, _ in answers)
+    assert statuses == {201: 1, 409: PARALLEL - 1}, answers
+    winner = next(body for status, body in answers if status == 201)
+    assert winner["ranked"] is True
+    for status, body in answers:
+        if status == 409:
+            assert body["error"]["details"]["attempt"] == winner["id"]
+    assert list(Attempt.objects.filter(player=user, challenge=challenge).values_list("id", flat=True)) == [winner["id"]]
+
+
+def test_parallel_different_batches_store_exactly_one_of_them() -> None:
+    make_challenge()
+    user = make_user()
+    token = token_for(user)
+    attempt = Client(HTTP_AUTHORIZATION=f"Token {token}").post(f"/api/v1/daily/{days.today()}/klondike/attempts")
+    attempt_id = attempt.json()["id"]
+    batches = [["s"] * (i + 1) for i in range(PARALLEL)]
+    answers = race([post(f"attempts/{attempt_id}/moves", {"from": 0, "moves": b}) for b in batches], token)
+    stored = Attempt.objects.get(pk=attempt_id).moves
+    # Batches of draws are prefixes of one another: the first stored wins, a longer one extends it,
+    # a shorter one is a harmless resend. Whatever the order, the stored log is one of the batches.
+    assert stored in batches
+    assert all(status == 200 for status, _ in answers), answers
+    assert sum(body["applied"] for _, body in answers) == len(stored)
+
+
+def test_parallel_conflicting_batches_store_one_and_409_the_others() -> None:
+    make_challenge()
+    user = make_user()
+    token = token_for(user)
+    attempt_id = Client(HTTP_AUTHORIZATION=f"Token {token}").post(
+        f"/api/v1/daily/{days.today()}/klondike/attempts").json()["id"]
+    batches = [["s", "u"], ["s", "s"], ["s", "s", "s"], ["s", "u", "s"], ["s", "s", "u"]]
+    answers = race([post(f"attempts/{attempt_id}/moves", {"from": 0, "moves": b}) for b in batches], token)
+    stored = Attempt.objects.get(pk=attempt_id).moves
+    assert stored in batches
+    for (status, body), batch in zip(answers, batches, strict=True):
+        agrees = stored[: len(batch)] == batch or batch[: len(stored)] == stored
+        assert status == (200 if agrees else 409), (batch, stored, body)
+
+
+def test_parallel_submits_with_different_last_batches_make_one_submission() -> None:
+    make_challenge()
+    user = make_user()
+    token = token_for(user)
+    attempt_id = Client(HTTP_AUTHORIZATION=f"Token {token}").post(
+        f"/api/v1/daily/{days.today()}/klondike/attempts").json()["id"]
+    batches = [["s"] * (i + 1) for i in range(PARALLEL)]
+    answers = race([post(f"attempts/{attempt_id}/submit", {"from": 0, "moves": b}) for b in batches], token)
+    submission = Submission.objects.get(attempt_id=attempt_id)
+    assert Attempt.objects.get(pk=attempt_id).moves == submission.moves
+    for (status, body), batch in zip(answers, batches, strict=True):
+        if batch == submission.moves:
+            assert status == 202 and body["id"] == submission.pk
+        else:
+            assert status == 409 and body["error"]["details"]["submission"] == submission.pk, body
+    assert Counter(status for status, _ in answers) == {202: 1, 409: PARALLEL - 1}
+
+
+def test_a_batch_racing_a_submit_is_stored_before_it_or_refused() -> None:
+    make_challenge()
+    user = make_user()
+    token = token_for(user)
+    attempt_id = Client(HTTP_AUTHORIZATION=f"Token {token}").post(
+        f"/api/v1/daily/{days.today()}/klondike/attempts").json()["id"]
+    answers = race(
+        [post(f"attempts/{attempt_id}/moves", {"from": 0, "moves": ["s", "s"]}), post(f"attempts/{attempt_id}/submit")],
+        token,
+    )
+    (moves_status, _), (submit_status, _) = answers
+    submission = Submission.objects.get(attempt_id=attempt_id)
+    assert submit_status == 202
+    if moves_status == 200:
+        assert submission.moves == ["s", "s"]
+    else:
+        assert moves_status == 409 and submission.moves == []
+    assert Attempt.objects.get(pk=attempt_id).moves == submission.moves
