@@ -168,6 +168,8 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "prepare-upcoming-days": {"task": "solver_worker.prepare_upcoming_days", "schedule": 60 * 60},
     # Submissions a lost task or a broker outage left pending are sent again.
     "resend-pending-submissions": {"task": "games.resend_pending_submissions", "schedule": 5 * 60},
+    # Ranked attempts still open when their day ended are submitted as they stand.
+    "close-expired-attempts": {"task": "games.close_expired_attempts", "schedule": 5 * 60},
 }
 
 # The solver's budget per seed when preparing a day, and how many seeds to try.

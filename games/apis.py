@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 
 from games import days, selectors, services
 from games.engine import GAMES, visible
-from games.errors import BadRequest, NotFound
+from games.errors import BadRequest, IllegalMove, NotFound
 from games.fields import StrictIntegerField, move_list
 from games.models import Attempt, Challenge, Submission
 
@@ -244,8 +244,14 @@ class AttemptMovesApi(APIView):
         request=MovesInput,
         responses={
             200: AttemptWithStateOutput,
-            400: OpenApiResponse(description="bad input, or an illegal move (details: index, move, reason)"),
-            409: OpenApiResponse(description="the batch does not start where the stored log ends"),
+            400: OpenApiResponse(
+                description="bad input, or an illegal move (details: index, move, reason, and applied, log_length "
+                "and state: the legal moves before it are stored)"
+            ),
+            409: OpenApiResponse(
+                description="the batch does not start where the stored log ends, the attempt has ended, or "
+                "(code day_over) the day of a ranked attempt is over"
+            ),
         },
     )
     def post(self, request: Request, attempt_id: int) -> Response:
@@ -253,7 +259,28 @@ class AttemptMovesApi(APIView):
         outcome = services.attempt_append_moves(
             attempt_id=attempt_id, player=request.user, start=data["from"], moves=data["moves"]
         )
+        if outcome.error is not None:
+            raise IllegalMove(_illegal_message(outcome), details=_illegal_details(outcome))
         return Response(attempt_data(outcome.attempt, outcome.state, applied=outcome.applied))
+
+
+def _illegal_message(outcome: services.MovesOutcome) -> str:
+    error = outcome.error
+    assert error is not None
+    stored = f"; the {outcome.applied} move{'s' if outcome.applied != 1 else ''} before it were stored" \
+        if outcome.applied else "; nothing of this batch was stored"
+    return f"move {error.index} ({error.move!r}) is illegal: {error.reason}{stored}"
+
+
+def _illegal_details(outcome: services.MovesOutcome) -> dict[str, Any]:
+    """SPEC section 6's index, move and reason, and where the stored log now stands (all from that log)."""
+    assert outcome.error is not None
+    return {
+        **outcome.error.to_json(),
+        "applied": outcome.applied,
+        "log_length": len(outcome.attempt.moves),
+        "state": StateOutput(visible(outcome.state)).data,
+    }
 
 
 class HintOutput(serializers.Serializer):

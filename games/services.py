@@ -21,6 +21,7 @@ from games.engine import (
     REDEAL,
     EngineError,
     Hint,
+    ReplayError,
     State,
     deal,
     find_rules,
@@ -28,7 +29,7 @@ from games.engine import (
     play_log,
     replay,
 )
-from games.errors import BadRequest, Conflict, IllegalMove, NotFound
+from games.errors import BadRequest, Conflict, DayOver, NotFound
 from games.models import Attempt, Challenge, Result, Submission
 
 logger = logging.getLogger(__name__)
@@ -149,28 +150,40 @@ def _challenge_mark_ready(*, challenge_id: int, seed: int, outcome: SolveOutcome
 
 
 def attempt_start(*, player: AbstractBaseUser, challenge: Challenge) -> Attempt:
-    """The first attempt of a player on a challenge, on its own day, is ranked; the rest are practice."""
+    """The first attempt of a player on a challenge, on its own day, is ranked; the rest are practice.
+
+    A player has at most one open attempt per challenge, enforced by the database
+    (``attempt_one_open_per_player``): a start while one is open, or the loser of two
+    starts sent at the same moment, is a 409 that names the open attempt. So practice on
+    the day's own deal cannot look through the stock while the ranked attempt is open.
+    """
     if not challenge.is_playable:
         raise NotFound(f"the {challenge.game} challenge of {challenge.date} is not open for play")
     today = days.today()
     if challenge.date > today:
         raise NotFound(f"the {challenge.game} challenge of {challenge.date} is not open yet")
-    if challenge.date == today:
-        ranked = Attempt.objects.filter(player=player, challenge=challenge, ranked=True).first()
-        if ranked is not None and not ranked.is_finished:
-            # Practice on the day's own deal while the ranked attempt is open would let a player
-            # look through the stock first: finish (or give up) the ranked attempt before.
-            raise Conflict(
-                f"your ranked attempt {ranked.pk} on this challenge is still open: finish it or give up first",
-                details={"attempt": ranked.pk},
-            )
-    if challenge.date == today and not Attempt.objects.filter(player=player, challenge=challenge).exists():
-        try:
-            with transaction.atomic():
-                return Attempt.objects.create(player=player, challenge=challenge, ranked=True)
-        except IntegrityError:
-            pass  # a ranked attempt was created at the same moment: this one is practice
-    return Attempt.objects.create(player=player, challenge=challenge, ranked=False)
+    _refuse_if_open(player=player, challenge=challenge)
+    ranked = challenge.date == today and not Attempt.objects.filter(
+        player=player, challenge=challenge, ranked=True
+    ).exists()
+    try:
+        with transaction.atomic():
+            return Attempt.objects.create(player=player, challenge=challenge, ranked=ranked)
+    except IntegrityError:
+        pass  # another start of this player won the race: its attempt is the open one
+    _refuse_if_open(player=player, challenge=challenge)
+    raise Conflict("another attempt on this challenge was started at the same moment: reload and try again")
+
+
+def _refuse_if_open(*, player: AbstractBaseUser, challenge: Challenge) -> None:
+    open_attempts = Attempt.objects.filter(player=player, challenge=challenge, finished_at__isnull=True)
+    open_attempt = open_attempts.only("id", "ranked").first()
+    if open_attempt is not None:
+        kind = "ranked" if open_attempt.ranked else "practice"
+        raise Conflict(
+            f"your {kind} attempt {open_attempt.pk} on this challenge is still open: finish it or give up first",
+            details={"attempt": open_attempt.pk},
+        )
 
 
 def attempt_get(*, attempt_id: int, player: AbstractBaseUser) -> Attempt:
@@ -215,26 +228,58 @@ def _new_tail(stored: list[str], start: int, moves: list[str]) -> list[str]:
 @dataclass
 class MovesOutcome:
     attempt: Attempt
-    state: State
-    applied: int
+    state: State  # the position of the stored log, after this batch's legal moves
+    applied: int  # moves of this batch newly stored
+    error: ReplayError | None = None  # the batch's first illegal entry (index in the whole log), if any
 
 
 def attempt_append_moves(*, attempt_id: int, player: AbstractBaseUser, start: int, moves: list[str]) -> MovesOutcome:
-    """Append a batch at index ``start``: a resent batch is harmless, an illegal move stores nothing."""
+    """Append a batch at index ``start``; a resent batch is harmless.
+
+    An illegal entry ends the batch, and the legal moves before it are stored first: the
+    state and the reason reported for the illegal entry are then computed from the stored
+    log alone, so they can only name cards that log has disclosed (SPEC section 7). This
+    is the disclosure rule of the service: no response is ever computed from moves that
+    are not stored, whether they were legal or not.
+    """
     with transaction.atomic():
         attempt = _attempt_for_update(attempt_id=attempt_id, player=player)
-        if attempt.is_finished:
-            raise Conflict("this attempt has ended: start a new one to play again")
+        _refuse_unless_in_play(attempt, doing="moves")
         tail = _new_tail(attempt.moves, start, moves)
-        state = attempt_replay(attempt)
-        error = play_log(state, tail, start=len(attempt.moves))
-        if error is not None:
-            raise IllegalMove(f"move {error.index} ({error.move!r}) is illegal: {error.reason}",
-                              details=error.to_json())
-        if tail:
-            attempt.moves = attempt.moves + tail
+        state, legal, error = _play_tail(attempt, tail)
+        if legal:
+            attempt.moves = attempt.moves + legal
             attempt.save(update_fields=["moves"])
-    return MovesOutcome(attempt=attempt, state=state, applied=len(tail))
+    return MovesOutcome(attempt=attempt, state=state, applied=len(legal), error=error)
+
+
+def _play_tail(attempt: Attempt, tail: list[str]) -> tuple[State, list[str], ReplayError | None]:
+    """The stored log's position after the tail's legal prefix, that prefix, and the first illegal entry."""
+    state = attempt_replay(attempt)
+    error = play_log(state, tail, start=len(attempt.moves))
+    legal = tail if error is None else tail[: error.index - len(attempt.moves)]
+    return state, legal, error
+
+
+def _refuse_unless_in_play(attempt: Attempt, *, doing: str) -> None:
+    """An ended attempt takes nothing more; a ranked one takes nothing once its day is over."""
+    if attempt.is_finished:
+        raise Conflict(f"this attempt has ended: start a new one to play again ({doing} refused)")
+    if attempt.ranked and _day_is_over(attempt.challenge):
+        raise _day_over(attempt, doing=doing)
+
+
+def _day_is_over(challenge: Challenge) -> bool:
+    return challenge.date < days.today()
+
+
+def _day_over(attempt: Attempt, *, doing: str) -> DayOver:
+    ended = days.next_day_starts_at(attempt.challenge.date)
+    return DayOver(
+        f"the {attempt.challenge.date} challenge ended at {ended.isoformat()}, and with it ranked play: "
+        f"{doing} can no longer change this ranked attempt. Submit it without moves to record it as it stands.",
+        details={"attempt": attempt.pk, "ended_at": ended.isoformat()},
+    )
 
 
 def _attempt_for_update(*, attempt_id: int, player: AbstractBaseUser) -> Attempt:
@@ -248,8 +293,7 @@ def attempt_hint(*, attempt_id: int, player: AbstractBaseUser) -> Hint | None:
     """A move suggested from what the player sees; the attempt is marked assisted from then on."""
     with transaction.atomic():
         attempt = _attempt_for_update(attempt_id=attempt_id, player=player)
-        if attempt.is_finished:
-            raise Conflict("this attempt has ended: hints are for attempts in play")
+        _refuse_unless_in_play(attempt, doing="hints")
         suggestion = hint(attempt_replay(attempt))
         if not attempt.assisted:
             attempt.assisted = True
@@ -260,26 +304,81 @@ def attempt_hint(*, attempt_id: int, player: AbstractBaseUser) -> Hint | None:
 def attempt_submit(
     *, attempt_id: int, player: AbstractBaseUser, start: int | None = None, moves: list[str] | None = None
 ) -> tuple[Submission, bool]:
-    """End the attempt and store its final log for validation; a second submit returns the first.
+    """End the attempt and store its final log for validation.
 
-    An optional last batch (``start``, ``moves``) is stored unchecked with the log:
-    the worker's replay decides whether it is legal, and keeps the error if not.
+    An optional last batch (``start``, ``moves``) goes with the log. Its legal prefix is
+    stored on the attempt, whose log only ever holds legal moves; the whole batch goes on
+    the submission, whose replay by the worker judges it and keeps the error if there is one.
+    Once a ranked attempt's day is over a last batch is refused (409): only the log stored
+    before the end counts. Submits race on the attempt's row lock: the first one wins; a
+    repeat with the same last batch (or none) returns that submission, a different last
+    batch is a 409 that names it.
     """
     with transaction.atomic():
         attempt = _attempt_for_update(attempt_id=attempt_id, player=player)
         existing = Submission.objects.filter(attempt=attempt).first()
         if existing is not None:
+            _refuse_a_different_submit(existing, start=start, moves=moves or [])
             return existing, False
-        log = list(attempt.moves)
-        if moves:
-            log += _new_tail(log, len(log) if start is None else start, moves)
-        attempt.moves = log
-        attempt.finished_at = timezone.now()
-        attempt.save(update_fields=["moves", "finished_at"])
-        submission = Submission.objects.create(attempt=attempt, moves=log)
-        submission_id = submission.pk
-        transaction.on_commit(lambda: _enqueue_validation(submission_id))
+        tail = _new_tail(attempt.moves, len(attempt.moves) if start is None else start, moves) if moves else []
+        if tail and attempt.ranked and _day_is_over(attempt.challenge):
+            raise _day_over(attempt, doing="a last batch")
+        submission = _attempt_close(attempt, tail=tail)
     return submission, True
+
+
+def _refuse_a_different_submit(existing: Submission, *, start: int | None, moves: list[str]) -> None:
+    if not moves:
+        return  # "end this attempt" again: it has ended
+    begin = len(existing.moves) - len(moves) if start is None else start
+    if begin < 0 or existing.moves[begin:] != moves:
+        raise Conflict(
+            f"this attempt was already submitted (submission {existing.pk}) with another last batch: "
+            "only the first submit counts",
+            details={"submission": existing.pk},
+        )
+
+
+def _attempt_close(attempt: Attempt, *, tail: list[str]) -> Submission:
+    """End a locked attempt: store the tail's legal prefix, and a submission of the whole log to validate.
+
+    A ranked attempt ends no later than its day: one closed after midnight is timed as of the day's end.
+    """
+    log = list(attempt.moves)
+    if tail:
+        _state, legal, _error = _play_tail(attempt, tail)
+        attempt.moves = log + legal
+    now = timezone.now()
+    attempt.finished_at = min(now, days.next_day_starts_at(attempt.challenge.date)) if attempt.ranked else now
+    attempt.save(update_fields=["moves", "finished_at"])
+    submission = Submission.objects.create(attempt=attempt, moves=log + tail)
+    submission_id = submission.pk
+    transaction.on_commit(lambda: _enqueue_validation(submission_id))
+    return submission
+
+
+def attempts_close_expired() -> int:
+    """Submit, as they stand, the ranked attempts still open after their day: their results reach the boards.
+
+    Each is locked and checked again, so a submit by the player at the same moment wins cleanly.
+    """
+    today = days.today()
+    ids = list(
+        Attempt.objects.filter(ranked=True, finished_at__isnull=True, challenge__date__lt=today).values_list(
+            "id", flat=True
+        )
+    )
+    closed = 0
+    for attempt_id in ids:
+        with transaction.atomic():
+            attempt = Attempt.objects.select_for_update().select_related("challenge").get(pk=attempt_id)
+            if attempt.is_finished or Submission.objects.filter(attempt=attempt).exists():
+                continue
+            _attempt_close(attempt, tail=[])
+            closed += 1
+    if closed:
+        logger.info("closed %s ranked attempts left open after their day", closed)
+    return closed
 
 
 def _enqueue_validation(submission_id: int) -> None:

@@ -26,3 +26,8 @@ def validate_submission(submission_id: int) -> str:
 @shared_task(name="games.resend_pending_submissions", soft_time_limit=60, time_limit=90)
 def resend_pending_submissions() -> int:
     return services.submissions_resend_pending()
+
+
+@shared_task(name="games.close_expired_attempts", soft_time_limit=60, time_limit=90)
+def close_expired_attempts() -> int:
+    return services.attempts_close_expired()

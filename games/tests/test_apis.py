@@ -114,7 +114,11 @@ def test_first_attempt_of_the_day_is_ranked_later_ones_practice(player: Api) -> 
     error = assert_error(player.post(f"daily/{days.today()}/klondike/attempts"), 409, "conflict")
     assert error["details"]["attempt"] == ranked["id"]  # no practice on today's deal while ranked is open
     player.post(f"attempts/{ranked['id']}/submit")
-    assert start(player)["ranked"] is False
+    practice = start(player)
+    assert practice["ranked"] is False
+    error = assert_error(player.post(f"daily/{days.today()}/klondike/attempts"), 409, "conflict")
+    assert error["details"]["attempt"] == practice["id"]  # one open attempt per player and challenge
+    player.post(f"attempts/{practice['id']}/submit")
     assert start(player)["ranked"] is False
     assert Attempt.objects.filter(ranked=True).count() == 1
 
@@ -148,15 +152,21 @@ def test_moves_append_resend_and_conflict(player: Api) -> None:
     assert Attempt.objects.get(pk=attempt["id"]).moves == ["s", "s", "s"]
 
 
-def test_illegal_move_is_400_with_index_and_stores_nothing_of_the_batch(player: Api) -> None:
+def test_illegal_move_is_400_with_index_and_the_legal_moves_before_it_are_stored(player: Api) -> None:
     make_challenge()
     attempt = start(player)
     path = f"attempts/{attempt['id']}/moves"
     player.post(path, {"from": 0, "moves": ["s"]})
     error = assert_error(player.post(path, {"from": 1, "moves": ["s", "s", "wf9", "s"]}), 400, "illegal_move")
-    assert error["details"]["index"] == 3 and error["details"]["move"] == "wf9"
-    assert "no foundation 9" in error["details"]["reason"]
-    assert Attempt.objects.get(pk=attempt["id"]).moves == ["s"]
+    details = error["details"]
+    assert details["index"] == 3 and details["move"] == "wf9" and "no foundation 9" in details["reason"]
+    assert details["applied"] == 2 and details["log_length"] == 3
+    assert details["state"]["stock"] == 21 and details["state"]["waste"] == ["5D", "JS", "QS"]
+    assert "the 2 moves before it were stored" in error["message"]
+    assert Attempt.objects.get(pk=attempt["id"]).moves == ["s", "s", "s"]
+    assert player.get(f"attempts/{attempt['id']}").json()["state"] == details["state"]
+    error = assert_error(player.post(path, {"from": 3, "moves": ["wf9"]}), 400, "illegal_move")
+    assert error["details"]["applied"] == 0 and "nothing of this batch was stored" in error["message"]
 
 
 @pytest.mark.parametrize(

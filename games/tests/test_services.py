@@ -6,10 +6,11 @@ import datetime as dt
 
 import pytest
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from games import days, services
 from games.engine import State, deal
-from games.errors import Conflict, IllegalMove, NotFound
+from games.errors import Conflict, NotFound
 from games.models import Attempt, Challenge, Result, Submission
 from games.services import SolveOutcome
 from games.tests.factories import make_challenge, make_user
@@ -106,10 +107,18 @@ def test_replacing_a_seed_that_is_not_proven_fails_the_challenge() -> None:
 
 def test_database_allows_one_ranked_attempt_per_player_and_challenge() -> None:
     challenge, player = make_challenge(), make_user()
-    Attempt.objects.create(player=player, challenge=challenge, ranked=True)
-    Attempt.objects.create(player=player, challenge=challenge, ranked=False)
+    Attempt.objects.create(player=player, challenge=challenge, ranked=True, finished_at=timezone.now())
+    Attempt.objects.create(player=player, challenge=challenge, ranked=False, finished_at=timezone.now())
     with pytest.raises(IntegrityError), transaction.atomic():
-        Attempt.objects.create(player=player, challenge=challenge, ranked=True)
+        Attempt.objects.create(player=player, challenge=challenge, ranked=True, finished_at=timezone.now())
+
+
+def test_database_allows_one_open_attempt_per_player_and_challenge() -> None:
+    challenge, player = make_challenge(), make_user()
+    Attempt.objects.create(player=player, challenge=challenge, ranked=True)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Attempt.objects.create(player=player, challenge=challenge, ranked=False)
+    Attempt.objects.create(player=make_user(), challenge=challenge, ranked=False)  # another player's is fine
 
 
 def test_unpublished_or_unready_challenges_cannot_be_started() -> None:
@@ -122,15 +131,18 @@ def test_unpublished_or_unready_challenges_cannot_be_started() -> None:
     assert Attempt.objects.count() == 0
 
 
-def test_illegal_batch_leaves_the_attempt_unchanged() -> None:
+def test_an_illegal_entry_stores_the_legal_moves_before_it_and_nothing_after() -> None:
     player = make_user()
     attempt = services.attempt_start(player=player, challenge=make_challenge())
     services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=0, moves=["s", "s"])
-    with pytest.raises(IllegalMove) as info:
-        services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=2, moves=["s", "u", "u", "u", "u"])
-    assert info.value.details["index"] == 6 and info.value.details["reason"] == "nothing to undo"
+    outcome = services.attempt_append_moves(
+        attempt_id=attempt.pk, player=player, start=2, moves=["s", "u", "u", "u", "u", "s"]
+    )
+    assert outcome.error is not None
+    assert outcome.error.index == 6 and outcome.error.reason == "nothing to undo"
+    assert outcome.applied == 4 and outcome.state.moves == 6
     attempt.refresh_from_db()
-    assert attempt.moves == ["s", "s"]
+    assert attempt.moves == ["s", "s", "s", "u", "u", "u"]
 
 
 def test_validation_is_idempotent_and_scores_the_whole_log() -> None:

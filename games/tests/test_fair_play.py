@@ -1,0 +1,346 @@
+"""Fair play against a hostile client: nothing undisclosed leaks, the day's end ends ranked play.
+
+SPEC section 7: the server never discloses a card before a legal prefix of the attempt's own
+stored log has exposed it. The service stores a batch's legal prefix before it reports the
+illegal entry, so every response is computed from the stored log; these tests check the
+consequence an attacker cares about: whatever the undisclosed cards are, a rejected batch gets
+the very same answer.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import json
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+import time_machine
+from django.test import Client
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games import days, services
+from games.engine import GAME_IDS, Deal, State, deal
+from games.models import Attempt, Submission
+from games.tests.factories import make_challenge, make_user, token_for
+from games.tests.test_apis import _cards_in, _exposed
+
+pytestmark = pytest.mark.django_db
+
+
+class Api:
+    def __init__(self, token: str | None = None) -> None:
+        self.client = Client(HTTP_HOST="localhost")
+        self.headers = {"HTTP_AUTHORIZATION": f"Token {token}"} if token else {}
+
+    def get(self, path: str) -> Any:
+        return self.client.get(f"/api/v1/{path}", **self.headers)
+
+    def post(self, path: str, body: Any = None) -> Any:
+        return self.client.post(
+            f"/api/v1/{path}", json.dumps(body if body is not None else {}), content_type="application/json",
+            **self.headers,
+        )
+
+
+def new_player() -> Api:
+    return Api(token_for(make_user()))
+
+
+# --- what a stored log has disclosed ------------------------------------------------------------
+
+
+def shuffle_undisclosed(original: Deal, log: list[str], rng: random.Random) -> Deal:
+    """The same deal with the cards the (legal) ``log`` never exposed shuffled among their places.
+
+    Exposed: the stock cards drawn at some point (a prefix of the draw order; all of them once a
+    redeal happened, which needs an empty stock) and the face-down cards turned up at some point.
+    """
+    state = State(original)
+    stock_size = len(original.stock)
+    drawn = 0
+    lowest_down = list(original.face_down)
+    for text in log:
+        state.play_text(text)
+        drawn = stock_size if text == "r" else max(drawn, stock_size - len(state.stock))
+        lowest_down = [min(a, b) for a, b in zip(lowest_down, state.down, strict=True)]
+    places: list[tuple[str, int, int]] = [("s", i, 0) for i in range(drawn, stock_size)]
+    places += [("t", c, i) for c, down in enumerate(lowest_down) for i in range(down)]
+    tableau = [list(col) for col in original.tableau]
+    stock = list(original.stock)
+    cards = [stock[i] if kind == "s" else tableau[i][j] for kind, i, j in places]
+    rng.shuffle(cards)
+    for (kind, i, j), card in zip(places, cards, strict=True):
+        if kind == "s":
+            stock[i] = card
+        else:
+            tableau[i][j] = card
+    return Deal(
+        rules=original.rules, seed=original.seed, tableau=tuple(tuple(c) for c in tableau),
+        face_down=original.face_down, stock=tuple(stock), foundations=original.foundations,
+    )
+
+
+def candidate_moves(state: State) -> list[str]:
+    """Every syntactically valid move worth trying here, a few out of range."""
+    cols, founds = len(state.tab) + 1, len(state.found) + 1
+    moves = ["s", "r", "u"]
+    moves += [f"wt{j}" for j in range(1, cols + 1)] + [f"wf{k}" for k in range(1, founds + 1)]
+    for i in range(1, cols + 1):
+        moves += [f"t{i}f{k}" for k in range(1, founds + 1)]
+        for j in range(1, cols + 1):
+            moves += [f"t{i}t{j}"] + [f"t{i}t{j}:{n}" for n in (2, 3, 5)]
+    moves += [f"f{k}t{j}" for k in range(1, founds + 1) for j in range(1, cols + 1)]
+    return moves
+
+
+def legal_texts(state: State) -> set[str]:
+    legal = {str(m) for m in state.legal_moves()}
+    if state.can_undo():
+        legal.add("u")
+    return legal
+
+
+def kind_of(text: str) -> str:
+    if text in ("s", "r", "u"):
+        return text
+    if ":" in text:
+        return "run"
+    return text[0] + ("f" if "f" in text[1:] else "t")
+
+
+_days = itertools.count(1)
+
+
+@pytest.mark.parametrize("game", GAME_IDS)
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**64 - 1), rng_seed=st.integers(0, 2**32 - 1), played=st.integers(0, 80),
+       draws=st.integers(1, 12), after=st.integers(0, 3), data=st.data())
+def test_a_rejected_batch_answers_the_same_whatever_the_undisclosed_cards(
+    game: str, seed: int, rng_seed: int, played: int, draws: int, after: int, data: st.DataObject,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = random.Random(rng_seed)
+    original = deal(game, seed)
+    state = State(original)
+    log: list[str] = []
+    for _ in range(played):  # the stored part: a random legal line
+        moves = sorted(legal_texts(state))
+        if not moves or state.won:
+            break
+        log.append(rng.choice(moves))
+        state.play_text(log[-1])
+    batch: list[str] = []
+    for _ in range(draws):  # the batch: mostly draws, redeals and moves that turn cards up
+        legal = sorted(legal_texts(state))
+        if not legal or state.won:
+            break
+        stock_moves = [m for m in legal if m in ("s", "r")]
+        move = rng.choice(stock_moves) if stock_moves and rng.random() < 0.7 else rng.choice(legal)
+        batch.append(move)
+        state.play_text(move)
+    illegal = sorted(set(candidate_moves(state)) - legal_texts(state))
+    kinds = sorted({kind_of(m) for m in illegal})
+    kind = data.draw(st.sampled_from(kinds), label="illegal kind")
+    batch.append(rng.choice([m for m in illegal if kind_of(m) == kind]))
+    batch += [rng.choice(candidate_moves(state)) for _ in range(after)]
+
+    challenge = make_challenge(game=game, seed=seed, day=days.today() - dt.timedelta(days=next(_days)))
+    deals = {"now": original}
+    real_replay = services.attempt_replay
+
+    def replay_with(attempt: Attempt) -> State:
+        if attempt.challenge_id != challenge.pk:
+            return real_replay(attempt)
+        from games.engine import play_log
+
+        replayed = State(deals["now"])
+        assert play_log(replayed, attempt.moves) is None
+        return replayed
+
+    monkeypatch.setattr(services, "attempt_replay", replay_with)
+
+    def answer() -> tuple[int, Any, list[str]]:
+        api = new_player()
+        attempt = api.post(f"daily/{challenge.date}/{game}/attempts").json()
+        if log:
+            assert api.post(f"attempts/{attempt['id']}/moves", {"from": 0, "moves": log}).status_code == 200
+        response = api.post(f"attempts/{attempt['id']}/moves", {"from": len(log), "moves": batch})
+        return response.status_code, response.json(), Attempt.objects.get(pk=attempt["id"]).moves
+
+    status, body, stored = answer()
+    assert status == 400 and body["error"]["code"] == "illegal_move", body
+    stored_state = State(original)
+    for text in stored:
+        stored_state.play_text(text)
+    assert _cards_in(body) <= _exposed(stored_state), "the answer names a card the stored log never exposed"
+    for _ in range(2):
+        deals["now"] = shuffle_undisclosed(original, stored, rng)
+        assert answer() == (status, body, stored)
+
+
+@pytest.mark.parametrize("game", ["klondike", "klondike-3", "josephine", "forty-and-eight"])
+def test_the_reported_attack_reads_nothing(game: str) -> None:
+    """The measured attack: k draws then an illegal foundation move, nothing stored before. Every
+    answer's cards are ones the stored log exposed, and a batch of draws with an illegal end now
+    costs the draws (they are stored, with their score and move count)."""
+    make_challenge(game=game, seed=7)
+    api = new_player()
+    attempt = api.post(f"daily/{days.today()}/{game}/attempts").json()
+    path = f"attempts/{attempt['id']}/moves"
+    log: list[str] = []
+    for k in range(1, 6):
+        body = api.post(path, {"from": len(log), "moves": ["s"] * k + ["wf1"]}).json()
+        stored = Attempt.objects.get(pk=attempt["id"]).moves
+        state = State(deal(game, 7))
+        for text in stored:
+            state.play_text(text)
+        if "error" in body:
+            assert _cards_in(body) <= _exposed(state)
+            assert body["error"]["details"]["log_length"] == len(stored)
+        log = stored
+    assert log and all(move in ("s", "wf1", "r") for move in log)
+
+
+def test_a_submitted_illegal_tail_keeps_the_attempt_readable_and_its_log_legal() -> None:
+    make_challenge(seed=2026)
+    api = new_player()
+    attempt = api.post(f"daily/{days.today()}/klondike/attempts").json()
+    from django.test import TestCase
+
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        response = api.post(f"attempts/{attempt['id']}/submit", {"from": 0, "moves": ["s", "s", "t7t1", "s"]})
+    assert response.status_code == 202
+    submission = api.get(f"submissions/{response.json()['id']}").json()
+    assert submission["status"] == "invalid" and submission["error"]["index"] == 2
+    assert Submission.objects.get().moves == ["s", "s", "t7t1", "s"]
+    detail = api.get(f"attempts/{attempt['id']}")
+    assert detail.status_code == 200 and detail.json()["moves"] == ["s", "s"]
+    assert detail.json()["finished_at"] is not None
+    state = State(deal("klondike", 2026))
+    for text in ["s", "s"]:
+        state.play_text(text)
+    assert _cards_in(submission) <= _exposed(state)
+    page = Client().get(f"/play/{days.today()}/klondike")
+    assert page.status_code == 200
+
+
+# --- the day's end ---------------------------------------------------------------------------
+
+
+EVENING = dt.datetime(2026, 11, 30, 23, 50, tzinfo=dt.UTC)
+AFTER_MIDNIGHT = dt.datetime(2026, 12, 1, 0, 0, 1, tzinfo=dt.UTC)
+
+
+def _ranked_before_midnight(game: str = "klondike", seed: int = 2026) -> tuple[Api, dict[str, Any], list[str]]:
+    from solver_worker.search import solve
+
+    solution = solve(game, seed, seconds=10).moves
+    assert solution
+    make_challenge(game=game, seed=seed, day=EVENING.date(), solution=solution)
+    api = new_player()
+    attempt = api.post(f"daily/{EVENING.date()}/{game}/attempts").json()
+    assert attempt["ranked"] is True
+    assert api.post(f"attempts/{attempt['id']}/moves", {"from": 0, "moves": ["s"]}).status_code == 200
+    return api, attempt, solution
+
+
+def test_after_midnight_a_ranked_attempt_takes_no_move_hint_or_last_batch() -> None:
+    with time_machine.travel(EVENING, tick=False):
+        api, attempt, _ = _ranked_before_midnight()
+    with time_machine.travel(AFTER_MIDNIGHT, tick=False):
+        published = Api().get(f"daily/{EVENING.date()}/klondike").json()
+        assert published["over"] is True and published["solution"]  # everybody can read the solution now
+        solution = published["solution"]
+        path = f"attempts/{attempt['id']}"
+        for response in (
+            api.post(f"{path}/moves", {"from": 1, "moves": ["u", *solution]}),
+            api.post(f"{path}/hint"),
+            api.post(f"{path}/submit", {"from": 1, "moves": ["u", *solution]}),
+        ):
+            assert response.status_code == 409, response.content
+            error = response.json()["error"]
+            assert error["code"] == "day_over" and "Submit it without moves" in error["message"]
+            assert error["details"]["ended_at"] == "2026-12-01T00:00:00+00:00"
+        assert Attempt.objects.get(pk=attempt["id"]).moves == ["s"]
+        from django.test import TestCase
+
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            response = api.post(f"{path}/submit")
+        assert response.status_code == 202
+        result = api.get(f"submissions/{response.json()['id']}").json()["result"]
+        assert result["won"] is False and result["moves"] == 1 and result["ranked"] is True
+        closed = Attempt.objects.get(pk=attempt["id"])
+        assert closed.finished_at == dt.datetime(2026, 12, 1, tzinfo=dt.UTC)  # timed as of the day's end
+
+
+def test_a_ranked_attempt_can_still_play_until_the_last_second() -> None:
+    with time_machine.travel(EVENING, tick=False):
+        api, attempt, solution = _ranked_before_midnight()
+    with time_machine.travel(dt.datetime(2026, 11, 30, 23, 59, 59, 999000, tzinfo=dt.UTC), tick=False):
+        response = api.post(f"attempts/{attempt['id']}/moves", {"from": 1, "moves": ["u", *solution]})
+        assert response.status_code == 200 and response.json()["state"]["won"] is True
+
+
+def test_practice_attempts_are_not_limited_by_the_day() -> None:
+    with time_machine.travel(EVENING, tick=False):
+        api, attempt, solution = _ranked_before_midnight()
+        api.post(f"attempts/{attempt['id']}/submit")
+        practice = api.post(f"daily/{EVENING.date()}/klondike/attempts").json()
+        assert practice["ranked"] is False
+    with time_machine.travel(AFTER_MIDNIGHT, tick=False):
+        response = api.post(f"attempts/{practice['id']}/moves", {"from": 0, "moves": solution})
+        assert response.status_code == 200 and response.json()["state"]["won"] is True
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Pacific/Auckland", "America/Los_Angeles"])
+def test_the_day_ends_at_midnight_in_the_configured_zone(zone: str, settings: Any) -> None:
+    from zoneinfo import ZoneInfo
+
+    settings.DAILY_TIMEZONE = zone
+    tz = ZoneInfo(zone)
+    day = dt.date(2026, 11, 30)
+    with time_machine.travel(dt.datetime(2026, 11, 30, 23, 59, 0, tzinfo=tz), tick=False):
+        make_challenge(day=day, seed=2026)
+        api = new_player()
+        attempt = api.post(f"daily/{day}/klondike/attempts").json()
+        assert api.post(f"attempts/{attempt['id']}/moves", {"from": 0, "moves": ["s"]}).status_code == 200
+    with time_machine.travel(dt.datetime(2026, 12, 1, 0, 0, 0, tzinfo=tz), tick=False):
+        response = api.post(f"attempts/{attempt['id']}/moves", {"from": 1, "moves": ["s"]})
+        assert response.status_code == 409 and response.json()["error"]["code"] == "day_over"
+
+
+def test_ranked_attempts_left_open_are_closed_as_they_stand_after_their_day() -> None:
+    with time_machine.travel(EVENING, tick=False):
+        api, attempt, _ = _ranked_before_midnight()
+        other = new_player()
+        done = other.post(f"daily/{EVENING.date()}/klondike/attempts").json()
+        other.post(f"attempts/{done['id']}/submit")
+        assert services.attempts_close_expired() == 0  # nothing is over yet
+    with time_machine.travel(AFTER_MIDNIGHT, tick=False):
+        make_challenge(day=AFTER_MIDNIGHT.date(), seed=5)
+        today = new_player().post(f"daily/{AFTER_MIDNIGHT.date()}/klondike/attempts").json()
+        from django.test import TestCase
+
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            assert services.attempts_close_expired() == 1
+        assert services.attempts_close_expired() == 0
+        closed = Attempt.objects.get(pk=attempt["id"])
+        assert closed.finished_at == dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
+        submission = Submission.objects.get(attempt=closed)
+        assert submission.status == "valid" and submission.moves == ["s"] and submission.result.ranked
+        assert Attempt.objects.get(pk=today["id"]).finished_at is None
+        # The player's own submit afterwards returns the same submission.
+        response = api.post(f"attempts/{attempt['id']}/submit")
+        assert response.status_code == 202 and response.json()["id"] == submission.pk
+
+
+def test_the_illegal_candidates_cover_every_kind_of_move() -> None:
+    """The property above draws its illegal entry from these: each kind of move must be among them."""
+    assert Counter(kind_of(m) for m in candidate_moves(State(deal("klondike", 1)))).keys() >= {
+        "s", "r", "u", "wt", "wf", "tf", "tt", "run", "ft"
+    }
