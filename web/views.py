@@ -80,6 +80,7 @@ def play(request: HttpRequest, date: str, game: str) -> HttpResponse:
             "summary": GAMES[game].summary,
             "attempt": attempt,
             "over": challenge.date < today,
+            "ends_at": days.next_day_starts_at(challenge.date),
             # The first attempt on the challenge's own day is ranked; every other one is practice.
             "next_ranked": challenge.date == today and not has_ranked,
         },

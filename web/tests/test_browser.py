@@ -679,3 +679,29 @@ def test_league_invite_join_and_boards(page: Any, browser: Any, live_server: Any
     bea.wait_for_selector("#league h1:text('League not found')")
     other.close()
     assert not errors, f"JavaScript errors in Bea's page: {errors}"
+
+
+def test_a_ranked_game_left_open_past_midnight_is_closed_as_it_stood(page: Any) -> None:
+    """The day is over: the table says so, takes no more moves and records the game as it stood."""
+    from django.contrib.auth import get_user_model
+
+    from games.models import Attempt
+
+    yesterday = days.today() - dt.timedelta(days=1)
+    challenge = make_challenge(game="klondike", seed=2026, day=yesterday, solution=["s"])
+    sign_up(page, "owl")
+    user = get_user_model().objects.get(username="owl")
+    Attempt.objects.create(player=user, challenge=challenge, ranked=True, moves=["s", "s"])
+    page.goto(f"/play/{yesterday}/klondike")
+    page.wait_for_selector("#game[data-ready=true]")
+    page.wait_for_selector("#result[data-status=valid]")
+    notice = page.locator("#day-over")
+    assert notice.is_visible() and "ranked play closed at midnight" in notice.inner_text()
+    assert "recorded as it stood" in page.locator("#message").inner_text()
+    assert "Rank" in page.locator("#result-text").inner_text()
+    assert page.locator("#draw").is_disabled()
+    box = notice.bounding_box()
+    assert box is not None and box["width"] > 300 and box["height"] >= 20
+    attempt = Attempt.objects.get(player=user)
+    assert attempt.finished_at is not None and attempt.submission.moves == ["s", "s"]
+    shot(page, "day-over.png")

@@ -176,9 +176,15 @@ async function send(moves) {
     stored = true;
     message("");
   } catch (exc) {
-    if (exc.status === 409) {
+    if (exc.code === "day_over") {
+      dayOverPending = true;
+    } else if (exc.status === 409) {
       try { await reload(); } catch (again) { message(again.message, "error"); }
       message(`${exc.message} The game was reloaded from the server.`, "error");
+    } else if (exc.code === "illegal_move" && exc.details && exc.details.applied) {
+      // The legal moves before the illegal one are stored: take the server's position.
+      try { await reload(); } catch (again) { message(again.message, "error"); }
+      message(reasonOf(exc), "error");
     } else {
       render(); // snap back
       message(reasonOf(exc), "error");
@@ -187,7 +193,33 @@ async function send(moves) {
     game.busy = false;
     tableEl.classList.remove("busy");
   }
-  if (stored) await afterMoves();
+  if (dayOverPending) await closeAtDayEnd();
+  else if (stored) await afterMoves();
+}
+
+// --- the day's end ---------------------------------------------------------------------------------
+
+let dayOverPending = false;
+
+/**
+ * A ranked attempt takes no move once its day is over (the seed and the solution are public then):
+ * the page says so and submits the game as it stands, which is how the server counts it anyway.
+ */
+async function closeAtDayEnd() {
+  dayOverPending = false;
+  if (!game.attempt || !game.attempt.ranked || game.attempt.finished_at) return;
+  $("day-over").hidden = false;
+  await submit();
+  message("The day is over: ranked play has closed, and your game was recorded as it stood at midnight.", "error");
+}
+
+function watchDayEnd() {
+  const endsAt = Date.parse(cfg.endsAt || "");
+  if (Number.isNaN(endsAt)) return;
+  const wait = endsAt - Date.now();
+  if (wait <= 0) return;
+  // Timers drift and sleep with the tab: a second after the end, then the server decides.
+  setTimeout(() => { if (playing() && game.attempt.ranked) closeAtDayEnd(); }, Math.min(wait + 1000, 2 ** 31 - 1));
 }
 
 async function afterMoves() {
@@ -592,6 +624,8 @@ async function init() {
         const startButton = $("start-button");
         if (startButton) startButton.textContent = "Start practice";
         if ($("start-text")) $("start-text").textContent = "This attempt is over. Another one is practice.";
+      } else if (attempt.ranked && cfg.over === "true") {
+        await closeAtDayEnd();
       } else {
         await afterMoves();
       }
@@ -600,6 +634,7 @@ async function init() {
       $("start").hidden = false;
       render();
     }
+    watchDayEnd();
     root.dataset.ready = "true";
   } catch (exc) {
     message(exc.message, "error");
