@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
@@ -102,7 +103,14 @@ class AttemptOutput(serializers.Serializer):
     started_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
     moves = serializers.ListField(child=serializers.CharField())
+    elapsed_ms = serializers.SerializerMethodField(
+        help_text="Play time so far (or in all, once finished), by the server's clock: for the table's clock."
+    )
     submission = serializers.SerializerMethodField()
+
+    def get_elapsed_ms(self, attempt: Attempt) -> int:
+        end = attempt.finished_at or timezone.now()
+        return max(0, int((end - attempt.started_at).total_seconds() * 1000))
 
     def get_submission(self, attempt: Attempt) -> int | None:
         submission = Submission.objects.filter(attempt=attempt).only("id").first()
@@ -281,6 +289,51 @@ def _illegal_details(outcome: services.MovesOutcome) -> dict[str, Any]:
         "log_length": len(outcome.attempt.moves),
         "state": StateOutput(visible(outcome.state)).data,
     }
+
+
+class FrameOutput(serializers.Serializer):
+    t = serializers.ListField(child=serializers.ListField(child=serializers.CharField()),
+                              help_text="Columns, bottom to top; a face-down card is ??.")
+    s = serializers.IntegerField(help_text="Cards in the stock.")
+    w = serializers.ListField(child=serializers.CharField(), help_text="The waste, bottom to top.")
+    f = serializers.ListField(child=serializers.CharField(allow_null=True), help_text="Each foundation's top card.")
+    r = serializers.IntegerField(allow_null=True, help_text="Redeals left (null: unlimited).")
+    score = serializers.IntegerField()
+    moves = serializers.IntegerField()
+    home = serializers.IntegerField(help_text="Cards on the foundations.")
+    won = serializers.BooleanField()
+
+
+class ReplayOutput(serializers.Serializer):
+    moves = serializers.ListField(child=serializers.CharField())
+    frames = FrameOutput(many=True, help_text="The position before the first move, then after each move.")
+
+
+class SolutionApi(APIView):
+    """The solver's winning line of a day that is over, with a frame per move, to watch it played."""
+
+    @extend_schema(operation_id="daily_solution", responses={200: ReplayOutput})
+    def get(self, request: Request, date: str, game: str) -> Response:
+        challenge = selectors.challenge_get(day=selectors.parse_date(date), game=selectors.parse_game(game))
+        if not selectors.challenge_is_over(challenge):
+            raise NotFound(f"the solution of the {challenge.game} challenge of {challenge.date} is published "
+                           "once that day is over")
+        moves = list(challenge.solution)
+        frames = selectors.log_frames(game=challenge.game, seed=challenge.seed_int, moves=moves)
+        return Response(ReplayOutput({"moves": moves, "frames": frames}).data)
+
+
+class AttemptReplayApi(APIView):
+    """The player's own attempt, a frame per stored move: each shows only what its prefix disclosed."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(operation_id="attempt_replay", responses={200: ReplayOutput})
+    def get(self, request: Request, attempt_id: int) -> Response:
+        attempt = services.attempt_get(attempt_id=attempt_id, player=request.user)
+        moves = list(attempt.moves)
+        frames = selectors.log_frames(game=attempt.challenge.game, seed=attempt.challenge.seed_int, moves=moves)
+        return Response(ReplayOutput({"moves": moves, "frames": frames}).data)
 
 
 class HintOutput(serializers.Serializer):

@@ -71,3 +71,32 @@ def challenge_layout(challenge: Challenge) -> dict[str, object]:
 
 def challenge_is_over(challenge: Challenge) -> bool:
     return challenge.date < days.today()
+
+
+def log_frames(*, game: str, seed: int, moves: list[str]) -> list[dict[str, object]]:
+    """The visible position before the first move and after each one of a legal log, compactly.
+
+    For watching a log on the table. Each frame shows only what that prefix of the log has
+    disclosed (SPEC section 7): face-down cards are "??", the stock is a count.
+    """
+    state = State(deal(game, seed))
+    frames = [_frame(state)]
+    for text in moves:
+        state.play_text(text)
+        frames.append(_frame(state))
+    return frames
+
+
+def _frame(state: State) -> dict[str, object]:
+    view = visible(state)
+    return {
+        "t": [[c["card"] for c in column] for column in view["tableau"]],  # type: ignore[attr-defined]
+        "s": view["stock"],
+        "w": view["waste"],
+        "f": [pile[-1] if pile else None for pile in view["foundations"]],  # type: ignore[attr-defined]
+        "r": view["redeals_left"],
+        "score": view["score"],
+        "moves": view["moves"],
+        "home": view["foundation_cards"],
+        "won": view["won"],
+    }

@@ -485,3 +485,45 @@ def player_profile(*, username: str, today: dt.date | None = None) -> PlayerProf
         last_won_date=stats.last_won_date,
         recent=player_recent_results(player=player),
     )
+
+
+@dataclass(frozen=True)
+class DayStatus:
+    """Where a player stands on one challenge of a day."""
+
+    status: str  # "won", "lost", "checking", "playing" or "new"
+    result: Result | None = None
+    rank: int | None = None
+
+
+def player_day_status(*, player: AbstractBaseUser | int, challenges: list[Challenge]) -> dict[int, DayStatus]:
+    """Per challenge: won or lost (the counted ranked result, with its rank), checking (submitted,
+    not validated yet), playing (the ranked attempt is open) or new."""
+    from games.models import Attempt
+
+    player_id = player if isinstance(player, int) else player.pk
+    ids = [c.pk for c in challenges]
+    results = {
+        r.challenge_id: r
+        for r in counted_results().filter(player_id=player_id, challenge_id__in=ids).select_related("challenge")
+    }
+    ranked = {
+        a.challenge_id: a
+        for a in Attempt.objects.filter(player_id=player_id, challenge_id__in=ids, ranked=True).only(
+            "id", "challenge_id", "finished_at"
+        )
+    }
+    statuses: dict[int, DayStatus] = {}
+    for challenge in challenges:
+        result = results.get(challenge.pk)
+        attempt = ranked.get(challenge.pk)
+        if result is not None:
+            rank = leaderboard_rank(challenge=challenge, player=player_id)
+            statuses[challenge.pk] = DayStatus("won" if result.won else "lost", result, rank)
+        elif attempt is not None and attempt.finished_at is None:
+            statuses[challenge.pk] = DayStatus("playing")
+        elif attempt is not None:
+            statuses[challenge.pk] = DayStatus("checking")
+        else:
+            statuses[challenge.pk] = DayStatus("new")
+    return statuses

@@ -10,6 +10,7 @@ DAY = "<str:date>/<str:game>"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("favicon.ico", views.favicon, name="favicon"),
     path(f"play/{DAY}", views.play, name="play"),
     path(f"board/{DAY}", views.board, name="board"),
     path("archive", views.archive, name="archive"),

@@ -9,7 +9,10 @@ address names something that exists and fill in the frame around it.
 from __future__ import annotations
 
 import datetime as dt
+import functools
+from collections.abc import Callable
 from itertools import groupby
+from typing import Any
 
 from django.contrib import auth
 from django.contrib.auth import views as auth_views
@@ -17,16 +20,38 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 from games import days, selectors
+from games.apis import share_text
 from games.engine import GAME_IDS, GAMES
 from games.models import Attempt, Challenge
+from leaderboard import selectors as board_selectors
 from leagues import selectors as league_selectors
 from leagues.errors import LeagueNotFound
 
 ARCHIVE_DAYS = 60
+
+
+def friendly_404(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A page that is not there is our own 404 page, with the reason, also under DEBUG
+    (where Django would show its technical page to a new user running bin/serve)."""
+
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except Http404 as exc:
+            return render(request, "404.html", {"message": str(exc)}, status=404)
+
+    return wrapped
+
+
+def favicon(request: HttpRequest) -> HttpResponse:
+    """Browsers ask for /favicon.ico whatever the page says: send them the icon."""
+    return redirect(static("web/favicon.svg"), permanent=True)
 
 
 def _challenge_or_404(date: str, game: str) -> Challenge:
@@ -50,17 +75,40 @@ def home(request: HttpRequest) -> HttpResponse:
     today = days.today()
     challenges = selectors.challenges_of_day(day=today)
     counts = selectors.challenge_counts(challenges=challenges)
-    rows = [
-        {"challenge": c, "name": GAMES[c.game].name, "summary": GAMES[c.game].summary, "counts": counts[c.pk]}
-        for c in challenges
-    ]
+    mine = (
+        board_selectors.player_day_status(player=request.user, challenges=challenges)
+        if request.user.is_authenticated
+        else {}
+    )
+    rows = []
+    for c in challenges:
+        status = mine.get(c.pk)
+        result = status.result if status else None
+        rows.append({
+            "challenge": c,
+            "name": GAMES[c.game].name,
+            "summary": GAMES[c.game].summary,
+            "counts": counts[c.pk],
+            "mine": status,
+            "share": share_text(result, status.rank) if status and result else "",
+        })
+    signed_in = request.user.is_authenticated
+    stats = board_selectors.player_stats_compute(player=request.user, today=today) if signed_in else None
     return render(
         request,
         "web/home.html",
-        {"today": today, "ends_at": days.next_day_starts_at(today), "rows": rows},
+        {
+            "today": today,
+            "ends_at": days.next_day_starts_at(today),
+            "rows": rows,
+            "stats": stats,
+            "coming": len(GAME_IDS) - len(challenges),
+            "games_total": len(GAME_IDS),
+        },
     )
 
 
+@friendly_404
 @ensure_csrf_cookie
 def play(request: HttpRequest, date: str, game: str) -> HttpResponse:
     challenge = _challenge_or_404(date, game)
@@ -81,12 +129,14 @@ def play(request: HttpRequest, date: str, game: str) -> HttpResponse:
             "attempt": attempt,
             "over": challenge.date < today,
             "ends_at": days.next_day_starts_at(challenge.date),
+            "today_ends_at": days.next_day_starts_at(today),
             # The first attempt on the challenge's own day is ranked; every other one is practice.
             "next_ranked": challenge.date == today and not has_ranked,
         },
     )
 
 
+@friendly_404
 def board(request: HttpRequest, date: str, game: str) -> HttpResponse:
     challenge = _challenge_or_404(date, game)
     others = selectors.challenges_of_day(day=challenge.date)
@@ -118,6 +168,7 @@ def archive(request: HttpRequest) -> HttpResponse:
     return render(request, "web/archive.html", {"days": archive_days})
 
 
+@friendly_404
 def player(request: HttpRequest, username: str) -> HttpResponse:
     user = auth.get_user_model().objects.filter(username=username).first()
     if user is None:

@@ -344,3 +344,46 @@ def test_the_illegal_candidates_cover_every_kind_of_move() -> None:
     assert Counter(kind_of(m) for m in candidate_moves(State(deal("klondike", 1)))).keys() >= {
         "s", "r", "u", "wt", "wf", "tf", "tt", "run", "ft"
     }
+
+
+# --- watching a log: frames disclose what each prefix disclosed, the solution waits for the day's end ---
+
+
+@pytest.mark.parametrize(("game", "seed"), [("klondike", 11), ("klondike-3", 12), ("forty-and-eight", 13)])
+def test_replay_frames_show_only_what_each_prefix_of_the_stored_log_exposed(game: str, seed: int) -> None:
+    make_challenge(game=game, seed=seed)
+    api = new_player()
+    attempt = api.post(f"daily/{days.today()}/{game}/attempts").json()
+    rng = random.Random(seed)
+    state = State(deal(game, seed))
+    log: list[str] = []
+    for _ in range(60):
+        moves = sorted(legal_texts(state))
+        if not moves:
+            break
+        log.append(rng.choice(moves))
+        state.play_text(log[-1])
+    assert api.post(f"attempts/{attempt['id']}/moves", {"from": 0, "moves": log}).status_code == 200
+    body = api.get(f"attempts/{attempt['id']}/replay").json()
+    assert body["moves"] == log and len(body["frames"]) == len(log) + 1
+    replayed = State(deal(game, seed))
+    for i, frame in enumerate(body["frames"]):
+        assert _cards_in(frame) <= _exposed(replayed), f"frame {i} shows a card its prefix never exposed"
+        assert frame["s"] == len(replayed.stock) and frame["moves"] == replayed.moves
+        if i < len(log):
+            replayed.play_text(log[i])
+    assert new_player().get(f"attempts/{attempt['id']}/replay").status_code == 404  # someone else's
+
+
+def test_the_solution_with_its_frames_is_published_only_once_the_day_is_over() -> None:
+    from solver_worker.search import solve
+
+    solution = solve("klondike", 2026, seconds=10).moves
+    with time_machine.travel(EVENING, tick=False):
+        make_challenge(day=EVENING.date(), seed=2026, solution=solution)
+        response = Api().get(f"daily/{EVENING.date()}/klondike/solution")
+        assert response.status_code == 404 and "once that day is over" in response.json()["error"]["message"]
+    with time_machine.travel(AFTER_MIDNIGHT, tick=False):
+        body = Api().get(f"daily/{EVENING.date()}/klondike/solution").json()
+        assert body["moves"] == solution and len(body["frames"]) == len(solution) + 1
+        assert body["frames"][-1]["won"] is True and body["frames"][0]["s"] == 24

@@ -397,11 +397,14 @@ def test_give_up_submits_a_lost_game(page: Any) -> None:
     start(page)
     page.click("#draw")
     wait_log(page, 1)
-    page.click("#hint")  # the first press warns that the attempt becomes assisted
-    assert "assisted" in page.locator("#message").inner_text() and page.locator("#mode").inner_text() == "ranked"
-    page.click("#hint")
+    assert page.locator("#mode").inner_text() == "ranked"
+    page.click("#hint")  # one press: the move in words, on the table, and the attempt marked assisted
     page.wait_for_function("document.getElementById('message').textContent.startsWith('Hint')")
+    hint_text = page.locator("#message").inner_text()
+    assert "now marked assisted" in hint_text and re.search(r"(column|waste|stock|foundation)", hint_text)
+    assert not re.search(r"\b[wtf]\d*[tf]\d+\b", hint_text), hint_text  # words, not notation
     assert page.locator("#mode").inner_text() == "ranked · assisted"
+    assert page.locator("#table .hint-to, #table .hint-from").count() >= 1
     page.click("#giveup")
     assert page.locator("#giveup").inner_text() == "Really give up?"
     page.click("#giveup")
@@ -410,10 +413,10 @@ def test_give_up_submits_a_lost_game(page: Any) -> None:
     share = page.locator("#share-text").input_value()
     assert "Maria" in share and "Won" not in share and re.search(r"\b1 moves?\b", share)
     assert page.locator("#draw").is_disabled() and page.locator("#undo").is_disabled()
-    page.reload()  # the finished attempt: its result, and practice on offer
+    page.reload()  # the finished attempt: its result, and practice on offer once
     page.wait_for_selector("#result[data-status=valid]")
-    assert page.locator("#start-button").inner_text() == "Start practice"
-    page.click("#start-button")
+    assert not page.locator("#start").is_visible() and page.locator("#again").is_visible()
+    page.click("#again")
     page.wait_for_function("window.patience.game.attempt.ranked === false")
     assert page.locator("#mode").inner_text() == "practice"
     # The hinted result is on the board, marked, and left out of the board without hints.
@@ -451,9 +454,10 @@ def test_every_game_is_drawn_at_phone_and_desktop_width(browser: Any, live_serve
         context.close()
 
 
-def test_archive_solution_steps_and_auto_finish(page: Any) -> None:
-    """Yesterday's deal from the archive, in practice: its solution is listed and played by the
-    "Play next move" button; once only foundation moves are left, the page finishes by itself."""
+def test_archive_solution_plays_on_the_table_and_auto_finish(page: Any) -> None:
+    """Yesterday's deal from the archive: its solution is listed in words and plays on the table like
+    a video (play, pause, step, seek); in practice, once only foundation moves are left, the page
+    finishes by itself."""
     data = json.loads((Path(__file__).parent / "data" / "klondike_autofinish.json").read_text())
     log = data["moves"]
     state = State(deal("klondike", data["seed"]))
@@ -473,23 +477,54 @@ def test_archive_solution_steps_and_auto_finish(page: Any) -> None:
     page.locator(f'a[href="/play/{yesterday}/klondike"]').click()
     page.wait_for_selector("#game[data-ready=true]")
     assert page.locator("#start-button").inner_text() == "Start practice"
+    page.locator("#solution summary").click()
+    items = page.locator("#solution-moves li")
+    assert items.count() == len(log)
+    first, second = items.nth(0).bounding_box(), items.nth(1).bounding_box()
+    assert first and second and (second["y"] >= first["y"] + first["height"] - 1 or second["x"] > first["x"] + 50)
+    assert not re.search(r"\b[wtf]\d*[tf]\d+\b", items.nth(0).inner_text())  # in words
+
+    page.click("#solution-watch")
+    page.wait_for_selector("#watch:not([hidden])")
+    assert page.locator("#watch-pos").inner_text() == f"0 / {len(log)}"
+    page.click("#watch-next")
+    page.click("#watch-next")
+    assert page.locator("#watch-pos").inner_text() == f"2 / {len(log)}"
+    replayed = State(deal("klondike", data["seed"]))
+    for move in log[:2]:
+        replayed.play(Move.parse(move))
+    assert page.evaluate("window.patience.game.state.tableau") == visible(replayed)["tableau"]
+    assert page.locator("#solution-moves li.current").get_attribute("data-step") == "2"
+    assert page.locator("#table .replay-to").count() == 1
+    page.select_option("#watch-speed", "10")
+    page.click("#watch-play")
+    page.wait_for_function("Number(document.getElementById('watch-pos').textContent.split(' / ')[0]) >= 6")
+    page.click("#watch-play")  # pause
+    paused = page.locator("#watch-pos").inner_text()
+    page.wait_for_timeout(400)
+    assert page.locator("#watch-pos").inner_text() == paused
+    items.nth(len(log) - 1).locator("button").click()  # seek to the end: the won position
+    assert page.locator("#watch-pos").inner_text() == f"{len(log)} / {len(log)}"
+    assert page.evaluate("window.patience.game.state.won") is True
+    shot(page, "solution-player.png")
+    page.click("#watch-close")
+    assert page.locator("#watch").is_hidden()
+
     start(page)
     assert page.locator("#mode").inner_text() == "practice"
-    page.locator("#solution summary").click()
-    assert page.locator("#solution-moves li").count() == len(log)
-    page.click("#solution-step")
-    wait_log(page, 1)
-    assert post_moves(page, log[1 : safe - 1]) == 200
+    assert post_moves(page, log[: safe - 1]) == 200
     page.reload()
     page.wait_for_selector("#game[data-ready=true]")
     assert log_length(page) == safe - 1 and not page.evaluate("window.patience.game.state.won")
-    page.locator("#solution summary").click()
-    page.click("#solution-step")  # the move that leaves only foundation moves: the page sends them all
+    page.evaluate(f"window.patience.send([{json.dumps(log[safe - 1])}])")  # leaves only foundation moves
     page.wait_for_selector("#result[data-status=valid]", timeout=30_000)
     moves = page.evaluate("window.patience.game.attempt.moves")
     assert moves[:safe] == log[:safe] and len(moves) == len(log) and all("f" in m for m in moves[safe:])
     assert page.locator("#result-title").inner_text() == "You won!"
     assert "Practice" in page.locator("#result-text").inner_text()
+    page.click("#game-watch")  # the finished game itself, watched from its stored log
+    page.wait_for_selector("#watch:not([hidden])")
+    assert page.locator("#watch-pos").inner_text() == f"0 / {len(moves)}"
 
 
 def test_dragging_a_run_in_a_single_card_game_moves_it_card_by_card(page: Any) -> None:
@@ -609,8 +644,9 @@ def test_league_invite_join_and_boards(page: Any, browser: Any, live_server: Any
     cells = [rows.nth(i).locator("td").all_inner_texts() for i in range(2)]
     public = page.evaluate(f"fetch('/api/v1/leaderboards/{today}/klondike').then((r) => r.json())")
     assert [c[1] for c in cells] == [e["player"] for e in public["entries"]] == ["ada", "bea"]
-    assert cells[0][:3] == ["1", "ada", "won"] and cells[0][4:] == [str(len(log)), "4:14"]
-    assert cells[1][:3] == ["2", "bea", "—"] and cells[1][4:] == ["2", "1:11"]
+    assert cells[0][:3] == ["1", "ada", "won"] and cells[0][4] == str(len(log))
+    assert re.fullmatch(r"4:14\.\d\d", cells[0][5])  # to the hundredth: ties are visible
+    assert cells[1][:3] == ["2", "bea", "not won"] and cells[1][4] == "2" and cells[1][5].startswith("1:11.")
     assert [int(c[3]) for c in cells] == [e["score"] for e in public["entries"]]
     assert rows.first.get_attribute("class") == "me"
     alltime = page.locator("#alltime-board table.leaderboard tbody tr")
@@ -697,7 +733,6 @@ def test_a_ranked_game_left_open_past_midnight_is_closed_as_it_stood(page: Any) 
     page.wait_for_selector("#result[data-status=valid]")
     notice = page.locator("#day-over")
     assert notice.is_visible() and "ranked play closed at midnight" in notice.inner_text()
-    assert "recorded as it stood" in page.locator("#message").inner_text()
     assert "Rank" in page.locator("#result-text").inner_text()
     assert page.locator("#draw").is_disabled()
     box = notice.bounding_box()
@@ -705,3 +740,121 @@ def test_a_ranked_game_left_open_past_midnight_is_closed_as_it_stood(page: Any) 
     attempt = Attempt.objects.get(player=user)
     assert attempt.finished_at is not None and attempt.submission.moves == ["s", "s"]
     shot(page, "day-over.png")
+
+
+def _press_and_move(page: Any, source: Any, dx: float, dy: float) -> tuple[float, float]:
+    a = source.bounding_box()
+    x, y = a["x"] + a["width"] / 2, a["y"] + a["height"] * 0.08
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 8, y + 8, steps=2)
+    page.mouse.move(x + dx, y + dy, steps=6)
+    return x + dx, y + dy
+
+
+def test_the_dragged_card_follows_the_pointer_at_its_own_size(page: Any) -> None:
+    """During a drag the ghost is the card itself, at the card's size, under the pointer; an illegal
+    drop glides back and says why in words."""
+    make_challenge(game="klondike", seed=2026)
+    sign_up(page, "zoe")
+    open_table(page, "Klondike")
+    start(page)
+    source = card(page, "t7")
+    size = source.bounding_box()
+    x, y = _press_and_move(page, source, -220, 160)
+    ghost = page.locator("#table .ghost .card").first
+    box = ghost.bounding_box()
+    assert box is not None
+    assert abs(box["width"] - size["width"]) < 1.5 and abs(box["height"] - size["height"]) < 1.5, (box, size)
+    assert box["x"] <= x <= box["x"] + box["width"] and box["y"] <= y <= box["y"] + box["height"]
+    assert page.locator("#table .ghost .card .corner").first.bounding_box()["width"] > 10  # drawn, not a dot
+    assert ghost.evaluate("n => getComputedStyle(n).visibility") == "visible"
+    shot(page, "drag-ghost.png")
+    # Drop it on a column it does not build on (10♥ on 8♥): it returns, with the reason in words.
+    target = card(page, "t1").bounding_box()
+    page.mouse.move(target["x"] + target["width"] / 2, target["y"] + target["height"] / 2, steps=4)
+    page.mouse.up()
+    page.wait_for_function("document.querySelector('#table .ghost') === null")
+    text = page.locator("#message").inner_text()
+    assert "10♥ cannot go there" in text and "TH" not in text, text
+    assert log_length(page) == 0
+    assert card(page, "t7").is_visible()
+
+
+def test_touch_drag_shows_the_card_under_the_finger(browser: Any, live_server: Any) -> None:
+    make_challenge(game="klondike", seed=2026)
+    context = browser.new_context(base_url=live_server.url, viewport=PHONE, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    try:
+        sign_up(page, "tia")
+        open_table(page, "Klondike")
+        start(page)
+        source = card(page, "t7")
+        size = source.bounding_box()
+        x, y = size["x"] + size["width"] / 2, size["y"] + size["height"] * 0.1
+        cdp = context.new_cdp_session(page)
+
+        def touch(kind: str, px: float, py: float) -> None:
+            points = [] if kind == "touchEnd" else [{"x": px, "y": py}]
+            cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+        touch("touchStart", x, y)
+        for i in range(1, 8):
+            touch("touchMove", x - 12 * i, y + 14 * i)
+        box = page.locator("#table .ghost .card").first.bounding_box()
+        assert box is not None and abs(box["width"] - size["width"]) < 1.5
+        assert box["x"] <= x - 84 <= box["x"] + box["width"] and box["y"] <= y + 98 <= box["y"] + box["height"]
+        shot(page, "drag-ghost-touch-390x844.png")
+        touch("touchEnd", x - 84, y + 98)
+        page.wait_for_function("document.querySelector('#table .ghost') === null")
+    finally:
+        context.close()
+
+
+def test_the_clock_runs_during_ranked_play_from_the_server_start(page: Any) -> None:
+    make_challenge(game="klondike", seed=2026)
+    sign_up(page, "kim")
+    open_table(page, "Klondike")
+    assert page.locator("#clock-box").is_hidden()
+    start(page)
+    clock = page.locator("#clock")
+    assert page.locator("#clock-box").is_visible()
+    assert re.fullmatch(r"0:0\d", clock.inner_text())
+    page.wait_for_function("document.getElementById('clock').textContent >= '0:02'", timeout=5000)
+    page.reload()  # from the server's start time, not the page's
+    page.wait_for_selector("#game[data-ready=true]")
+    assert clock.inner_text() >= "0:02"
+    page.click("#giveup")
+    page.click("#giveup")
+    page.wait_for_selector("#result[data-status=valid]")
+    assert re.fullmatch(r"0:0\d\.\d\d", clock.inner_text())  # the final time, to the hundredth
+    assert re.search(r"Time 0:0\d\.\d\d", page.locator("#result-text").inner_text())
+
+
+def test_the_home_page_knows_the_player(page: Any) -> None:
+    make_challenge(game="klondike", seed=2026)
+    make_challenge(game="maria", seed=3)
+    sign_up(page, "rio")
+    cards = page.locator(".challenge")
+    assert page.locator('.challenge[data-game="klondike"] .mine').inner_text() == "Not played today"
+    coming = page.locator("#coming")
+    assert coming.is_visible() and "6 more of today's games" in coming.inner_text()
+    assert "streak" in page.locator("#streaks").inner_text()
+    open_table(page, "Klondike")
+    start(page)
+    page.goto("/")
+    assert page.locator('.challenge[data-game="klondike"] .mine').inner_text() == "In progress"
+    assert page.locator('.challenge[data-game="klondike"] a.primary').inner_text() == "Resume"
+    open_table(page, "Klondike")
+    page.click("#giveup")
+    page.click("#giveup")
+    page.wait_for_selector("#result[data-status=valid]")
+    page.goto("/")
+    assert page.locator('.challenge[data-game="klondike"] .mine').inner_text() == "Not won · #1"
+    share = page.locator('.challenge[data-game="klondike"] button.share')
+    assert "Klondike" in share.get_attribute("data-share")
+    assert cards.count() == 2
+    shot(page, "home-player.png")
+    # A deal that becomes ready appears by itself.
+    make_challenge(game="lucas", seed=4)
+    page.wait_for_function("document.querySelectorAll('.challenge').length === 3", timeout=25_000)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -192,3 +193,29 @@ def test_static_files_are_served(client: Client) -> None:
     for name in ("web/js/play.js", "web/js/rules.js", "web/js/api.js", "web/css/site.css"):
         response = client.get(f"/static/{name}")
         assert response.status_code == 200, name
+
+
+@pytest.mark.parametrize("debug", [True, False])
+def test_a_missing_page_is_our_own_404_page_even_in_debug(client: Client, settings: Any, debug: bool) -> None:
+    settings.DEBUG = debug
+    for path in (f"/play/{days.today()}/klondike", "/board/2020-01-01/klondike", "/players/nobody"):
+        response = client.get(path)
+        assert response.status_code == 404
+        text = response.content.decode()
+        assert "Nothing here" in text and "today's deals" in text.lower(), text[:300]
+        assert "Django" not in text and "URLconf" not in text
+
+
+def test_the_favicon_is_served(client: Client) -> None:
+    page = client.get("/").content.decode()
+    assert 'rel="icon"' in page
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301 and response["Location"].endswith("favicon.svg")
+    assert client.get("/static/web/favicon.svg").status_code == 200
+
+
+def test_the_500_page_is_friendly(client: Client) -> None:
+    from django.template.loader import render_to_string
+
+    text = render_to_string("500.html")
+    assert "Something went wrong" in text and "nothing of a game" in text

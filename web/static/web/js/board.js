@@ -8,6 +8,12 @@ const aroundMe = document.getElementById("around-me");
 const cleanOnly = document.getElementById("clean-only");
 const me = document.body.dataset.user;
 
+function emptyText(around, clean, total) {
+  if (around) return "You have no ranked result on this board yet.";
+  if (clean) return "No ranked result without hints yet.";
+  return total ? "No more results." : "Nobody has finished this deal yet.";
+}
+
 async function load() {
   const params = new URLSearchParams();
   if (aroundMe && aroundMe.checked) params.set("around", "me");
@@ -20,7 +26,7 @@ async function load() {
       `${board.total} ranked result${board.total === 1 ? "" : "s"}.`,
       board.me ? ` Your rank: ${board.me.rank ? `#${board.me.rank}` : "none yet"}.` : "");
     box.replaceChildren(summary, board.entries.length ? dailyTable(board.entries, me)
-      : el("p", { class: "empty", text: around ? "You have no ranked result on this board yet." : "Nobody has finished this deal yet." }));
+      : el("p", { class: "empty", text: emptyText(around, params.has("clean"), board.total) }));
   } catch (exc) {
     box.replaceChildren(el("p", { class: "message error", text: exc.message }));
   }

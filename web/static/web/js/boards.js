@@ -2,9 +2,12 @@
 
 import { el } from "./api.js";
 
+/** Play time to the hundredth of a second: enough to see why one player ranks above another. */
 export function duration(seconds) {
-  const s = Math.round(seconds);
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  const centis = Math.round(seconds * 100);
+  const minutes = Math.floor(centis / 6000);
+  const rest = (centis - minutes * 6000) / 100;
+  return `${minutes}:${rest.toFixed(2).padStart(5, "0")}`;
 }
 
 function playerCell(player, assisted) {
@@ -18,7 +21,7 @@ export function dailyTable(entries, me) {
     el("tr", { class: e.player === me ? "me" : "" },
       el("td", { class: "num", text: String(e.rank) }),
       playerCell(e.player, e.assisted),
-      el("td", { text: e.won ? "won" : "—" }),
+      el("td", { text: e.won ? "won" : "not won" }),
       el("td", { class: "num", text: String(e.score) }),
       el("td", { class: "num", text: String(e.moves) }),
       el("td", { class: "num", text: duration(e.time) })));

@@ -1,17 +1,39 @@
-// Today's page: the time left until the next day's deals.
+// Today's page: the time left until the next day's deals, share buttons, and new deals as they become ready.
 
-const countdown = document.querySelector(".countdown");
+import { get } from "./api.js";
+import { startCountdown } from "./countdown.js";
 
-function tick() {
-  const left = Math.max(0, Date.parse(countdown.dataset.endsAt) - Date.now());
-  if (left === 0) {
-    countdown.textContent = "a moment: reload for the new deals";
-    return;
-  }
-  const s = Math.floor(left / 1000);
-  const pad = (n) => String(n).padStart(2, "0");
-  countdown.textContent = `${Math.floor(s / 3600)}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}`;
-  setTimeout(tick, 1000 - (Date.now() % 1000));
+startCountdown(document.querySelector(".countdown"));
+
+for (const button of document.querySelectorAll("button.share")) {
+  button.addEventListener("click", async () => {
+    const text = `${button.dataset.share}\n${location.origin}/`;
+    try {
+      await navigator.clipboard.writeText(text);
+      button.textContent = "Copied";
+    } catch {
+      window.prompt("Copy your result:", text);
+    }
+    setTimeout(() => { button.textContent = "Share"; }, 2000);
+  });
 }
 
-if (countdown) tick();
+// While some of today's games are still being proven winnable, look again every 15 s and
+// reload the page once more of them are ready.
+const coming = document.getElementById("coming");
+const shown = document.querySelectorAll(".challenge").length;
+if (coming || !shown) {
+  const poll = async () => {
+    try {
+      const daily = await get("daily");
+      if (daily.challenges.length > shown) {
+        location.reload();
+        return;
+      }
+    } catch {
+      // the next look may work
+    }
+    setTimeout(poll, 15_000);
+  };
+  setTimeout(poll, 15_000);
+}

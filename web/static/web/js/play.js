@@ -3,7 +3,10 @@
 
 import { el, get, post } from "./api.js";
 import { cardElement } from "./cards.js";
+import { startCountdown } from "./countdown.js";
+import { createPlayer, frameState } from "./replay.js";
 import * as R from "./rules.js";
+import { cardWords, moveWords, movePiles, pileWords, withCardWords } from "./words.js";
 
 const root = document.getElementById("game");
 const cfg = root.dataset;
@@ -17,24 +20,43 @@ const game = {
   solution: null, // the day's solution, once the day is over
   busy: false,
   picked: null, // keyboard: the pile picked up ("t3", "w", "f1")
-  hintArmed: false,
   giveUpArmed: false,
+  hint: null, // {from, to}: the piles of the last hint, shown on the table until the next move
+  watching: null, // the replay player while a log is watched on the table
+  saved: null, // the game's own state while a replay is shown
 };
 
-const playing = () => Boolean(game.attempt && !game.attempt.finished_at && game.state && !game.state.won);
+const playing = () =>
+  Boolean(game.attempt && !game.attempt.finished_at && game.state && !game.state.won && !game.watching);
 
 // --- messages --------------------------------------------------------------------------------
 
 let messageTimer = null;
 function message(text, kind = "info") {
   const box = $("message");
-  box.textContent = text || "";
+  box.textContent = withCardWords(text || "");
   box.className = `message ${kind}`;
   clearTimeout(messageTimer);
   if (text && kind === "info") messageTimer = setTimeout(() => { box.textContent = ""; }, 6000);
 }
 
 // --- drawing ---------------------------------------------------------------------------------
+
+/**
+ * Mark a move's piles on the table. A hint (before the move): the cards that would move and
+ * the pile that takes them. A replayed move (after it): the pile it came from and the cards it put down.
+ */
+function showOnTable(piles, kind) {
+  if (!piles) return;
+  const from = tableEl.querySelector(`[data-pile="${piles.from}"]`);
+  const to = tableEl.querySelector(`[data-pile="${piles.to}"]`);
+  const n = piles.n || 1;
+  const carrier = kind === "hint" ? from : to;
+  const cards = carrier && piles.from !== "s" ? [...carrier.querySelectorAll(".card")].slice(-n) : [];
+  cards.forEach((node) => node.classList.add(`${kind}-card`));
+  from?.classList.add(`${kind}-from`);
+  to?.classList.add(`${kind}-to`);
+}
 
 function slot(pile, label, extraClass = "") {
   return el("div", { class: `pile ${extraClass}`, dataset: { pile }, tabindex: "0", "aria-label": label });
@@ -95,8 +117,11 @@ function render() {
   tableEl.append(top, tableau);
   layoutColumns();
   if (game.picked) tableEl.querySelector(`[data-pile="${game.picked}"]`)?.classList.add("picked");
+  if (game.hint) showOnTable(game.hint, "hint");
+  if (game.watching) showOnTable(game.watching.piles(), "replay");
   if (focused) tableEl.querySelector(`[data-pile="${focused}"]`)?.focus({ preventScroll: true });
 
+  showClock();
   $("moves").textContent = String(state.moves);
   $("score").textContent = String(state.score);
   $("redeals-box").hidden = rules.passes === null || rules.passes === 1; // only forty-and-eight has a redeal to count
@@ -143,7 +168,44 @@ function layoutColumns() {
 
 // --- talking to the server ---------------------------------------------------------------------
 
+// --- the clock: time since the server started the attempt ---------------------------------------
+
+let clockBase = null; // performance.now() at the attempt's start, from the server's elapsed_ms
+let clockTimer = null;
+
+export function clockText(ms, precise = false) {
+  const total = Math.max(0, ms) / 1000;
+  const minutes = Math.floor(total / 60);
+  const seconds = total - minutes * 60;
+  const shown = precise ? seconds.toFixed(2) : String(Math.floor(seconds));
+  return `${minutes}:${shown.padStart(precise ? 5 : 2, "0")}`;
+}
+
+function showClock() {
+  const box = $("clock-box");
+  const attempt = game.attempt;
+  if (!box || !attempt || !attempt.ranked || game.watching) {
+    if (box) box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  clearTimeout(clockTimer);
+  if (attempt.finished_at) {
+    const ms = Date.parse(attempt.finished_at) - Date.parse(attempt.started_at);
+    $("clock").textContent = clockText(ms, true);
+    return;
+  }
+  const tick = () => {
+    if (!game.attempt || game.attempt.finished_at || clockBase === null) return;
+    const ms = performance.now() - clockBase;
+    $("clock").textContent = clockText(ms);
+    clockTimer = setTimeout(tick, 1000 - (ms % 1000) + 5);
+  };
+  tick();
+}
+
 function takeAttempt(data) {
+  if (typeof data.elapsed_ms === "number" && !data.finished_at) clockBase = performance.now() - data.elapsed_ms;
   game.attempt = data;
   game.state = data.state;
   const mode = $("mode");
@@ -169,6 +231,7 @@ async function reload() {
 async function send(moves) {
   if (!playing() || game.busy || !moves.length) return;
   game.busy = true;
+  game.hint = null;
   tableEl.classList.add("busy");
   let stored = false;
   try {
@@ -210,7 +273,6 @@ async function closeAtDayEnd() {
   if (!game.attempt || !game.attempt.ranked || game.attempt.finished_at) return;
   $("day-over").hidden = false;
   await submit();
-  message("The day is over: ranked play has closed, and your game was recorded as it stood at midnight.", "error");
 }
 
 function watchDayEnd() {
@@ -241,6 +303,7 @@ async function submit() {
   try {
     let submission = await post(`attempts/${game.attempt.id}/submit`, {});
     game.attempt.finished_at = game.attempt.finished_at || new Date().toISOString();
+    $("start").hidden = true; // the result panel offers the next practice
     render();
     showResult(submission, true);
     for (let i = 0; submission.status === "pending" && i < 240; i += 1) {
@@ -280,15 +343,21 @@ function showResult(submission, pending) {
     $("result-text").textContent = "The server is replaying your moves.";
   } else if (submission.status === "valid" && r) {
     $("result-title").textContent = r.won ? "You won!" : "Game over";
-    const rank = r.rank ? `Rank #${r.rank} on today's board.` : r.ranked ? "Ranked." : "Practice: not ranked.";
-    $("result-text").textContent =
-      `${r.won ? "Won" : "Not won"} with score ${r.score} in ${r.moves} moves (${r.foundation_cards} cards home). ${rank}`;
+    const board = cfg.over === "true" ? "the day's" : "today's";
+    const rank = r.rank
+      ? r.won ? `Rank #${r.rank} on ${board} board.` : `Rank #${r.rank} on ${board} board, below every won game.`
+      : r.ranked ? "Ranked." : "Practice: not ranked.";
+    const time = r.ranked ? ` Time ${clockText(r.play_time_ms, true)}.` : "";
+    $("result-text").textContent = `${r.won ? "Won" : "Not won"} with score ${r.score} in ${count(r.moves, "move")}` +
+      ` (${count(r.foundation_cards, "card")} home).${time} ${rank}`;
   } else {
     $("result-title").textContent = "Not accepted";
     const error = submission.error || {};
-    $("result-text").textContent = `The replay stopped: ${error.reason || "invalid log"}`;
+    $("result-text").textContent = withCardWords(
+      `The replay stopped at move ${(error.index ?? 0) + 1}: ${error.reason || "invalid log"}`);
   }
   panel.dataset.status = submission.status;
+  if (submission.status === "valid" && r && r.won && !pending) celebrate();
   $("share-text").value = shareText(submission);
 }
 
@@ -317,6 +386,14 @@ function sourceOf(pile, index) {
   if (kind === "w") return game.state.waste.length ? { pile: "w" } : null;
   if (kind === "f") return game.state.foundations[i]?.length && game.rules.foundation_to_tableau ? { pile: "f", index: i } : null;
   return null;
+}
+
+/** The first card of what a source carries. */
+function cardOf(source) {
+  if (source.pile === "w") return game.state.waste.at(-1);
+  if (source.pile === "f") return game.state.foundations[source.index].at(-1);
+  const column = game.state.tableau[source.index];
+  return column[column.length - source.n].card;
 }
 
 function stockAction() {
@@ -383,8 +460,10 @@ function startDrag() {
     ghost.append(copy);
     card.classList.add("lifted");
   });
-  document.body.append(ghost);
-  press.drag = { ghost, cards, dx: press.x - first.left, dy: press.y - first.top };
+  // Inside the table, where the card size is defined (a ghost in <body> had no size at all).
+  ghost.style.height = `${first.height}px`;
+  tableEl.append(ghost);
+  press.drag = { ghost, cards, dx: press.x - first.left, dy: press.y - first.top, home: { x: first.left, y: first.top } };
   ghost.style.transform = `translate(${first.left}px, ${first.top}px)`;
   for (const pile of R.targetsFor(game.rules, game.state, press.source)) {
     tableEl.querySelector(`[data-pile="${pile}"]`)?.classList.add("target");
@@ -410,10 +489,26 @@ function dropTarget(event) {
   return best;
 }
 
-function endDrag() {
-  press.drag.ghost.remove();
-  press.drag.cards.forEach((card) => card.classList.remove("lifted"));
+/** Drop the ghost; with `back`, it first glides back to where the cards came from. */
+function endDrag(back = false) {
+  const { ghost, cards, home } = press.drag;
   tableEl.querySelectorAll(".target").forEach((node) => node.classList.remove("target"));
+  const finish = () => {
+    ghost.remove();
+    cards.forEach((card) => card.classList.remove("lifted"));
+  };
+  if (!back || !ghost.animate) {
+    finish();
+    return;
+  }
+  ghost.style.display = "";
+  ghost.classList.add("returning");
+  const animation = ghost.animate(
+    [{ transform: ghost.style.transform }, { transform: `translate(${home.x}px, ${home.y}px)` }],
+    { duration: 220, easing: "ease-out" },
+  );
+  animation.onfinish = finish;
+  animation.oncancel = finish;
 }
 
 document.addEventListener("pointerup", (event) => {
@@ -422,12 +517,10 @@ document.addEventListener("pointerup", (event) => {
   try {
     if (current.drag) {
       const target = dropTarget(event);
-      endDrag();
-      if (target && target !== current.pile) {
-        const plan = R.planDrop(game.rules, game.state, current.source, target);
-        if (plan.moves) send(plan.moves);
-        else message(plan.error, "error");
-      }
+      const plan = target && target !== current.pile ? R.planDrop(game.rules, game.state, current.source, target) : null;
+      endDrag(!plan || !plan.moves);
+      if (plan && plan.moves) send(plan.moves);
+      else if (plan) message(`${cardWords(cardOf(current.source))} cannot go there: ${plan.error}`, "error");
     } else if (current.pile === "s") {
       stockAction();
     } else if (current.source) {
@@ -519,7 +612,7 @@ document.addEventListener("keydown", (event) => {
       if (!longestSource(pile)) return message("nothing to pick up there", "error");
       game.picked = pile;
       pileEl.classList.add("picked");
-      message(`Picked ${pile}: move to a pile and press Enter (Escape to cancel).`);
+      message(`Picked ${pileWords(pile)}: move to a pile and press Enter (Escape to cancel).`);
       return;
     }
     const from = game.picked;
@@ -546,20 +639,23 @@ $("giveup").addEventListener("click", () => {
 });
 $("hint")?.addEventListener("click", async () => {
   if (!playing() || game.busy) return;
-  if (!game.hintArmed && !game.attempt.assisted) {
-    game.hintArmed = true;
-    message("A hint marks this attempt as assisted on the leaderboard. Press Hint again to see one.");
-    setTimeout(() => { game.hintArmed = false; }, 5000);
-    return;
-  }
-  game.hintArmed = false;
+  const first = !game.attempt.assisted;
   try {
     const hint = await post(`attempts/${game.attempt.id}/hint`, {});
     game.attempt.assisted = true;
     $("mode").textContent = `${game.attempt.ranked ? "ranked" : "practice"} · assisted`;
-    message(hint.move ? `Hint: ${hint.move}${hint.reason ? ` (${hint.reason})` : ""}` : `No hint: ${hint.reason}`);
+    if (!hint.move) {
+      message(`No hint: ${hint.reason}`);
+      return;
+    }
+    const piles = movePiles(hint.move);
+    const n = Number((hint.move.split(":")[1]) || 1);
+    game.hint = piles && { ...piles, n };
+    render();
+    const note = first ? " This attempt is now marked assisted." : "";
+    message(`Hint: ${moveWords(hint.move, game.state)}${hint.reason ? ` (${hint.reason})` : ""}.${note}`, "hint");
   } catch (exc) {
-    message(exc.status === 404 && exc.code !== "not_found" ? "Hints are not available." : exc.message, "error");
+    message(exc.message, "error");
   }
 });
 $("start-button")?.addEventListener("click", start);
@@ -584,22 +680,91 @@ fourColour.addEventListener("change", () => {
   document.body.classList.toggle("four-colour", fourColour.checked);
 });
 
-// The solution of a day that is over: listed, and playable move by move in a fresh practice attempt.
+// --- watching a log on the table: the day's solution, or a finished game ---------------------------
+
 function showSolution() {
   const list = $("solution-moves");
   if (!list || !game.solution) return;
-  list.replaceChildren(...game.solution.map((move) => el("li", { text: move })));
+  list.replaceChildren(...game.solution.map((move, i) => el("li", { dataset: { step: String(i + 1) } },
+    el("button", { type: "button", class: "link step", text: moveWords(move) }))));
 }
-$("solution-step")?.addEventListener("click", () => {
-  const log = game.attempt?.moves || [];
-  const solution = game.solution || [];
-  const follows = log.length < solution.length && log.every((move, i) => move === solution[i]);
-  if (!playing() || !follows) {
-    message("Start a fresh practice attempt (no moves yet) to follow the solution.", "error");
-    return;
+
+/** Play `log` on the table from its frames (visible states from the server); the game waits aside. */
+async function watch(path, list) {
+  try {
+    const data = await get(path);
+    stopWatching();
+    game.saved = game.state;
+    game.picked = null;
+    game.hint = null;
+    const frames = data.frames.map(frameState);
+    if (list) {
+      list.replaceChildren(...data.moves.map((move, i) => el("li", { dataset: { step: String(i + 1) } },
+        el("button", { type: "button", class: "link step", text: moveWords(move, frames[i]) }))));
+    }
+    game.watching = createPlayer({
+      moves: data.moves,
+      frames,
+      onFrame: (state, step) => {
+        game.state = state;
+        render();
+        $("watch-pos").textContent = `${step} / ${data.moves.length}`;
+        $("watch-play").textContent = game.watching?.playing ? "Pause" : "Play";
+        $("watch-move").textContent = step ? `${step}. ${moveWords(data.moves[step - 1], frames[step - 1])}` : "The deal";
+        list?.querySelectorAll("li").forEach((li) => li.classList.toggle("current", Number(li.dataset.step) === step));
+        list?.querySelector("li.current")?.scrollIntoView({ block: "nearest" });
+      },
+    });
+    $("watch").hidden = false;
+    game.watching.speed(Number($("watch-speed").value));
+    game.watching.seek(0);
+  } catch (exc) {
+    message(exc.message, "error");
   }
-  send([solution[log.length]]);
+}
+
+function stopWatching() {
+  if (!game.watching) return;
+  game.watching.pause();
+  game.watching = null;
+  game.state = game.saved;
+  game.saved = null;
+  $("watch").hidden = true;
+  document.querySelectorAll(".moves-list li.current").forEach((li) => li.classList.remove("current"));
+  render();
+}
+
+$("solution-watch")?.addEventListener("click", () => watch(`daily/${cfg.date}/${cfg.game}/solution`, $("solution-moves")));
+$("game-watch")?.addEventListener("click", () => watch(`attempts/${game.attempt.id}/replay`, null));
+$("watch-play")?.addEventListener("click", () => game.watching?.toggle());
+$("watch-back")?.addEventListener("click", () => game.watching?.step(-1));
+$("watch-next")?.addEventListener("click", () => game.watching?.step(1));
+$("watch-start")?.addEventListener("click", () => game.watching?.seek(0));
+$("watch-end")?.addEventListener("click", () => game.watching?.seek(Infinity));
+$("watch-speed")?.addEventListener("change", (event) => game.watching?.speed(Number(event.target.value)));
+$("watch-close")?.addEventListener("click", stopWatching);
+$("solution-moves")?.addEventListener("click", (event) => {
+  const li = event.target.closest("li");
+  if (!li) return;
+  if (!game.watching) {
+    watch(`daily/${cfg.date}/${cfg.game}/solution`, $("solution-moves")).then(() => game.watching?.seek(Number(li.dataset.step)));
+  } else {
+    game.watching.seek(Number(li.dataset.step));
+  }
 });
+
+// --- the end of a game ------------------------------------------------------------------------------
+
+function celebrate() {
+  if (matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+  const cards = [...tableEl.querySelectorAll(".foundation .card")];
+  cards.forEach((card, i) => card.animate?.(
+    [{ transform: "translateY(0) rotate(0)" }, { transform: `translateY(-18px) rotate(${i % 2 ? 8 : -8}deg)` },
+      { transform: "translateY(0) rotate(0)" }],
+    { duration: 600, delay: i * 90, easing: "ease-in-out" },
+  ));
+  $("result")?.classList.add("won");
+}
 
 let resizeTimer = null;
 window.addEventListener("resize", () => {
@@ -618,9 +783,10 @@ async function init() {
     if (cfg.authenticated === "true" && cfg.attempt) {
       const attempt = await get(`attempts/${cfg.attempt}`);
       takeAttempt(attempt);
-      if (attempt.finished_at) {
+      if (attempt.finished_at && attempt.submission) {
+        showResult(await get(`submissions/${attempt.submission}`), false); // it offers the next practice
+      } else if (attempt.finished_at) {
         $("start").hidden = false;
-        if (attempt.submission) showResult(await get(`submissions/${attempt.submission}`), false);
         const startButton = $("start-button");
         if (startButton) startButton.textContent = "Start practice";
         if ($("start-text")) $("start-text").textContent = "This attempt is over. Another one is practice.";
@@ -635,6 +801,7 @@ async function init() {
       render();
     }
     watchDayEnd();
+    startCountdown(document.querySelector("#next-deal .countdown"));
     root.dataset.ready = "true";
   } catch (exc) {
     message(exc.message, "error");
