@@ -858,3 +858,57 @@ def test_the_home_page_knows_the_player(page: Any) -> None:
     # A deal that becomes ready appears by itself.
     make_challenge(game="lucas", seed=4)
     page.wait_for_function("document.querySelectorAll('.challenge').length === 3", timeout=25_000)
+
+
+def test_every_game_plays_by_taps_on_a_phone(browser: Any, live_server: Any) -> None:
+    """At 390x844 with a finger: cards big enough to hit (two rows of columns when there are many),
+    the whole table on the screen, a tap on the stock draws and a tap on a card plays it."""
+    from games.engine import GAME_IDS
+
+    for game in GAME_IDS:
+        make_challenge(game=game, seed=11)
+    context = browser.new_context(base_url=live_server.url, viewport=PHONE, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    try:
+        sign_up(page, "pia")
+        for game in GAME_IDS:
+            page.goto(f"/play/{days.today()}/{game}")
+            page.wait_for_selector("#game[data-ready=true]")
+            start(page)
+            width = page.locator("#table .column").first.bounding_box()["width"]
+            assert width >= 40, f"{game}: cards {width:.0f} px wide on a phone"
+            table = page.locator("#table").bounding_box()
+            assert table["x"] >= 0 and table["x"] + table["width"] <= PHONE["width"] + 0.5, game
+            for pile in page.locator("#table [data-pile]").all():
+                box = pile.bounding_box()
+                assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"] + 0.5, (game, pile)
+            shot(page, f"phone-{game}-390x844.png")
+            page.locator('#table [data-pile="s"]').tap()
+            wait_log(page, 1)
+            state = State(deal(game, 11))
+            state.play(Move.parse("s"))
+            tops = [m for m in state.legal_moves() if m.kind in (T2F, T2T) and m.n == 1]
+            if tops:
+                page.locator(f'#table [data-pile="t{tops[0].src + 1}"] .card').last.tap()
+                page.wait_for_function("window.patience.game.attempt.moves.length >= 2 && !window.patience.game.busy")
+    finally:
+        context.close()
+
+
+def test_no_page_scrolls_sideways_on_a_phone(browser: Any, live_server: Any) -> None:
+    make_challenge(game="lucas", seed=11)
+    make_challenge(game="klondike", seed=2026, day=days.today() - dt.timedelta(days=1), solution=["s"])
+    context = browser.new_context(base_url=live_server.url, viewport=PHONE, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    try:
+        sign_up(page, "noa")
+        today = days.today()
+        for path in ("/", "/archive", f"/board/{today}/lucas", f"/play/{today}/lucas",
+                     f"/play/{today - dt.timedelta(days=1)}/klondike", "/players/noa", "/leagues",
+                     "/play/2020-01-01/lucas", "/api/docs/"):
+            page.goto(path)
+            page.wait_for_load_state("networkidle")
+            wide = page.evaluate("document.documentElement.scrollWidth")
+            assert wide <= PHONE["width"], f"{path} is {wide} px wide at {PHONE['width']} px"
+    finally:
+        context.close()

@@ -66,8 +66,11 @@ function render() {
   const { state, rules } = game;
   if (!state || !rules) return;
   const focused = document.activeElement?.closest?.("[data-pile]")?.dataset.pile;
-  const topSlots = 2 + rules.foundations + (rules.decks === 1 ? 1 : 0);
-  tableEl.style.setProperty("--slots", Math.max(rules.columns, topSlots));
+  const compact = compactLayout(rules);
+  const perRow = compact ? Math.ceil(rules.columns / 2) : rules.columns;
+  const topSlots = compact ? 2 + Math.ceil(rules.foundations / 2) : 2 + rules.foundations + (rules.decks === 1 ? 1 : 0);
+  tableEl.style.setProperty("--slots", Math.max(perRow, topSlots));
+  tableEl.classList.toggle("compact", compact);
   tableEl.classList.toggle("readonly", !playing());
   tableEl.replaceChildren();
 
@@ -91,7 +94,9 @@ function render() {
   });
   waste.classList.toggle("fan3", rules.draw > 1);
   top.append(stock, waste);
-  if (rules.decks === 1) top.append(el("div", { class: "gap" }));
+  if (rules.decks === 1 && !compact) top.append(el("div", { class: "gap" }));
+  const foundations = compact ? el("div", { class: "foundation-grid" }) : top;
+  if (compact) top.append(foundations);
   state.foundations.forEach((pile, i) => {
     const node = slot(`f${i + 1}`, pile.length ? `foundation ${i + 1}, ${pile.at(-1)}` : `foundation ${i + 1}, empty`,
       "foundation");
@@ -100,10 +105,12 @@ function render() {
       card.dataset.top = "true";
       node.append(card);
     }
-    top.append(node);
+    foundations.append(node);
   });
 
   const tableau = el("div", { class: "tableau" });
+  const rows = compact ? [el("div", { class: "tableau-row" }), el("div", { class: "tableau-row" })] : [tableau];
+  if (compact) tableau.append(...rows);
   state.tableau.forEach((column, i) => {
     const col = slot(`t${i + 1}`, column.length ? `column ${i + 1}, top card ${column.at(-1).card}` : `column ${i + 1}, empty`,
       "column");
@@ -112,7 +119,7 @@ function render() {
       node.dataset.index = String(k);
       col.append(node);
     });
-    tableau.append(col);
+    rows[i < perRow ? 0 : rows.length - 1].append(col);
   });
   tableEl.append(top, tableau);
   layoutColumns();
@@ -134,6 +141,15 @@ function render() {
 }
 
 /** Fan the columns: face-up cards show their corner; long columns are squeezed to fit the screen. */
+/**
+ * Many columns on a narrow portrait screen (a phone): the tableau in two rows and the foundations
+ * in a block, so that cards stay big enough for a finger (13 columns in one row were 25 px wide).
+ */
+function compactLayout(rules) {
+  const slots = Math.max(rules.columns, 2 + rules.foundations);
+  return slots > 8 && window.innerWidth < 700 && window.innerHeight > window.innerWidth;
+}
+
 function layoutColumns() {
   const columns = [...tableEl.querySelectorAll(".column")];
   if (!columns.length) return;
@@ -142,8 +158,11 @@ function layoutColumns() {
   // Small cards (many columns on a phone) get a larger corner index, and a little more room for it.
   const narrow = width < 44;
   tableEl.classList.toggle("narrow", narrow);
+  const rows = tableEl.classList.contains("compact") ? [...tableEl.querySelectorAll(".tableau-row")] : [tableEl];
   const topOfTableau = columns[0].getBoundingClientRect().top;
-  const room = Math.max(window.innerHeight - topOfTableau - 12, height * 3.2);
+  const gap = parseFloat(getComputedStyle(tableEl).getPropertyValue("--gap")) || 8;
+  const total = window.innerHeight - topOfTableau - 12 - gap * (rows.length - 1);
+  const room = Math.max(total / rows.length, height * (rows.length > 1 ? 2.2 : 3.2));
   for (const col of columns) {
     const cards = [...col.querySelectorAll(".card")];
     const down = cards.filter((c) => c.classList.contains("down")).length;
