@@ -199,3 +199,16 @@ class Result(models.Model):
 
     def __str__(self) -> str:
         return f"result {self.pk}: {'won' if self.won else 'lost'} {self.score}"
+
+
+class Guest(models.Model):
+    """A visitor playing before signing up: a real (passwordless) player row, marked as a guest.
+
+    Its games move to the account it signs up as or logs in to (``games.services.guest_claim``).
+    """
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="guest")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"guest {self.user_id}"

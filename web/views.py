@@ -23,8 +23,9 @@ from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.http import require_POST
 
-from games import days, selectors
+from games import days, selectors, services
 from games.apis import share_text
 from games.engine import GAME_IDS, GAMES
 from games.models import Attempt, Challenge
@@ -214,9 +215,32 @@ def league(request: HttpRequest, league_id: int) -> HttpResponse:
 
 
 class LoginView(auth_views.LoginView):
+    """Log in; a guest who logs in brings the games played as a guest (see games.services.guest_claim)."""
+
     template_name = "web/login.html"
     redirect_authenticated_user = True
     next_page = "web:home"
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if request.user.is_authenticated and services.player_is_guest(request.user):
+            self.redirect_authenticated_user = False  # a guest may log in to an account
+        return super().dispatch(request, *args, **kwargs)
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        guest = self.request.user if services.player_is_guest(self.request.user) else None
+        response = super().form_valid(form)
+        if guest is not None:
+            services.guest_claim(guest=guest, account=form.get_user())
+        return response
+
+
+@require_POST
+def guest_play(request: HttpRequest) -> HttpResponse:
+    """Play at once, before signing up: the visitor becomes a guest player kept in the session."""
+    if not request.user.is_authenticated:
+        auth.login(request, services.guest_create(), backend="django.contrib.auth.backends.ModelBackend")
+    target = _next_url(request) or "/"
+    return redirect(f"{target}{'&' if '?' in target else '?'}start=1")
 
 
 class LogoutView(auth_views.LogoutView):
@@ -231,11 +255,15 @@ def _next_url(request: HttpRequest) -> str | None:
 
 
 def signup(request: HttpRequest) -> HttpResponse:
-    if request.user.is_authenticated:
+    """Sign up; a guest who signs up keeps the games played as a guest, ranked results included."""
+    guest = request.user if services.player_is_guest(request.user) else None
+    if request.user.is_authenticated and guest is None:
         return redirect(_next_url(request) or "web:home")
     form = UserCreationForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
+        if guest is not None:
+            services.guest_claim(guest=guest, account=user)
         auth.login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect(_next_url(request) or "web:home")
     return render(request, "web/signup.html", {"form": form, "next": _next_url(request) or ""})

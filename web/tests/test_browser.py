@@ -912,3 +912,32 @@ def test_no_page_scrolls_sideways_on_a_phone(browser: Any, live_server: Any) -> 
             assert wide <= PHONE["width"], f"{path} is {wide} px wide at {PHONE['width']} px"
     finally:
         context.close()
+
+
+def test_a_visitor_plays_first_and_keeps_the_result_by_signing_up(page: Any) -> None:
+    make_challenge(game="klondike", seed=2026)
+    open_table(page, "Klondike")
+    assert page.locator("#guest-button").inner_text() == "Play now"
+    page.click("#guest-button")  # no account: a guest, ranked, playing at once
+    page.wait_for_function("window.patience.game.attempt !== null")
+    assert page.locator("#mode").inner_text() == "ranked"
+    assert page.locator(".site-header .guest").inner_text() == "Guest"
+    page.click("#draw")
+    wait_log(page, 1)
+    page.click("#giveup")
+    page.click("#giveup")
+    page.wait_for_selector("#result[data-status=valid]")
+    assert page.locator("#guest-keep").is_visible()
+    page.locator("#guest-keep a", has_text="sign up").click()
+    page.fill("#id_username", "vic")
+    page.fill("#id_password1", PASSWORD)
+    page.fill("#id_password2", PASSWORD)
+    page.get_by_role("button", name="Sign up").click()
+    page.wait_for_url(re.compile(r"/play/"))
+    page.wait_for_selector("#result[data-status=valid]")  # the same game, now the account's
+    assert page.locator(".site-header .me").inner_text() == "vic"
+    page.goto("/")
+    assert page.locator('.challenge[data-game="klondike"] .mine').inner_text() == "Not won · #1"
+    page.goto(f"/board/{days.today()}/klondike")
+    page.wait_for_selector("#board[data-ready=true] table.leaderboard")
+    assert "vic" in page.locator("table.leaderboard tbody tr").first.inner_text()

@@ -818,6 +818,11 @@ async function init() {
       game.state = challenge.layout;
       $("start").hidden = false;
       render();
+      // A visitor who just pressed "Play now" (and is a guest player now) starts at once.
+      if (cfg.authenticated === "true" && new URLSearchParams(location.search).get("start") === "1") {
+        history.replaceState(null, "", location.pathname);
+        await start();
+      }
     }
     watchDayEnd();
     startCountdown(document.querySelector("#next-deal .countdown"));

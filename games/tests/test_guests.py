@@ -1,0 +1,101 @@
+"""Guests: play before signing up, keep the games when signing up or logging in, and no second ranked go."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client, TestCase
+
+from games import days, services
+from games.models import Attempt, Guest, Result
+from games.tests.factories import make_challenge, make_user
+from leaderboard.selectors import leaderboard_page
+
+pytestmark = pytest.mark.django_db
+
+
+def _played(player: object, challenge: object, moves: list[str]) -> Attempt:
+    attempt = services.attempt_start(player=player, challenge=challenge)  # type: ignore[arg-type]
+    services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=0, moves=moves)  # type: ignore[arg-type]
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        services.attempt_submit(attempt_id=attempt.pk, player=player)  # type: ignore[arg-type]
+    return Attempt.objects.get(pk=attempt.pk)
+
+
+def test_a_guest_is_a_passwordless_player_whose_first_attempt_is_ranked() -> None:
+    guest = services.guest_create()
+    assert guest.get_username().startswith("guest-") and not guest.has_usable_password()
+    assert services.player_is_guest(guest) and not services.player_is_guest(make_user())
+    assert _played(guest, make_challenge(), ["s"]).ranked
+
+
+def test_signing_up_keeps_the_guests_ranked_result_and_board_entry() -> None:
+    challenge = make_challenge()
+    guest = services.guest_create()
+    attempt = _played(guest, challenge, ["s", "s"])
+    account = make_user("newcomer")
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        assert services.guest_claim(guest=guest, account=account) == 1
+    attempt.refresh_from_db()
+    assert attempt.player_id == account.pk and attempt.ranked
+    result = Result.objects.get(submission__attempt=attempt)
+    assert result.player_id == account.pk and result.ranked
+    assert [e.player for e in leaderboard_page(challenge=challenge, offset=0, limit=10).entries] == ["newcomer"]
+    assert not get_user_model().objects.filter(pk=guest.pk).exists() and not Guest.objects.exists()
+
+
+def test_a_guest_cannot_get_a_second_ranked_go_through_an_account_that_played() -> None:
+    challenge = make_challenge()
+    account = make_user("veteran")
+    first = _played(account, challenge, ["s"])
+    guest = services.guest_create()  # "cleared the cookies" and played again as a guest
+    again = _played(guest, challenge, ["s", "s", "s"])
+    assert again.ranked  # as a guest it was ranked...
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        services.guest_claim(guest=guest, account=account)
+    again.refresh_from_db()
+    assert not again.ranked and again.player_id == account.pk  # ...in the account it is practice
+    assert Result.objects.get(submission__attempt=again).ranked is False
+    ranked = Attempt.objects.filter(player=account, challenge=challenge, ranked=True)
+    assert list(ranked.values_list("id", flat=True)) == [first.pk]
+    assert [e.player for e in leaderboard_page(challenge=challenge, offset=0, limit=10).entries] == ["veteran"]
+
+
+def test_a_guests_past_day_becomes_practice_and_a_clashing_open_attempt_is_dropped() -> None:
+    yesterday = make_challenge(day=days.today() - dt.timedelta(days=1), seed=5)
+    today = make_challenge(seed=6)
+    guest = services.guest_create()
+    Attempt.objects.create(player=guest, challenge=yesterday, ranked=True, moves=["s"])
+    open_guest = services.attempt_start(player=guest, challenge=today)
+    account = make_user()
+    open_mine = services.attempt_start(player=account, challenge=today)
+    services.guest_claim(guest=guest, account=account)
+    assert not Attempt.objects.filter(pk=open_guest.pk).exists()
+    assert Attempt.objects.get(pk=open_mine.pk).ranked
+    assert Attempt.objects.get(player=account, challenge=yesterday).ranked is False
+
+
+def test_play_now_signs_up_later_over_the_pages() -> None:
+    make_challenge()
+    client = Client()
+    response = client.post("/accounts/guest/", {"next": f"/play/{days.today()}/klondike"})
+    assert response.status_code == 302 and response["Location"].endswith("?start=1")
+    page = client.get(f"/play/{days.today()}/klondike").content.decode()
+    assert "Guest" in page and "Sign up to keep your results" in page
+    started = client.post(f"/api/v1/daily/{days.today()}/klondike/attempts", content_type="application/json",
+                          HTTP_X_CSRFTOKEN=client.cookies["csrftoken"].value)
+    assert started.status_code == 201 and started.json()["ranked"] is True
+    signed = client.post("/accounts/signup/", {"username": "maya", "password1": "a long passphrase 42",
+                                               "password2": "a long passphrase 42"})
+    assert signed.status_code == 302
+    attempt = Attempt.objects.get(pk=started.json()["id"])
+    assert attempt.player.get_username() == "maya" and attempt.ranked
+    assert not Guest.objects.exists()
+
+
+def test_the_guest_form_needs_its_csrf_token() -> None:
+    client = Client(enforce_csrf_checks=True)
+    assert client.post("/accounts/guest/", {"next": "/"}).status_code == 403
+    assert client.get("/accounts/guest/").status_code == 405
