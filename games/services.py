@@ -20,7 +20,6 @@ from django.utils import timezone
 from games import days
 from games.engine import (
     MAX_LOG_LENGTH,
-    REDEAL,
     EngineError,
     Hint,
     ReplayError,
@@ -445,7 +444,7 @@ def submission_validate(*, submission_id: int) -> Submission:
             score=state.score,
             moves=state.moves,
             foundation_cards=state.on_foundations,
-            redeals=sum(1 for record in state.history if record[0] == REDEAL),
+            redeals=state.redeals,
             play_time_ms=max(0, int((finished_at - attempt.started_at).total_seconds() * 1000)),
             finished_at=finished_at,
         )

@@ -22,11 +22,11 @@ class Hint:
     reason: str
 
 
-def _reverses(move: Move, last: tuple[int, int, int, int, int, int] | None) -> bool:
+def _reverses(move: Move, last: Move | None) -> bool:
     """Moving the same cards straight back between the same two columns."""
-    if last is None or last[0] != T2T or move.kind != T2T:
+    if last is None or last.kind != T2T or move.kind != T2T:
         return False
-    return last[1] == move.dst and last[2] == move.src and last[3] == move.n
+    return last.src == move.dst and last.dst == move.src and last.n == move.n
 
 
 def _rate(state: State, move: Move) -> tuple[int, str]:
@@ -73,7 +73,7 @@ def _rate(state: State, move: Move) -> tuple[int, str]:
 
 def hint(state: State) -> Hint | None:
     """The most promising legal move by visible features, or None when no move is left."""
-    last = state.history[-1] if state.history else None
+    last = state.last_move
     best: tuple[int, str, Move] | None = None
     for move in state.legal_moves():
         if _reverses(move, last):

@@ -9,6 +9,7 @@ move (and whether the column exists) is the state's business.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 from .errors import InvalidMoveError
@@ -67,16 +68,17 @@ class Move(NamedTuple):
     def __repr__(self) -> str:
         return f"Move.parse({str(self)!r})"
 
-    @property
-    def text(self) -> str:
-        return str(self)
-
 
 DRAW_MOVE = Move(DRAW)
 REDEAL_MOVE = Move(REDEAL)
 UNDO_MOVE = Move(UNDO)
 
 _CACHE: dict[str, Move] = {"s": DRAW_MOVE, "r": REDEAL_MOVE, "u": UNDO_MOVE}
+
+
+# ``lookup(text)``: the Move that ``Move.parse`` already made for ``text``, or None. It is the cache
+# dict's own ``get`` (a C call, no Python frame): the replay loop's fast path.
+lookup: Callable[[str], Move | None] = _CACHE.get
 
 
 def _parse(text: str) -> Move:
@@ -122,6 +124,3 @@ def _parse(text: str) -> Move:
         kind = F2T
     return Move(kind, src, dst, n)
 
-
-def parse_move(text: str) -> Move:
-    return Move.parse(text)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .deal import deal
 from .errors import InvalidLogError, MoveError
-from .moves import _CACHE, Move
+from .moves import Move, lookup
 from .rules import Rules
 from .state import State
 
@@ -72,13 +72,12 @@ def _json_type(value: object) -> str:
 
 def play_log(state: State, log: Sequence[str], start: int = 0) -> ReplayError | None:
     """Play ``log`` on ``state`` until the first illegal entry, which is returned (indexes from ``start``)."""
-    cache = _CACHE
     parse = Move.parse
     play = state.play
     index = start
     try:
         for text in log:
-            move = cache.get(text)
+            move = lookup(text)  # a move parsed before costs one dict lookup
             play(move if move is not None else parse(text))
             index += 1
     except MoveError as exc:

