@@ -43,9 +43,10 @@ def prepare_upcoming_days(ahead: int = 7) -> int:
     return sent
 
 
-@shared_task(name="solver_worker.verify_seed", acks_late=True, soft_time_limit=900, time_limit=960)
-def verify_seed(challenge_id: int, seed: int) -> str:
-    return str(services.challenge_verify_seed(challenge_id=challenge_id, seed=seed, seconds=30.0).status)
+@shared_task(name="solver_worker.verify_seed", acks_late=True, soft_time_limit=120, time_limit=150)
+def verify_seed(verification_id: int) -> str:
+    """An admin's seed verification (games.models.SeedVerification), by id: its status shows in the admin."""
+    return str(services.seed_verification_run(verification_id=verification_id, seconds=30.0).status)
 
 
 @shared_task(name="solver_worker.solve_seed", acks_late=True, soft_time_limit=3600, time_limit=3660)
