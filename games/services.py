@@ -94,16 +94,23 @@ def challenge_prepare(
     challenge.refresh_from_db()
     solve = solver or default_solver
     tried = challenge.seeds_tried
-    for index in range(tried, tried + max_seeds):
-        seed = days.derive_seed(day=day, game=game, attempt=index)
-        outcome = solve(game, seed, seconds)
-        if outcome.status == "solved" and _proves_win(game, seed, outcome.moves):
-            return _challenge_mark_ready(challenge_id=challenge.pk, seed=seed, outcome=outcome, tried=index + 1)
-        logger.info("seed %s for %s %s: %s", index, day, game, outcome.status)
-        # Progress, and the claim kept alive (see PREPARE_LEASE).
+    try:
+        for index in range(tried, tried + max_seeds):
+            seed = days.derive_seed(day=day, game=game, attempt=index)
+            outcome = solve(game, seed, seconds)
+            if outcome.status == "solved" and _proves_win(game, seed, outcome.moves):
+                return _challenge_mark_ready(challenge_id=challenge.pk, seed=seed, outcome=outcome, tried=index + 1)
+            logger.info("seed %s for %s %s: %s", index, day, game, outcome.status)
+            # Progress, and the claim kept alive (see PREPARE_LEASE).
+            Challenge.objects.filter(pk=challenge.pk, status=Challenge.Status.VERIFYING).update(
+                seeds_tried=index + 1, updated_at=timezone.now()
+            )
+    except BaseException:
+        # Interrupted (Ctrl-C, SIGTERM, a time limit): give the claim back at once rather than after the lease.
         Challenge.objects.filter(pk=challenge.pk, status=Challenge.Status.VERIFYING).update(
-            seeds_tried=index + 1, updated_at=timezone.now()
+            status=Challenge.Status.PENDING, updated_at=timezone.now()
         )
+        raise
     Challenge.objects.filter(pk=challenge.pk, status=Challenge.Status.VERIFYING).update(
         status=Challenge.Status.FAILED,
         seeds_tried=tried + max_seeds,
