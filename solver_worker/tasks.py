@@ -28,8 +28,9 @@ def prepare_upcoming_days(ahead: int = 7) -> int:
     """Keep today and the next ``ahead`` days ready: send one task per challenge not ready yet."""
     today = days.today()
     wanted = [(today + dt.timedelta(days=i), game) for i in range(ahead + 1) for game in GAME_IDS]
-    # Ready ones are done; one being verified right now is left to the task doing it.
-    busy_since = timezone.now() - dt.timedelta(minutes=20)
+    # Ready ones are done; one being prepared right now is left to the task doing it (a claim with
+    # no progress for PREPARE_LEASE is abandoned: challenge_prepare takes it over).
+    busy_since = timezone.now() - services.PREPARE_LEASE
     ready = set(
         Challenge.objects.filter(date__gte=today)
         .filter(Q(status=Challenge.Status.READY) | Q(status=Challenge.Status.VERIFYING, updated_at__gte=busy_since))

@@ -60,10 +60,10 @@ def wait_until(what: str, check: Callable[[], bool], *, log: Path | None = None)
 
 
 class Worker:
-    """One `celery -A config worker --pool solo` process consuming ``queue`` only."""
+    """One `celery -A config worker` process (pool solo, or prefork with one child) consuming ``queue`` only."""
 
-    def __init__(self, *, queue: str, log: Path) -> None:
-        self.queue, self.log = queue, log
+    def __init__(self, *, queue: str, log: Path, pool: str) -> None:
+        self.queue, self.log, self.pool = queue, log, pool
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
@@ -72,7 +72,8 @@ class Worker:
         mark = self.log.stat().st_size if self.log.exists() else 0
         with self.log.open("a") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "-Q", self.queue,
+                [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", self.pool, "--concurrency", "1",
+                 "-Q", self.queue,
                  "--hostname", f"{self.queue}-{uuid.uuid4().hex[:6]}@%h",
                  "--without-mingle", "--without-gossip", "--without-heartbeat", "--loglevel", "INFO"],
                 cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
@@ -85,10 +86,18 @@ class Worker:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def kill(self) -> None:
+    def kill_the_process_validating(self) -> None:
+        """SIGKILL to the process running the task: the worker itself (solo), or its pool child (prefork)."""
         assert self.proc is not None
-        os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=10)
+        if self.pool == "solo":
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+            return
+        children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
+        assert len(children) == 1, children
+        os.kill(int(children[0]), signal.SIGKILL)
+        wait_until("the pool child is gone", lambda: not Path(f"/proc/{children[0]}/stat").exists()
+                   or Path(f"/proc/{children[0]}/stat").read_text().split()[2] == "Z")
 
     def stop(self) -> None:
         if self.proc is None or not self.alive:
@@ -138,11 +147,11 @@ def _forget_queue(name: str) -> None:
 
 
 @pytest.fixture
-def workers(tmp_path: Path, queue: str) -> Iterator[Callable[[], Worker]]:
+def workers(tmp_path: Path, queue: str, pool: str) -> Iterator[Callable[[], Worker]]:
     started: list[Worker] = []
 
     def start() -> Worker:
-        worker = Worker(queue=queue, log=tmp_path / "worker.log")
+        worker = Worker(queue=queue, log=tmp_path / "worker.log", pool=pool)
         worker.start()
         started.append(worker)
         return worker
@@ -212,9 +221,13 @@ def worker_blocked_on_result_insert() -> bool:
         return int(cursor.fetchone()[0]) > 0
 
 
+@pytest.mark.parametrize("pool", ["solo", "prefork"])
 def test_a_worker_killed_mid_validation_loses_nothing_and_validates_each_submission_once(
-    workers: Callable[[], Worker],
+    workers: Callable[[], Worker], pool: str
 ) -> None:
+    """solo: the worker dies, its task stays unacknowledged; a new worker resends the pending ones on start.
+    prefork: the pool child dies; the parent requeues the task (reject_on_worker_lost) and forks another.
+    """
     logs = winning_logs()
     (game_a, (seed_a, log_a)), (game_b, (seed_b, log_b)) = list(logs.items())[:2]
     challenge_a = make_challenge(game=game_a, seed=seed_a, solution=log_a)
@@ -235,13 +248,15 @@ def test_a_worker_killed_mid_validation_loses_nothing_and_validates_each_submiss
         wait_until("the worker blocks inside the victim's validation", worker_blocked_on_result_insert, log=first.log)
         assert Submission.objects.get(pk=ids[-1]).status == Submission.Status.PENDING
         ids += [submit(client, attempt, tokens[attempt.pk]) for attempt in during]  # the burst goes on meanwhile
-        first.kill()
-    ids += [submit(client, attempt, tokens[attempt.pk]) for attempt in after]  # and after it died, with no worker
-    victim_submission = Submission.objects.get(pk=ids[5])
-    assert (victim_submission.status, victim_submission.validations) == (Submission.Status.PENDING, 0)
-    assert not Result.objects.filter(submission=victim_submission).exists()  # the killed transaction left nothing
-
-    second = workers()
+        first.kill_the_process_validating()
+    ids += [submit(client, attempt, tokens[attempt.pk]) for attempt in after]  # and after it died
+    if pool == "solo":  # with no worker at all: the killed transaction left nothing
+        victim_submission = Submission.objects.get(pk=ids[5])
+        assert (victim_submission.status, victim_submission.validations) == (Submission.Status.PENDING, 0)
+        assert not Result.objects.filter(submission=victim_submission).exists()
+        second = workers()
+    else:
+        second = first  # the same worker goes on with a new pool child
     wait_until(
         "every submission is validated after the restart",
         lambda: not Submission.objects.filter(pk__in=ids, status=Submission.Status.PENDING).exists(),
