@@ -146,18 +146,25 @@ def challenge_verify_seed(
     locks the challenge row and checks again that it has no attempt. On PostgreSQL it first takes
     the attempt table in SHARE mode for that short transaction: an attempt being inserted at that
     moment is committed (and seen) before the check, and none is inserted until the swap commits,
-    so a seed can never change under a player. A seed that is not proven leaves a ready (or verifying) challenge
-    as it was, with a note in ``failure``; a pending or failed one is marked failed with it.
-    Raises Conflict once the challenge has attempts.
+    so a seed can never change under a player. A seed that is not proven leaves a ready (or
+    verifying) challenge as it was, with a note in ``failure``; a pending or failed one is marked
+    failed with it. Raises Conflict once the challenge has attempts.
     """
-    _refuse_if_played(Challenge.objects.get(pk=challenge_id))
+    return _challenge_verify_seed(challenge_id=challenge_id, seed=seed, seconds=seconds, solver=solver)[0]
+
+
+def _challenge_verify_seed(
+    *, challenge_id: int, seed: int, seconds: float, solver: Solver | None
+) -> tuple[Challenge, bool]:
+    """challenge_verify_seed, and whether the seed was proven (and is now the challenge's)."""
     challenge = Challenge.objects.get(pk=challenge_id)
+    _refuse_if_played(challenge)
     outcome = (solver or default_solver)(challenge.game, seed, seconds)
     proven = outcome.status == "solved" and _proves_win(challenge.game, seed, outcome.moves)
     with transaction.atomic():
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:
-                cursor.execute(f"LOCK TABLE {Attempt._meta.db_table} IN SHARE MODE")
+                cursor.execute(f"LOCK TABLE {connection.ops.quote_name(Attempt._meta.db_table)} IN SHARE MODE")
         challenge = Challenge.objects.select_for_update().get(pk=challenge_id)
         _refuse_if_played(challenge)
         if proven:
@@ -182,7 +189,7 @@ def challenge_verify_seed(
                 updated_at=timezone.now(),
             )
     challenge.refresh_from_db()
-    return challenge
+    return challenge, proven
 
 
 def seed_verification_request(
@@ -234,7 +241,7 @@ def seed_verification_run(
         return verification
     status, message = SeedVerification.Status.FAILED, ""
     try:
-        challenge = challenge_verify_seed(
+        challenge, proven = _challenge_verify_seed(
             challenge_id=verification.challenge_id, seed=verification.seed, seconds=seconds, solver=solver
         )
     except Conflict as exc:
@@ -245,7 +252,7 @@ def seed_verification_run(
         )
         raise
     else:
-        if challenge.status == Challenge.Status.READY and challenge.seed == verification.seed:
+        if proven:
             status = SeedVerification.Status.PROVEN
             message = f"proven winnable: {len(challenge.solution)} moves, difficulty {challenge.difficulty}"
         else:

@@ -246,6 +246,17 @@ def test_a_verification_runs_once_and_a_dead_ones_runs_again(monkeypatch: pytest
     assert calls == [5, 6]
 
 
+def test_a_ready_seed_that_is_not_proven_again_is_reported_failed_and_kept() -> None:
+    challenge = make_challenge(day=DAY, seed=2026)
+    queued = SeedVerification.objects.create(challenge=challenge, seed=2026)  # "Verify now" on its own seed
+    done = services.seed_verification_run(
+        verification_id=queued.pk, solver=lambda g, s, sec: SolveOutcome("unknown", [], 1, 30.0, None)
+    )
+    assert done.status == SeedVerification.Status.FAILED and "unknown" in done.message
+    challenge.refresh_from_db()
+    assert challenge.status == Challenge.Status.READY and challenge.seed_int == 2026
+
+
 def test_a_verification_of_a_played_challenge_records_the_refusal() -> None:
     challenge = make_challenge(day=DAY)
     queued = SeedVerification.objects.create(challenge=challenge, seed=5)
