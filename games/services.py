@@ -455,7 +455,9 @@ def submissions_resend_pending(*, older_than: dt.timedelta = dt.timedelta(minute
     """Enqueue again the submissions still pending after ``older_than`` (a lost task, a broker outage)."""
     cutoff = timezone.now() - older_than
     ids = list(
-        Submission.objects.filter(status=Submission.Status.PENDING, created_at__lt=cutoff).values_list("id", flat=True)
+        Submission.objects.filter(status=Submission.Status.PENDING, created_at__lt=cutoff)
+        .order_by("created_at")  # the longest waiting first
+        .values_list("id", flat=True)
     )
     for submission_id in ids:
         _enqueue_validation(submission_id)
