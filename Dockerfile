@@ -1,4 +1,5 @@
-# One image for the web process, the Celery worker and Celery beat.
+# One image for the web process, the two Celery workers (queues validation and solver) and Celery beat;
+# docker-compose.yml gives each its command. The default command is the web process.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

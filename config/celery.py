@@ -4,12 +4,32 @@ Configured from Django settings (keys prefixed CELERY_). Without REDIS_URL the
 settings make every task run eagerly in the calling process.
 """
 
+import logging
 import os
+from typing import Any
 
 from celery import Celery
+from celery.signals import worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("dailypatience")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+logger = logging.getLogger(__name__)
+
+
+@worker_ready.connect
+def resend_pending_on_start(sender: Any = None, **kwargs: Any) -> None:
+    """A worker that starts sends again every submission still pending, whatever its age.
+
+    The task of a submission whose worker died (SIGKILL, out of memory, a lost host) stays
+    unacknowledged in Redis until the broker's visibility timeout (an hour); a worker starting
+    again is the moment to recover it, without waiting for beat. Sending one twice is harmless:
+    ``submission_validate`` locks the row and validates only a pending one.
+    """
+    try:
+        app.send_task("games.resend_pending_submissions", kwargs={"older_than_seconds": 0})
+    except Exception:  # the beat sweep is the second line: a worker still starts
+        logger.exception("could not send the pending submissions again on worker start")

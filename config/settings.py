@@ -151,7 +151,17 @@ else:
     CELERY_TASK_ALWAYS_EAGER = True
     CELERY_TASK_EAGER_PROPAGATES = True
 
-CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="celery")
+# Two queues, one worker each in production (docker-compose.yml): sub-second validations never
+# wait behind a day's preparation. A worker started without -Q consumes both (tests, laptops).
+CELERY_QUEUE = env.str("CELERY_QUEUE", default="validation")
+CELERY_SOLVER_QUEUE = env.str("CELERY_SOLVER_QUEUE", default="solver")
+CELERY_TASK_DEFAULT_QUEUE = CELERY_QUEUE
+CELERY_TASK_QUEUES = {CELERY_QUEUE: {}, CELERY_SOLVER_QUEUE: {}}
+CELERY_TASK_ROUTES = {
+    # Only sends one task per challenge still to prepare: quick, so it does not queue behind the solver.
+    "solver_worker.prepare_upcoming_days": {"queue": CELERY_QUEUE},
+    "solver_worker.*": {"queue": CELERY_SOLVER_QUEUE},
+}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -163,6 +173,9 @@ CELERY_TASK_SOFT_TIME_LIMIT = 240
 CELERY_TASK_TIME_LIMIT = 300
 CELERY_RESULT_EXPIRES = 24 * 60 * 60
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Beat is required in production (one instance): it keeps the coming days prepared and sends again
+# what a broker outage left pending. Submissions a dead worker left pending are also sent again
+# whenever a worker starts (config/celery.py), so they never wait for beat.
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     # Keep today and the next 7 days proven winnable and ready.
     "prepare-upcoming-days": {"task": "solver_worker.prepare_upcoming_days", "schedule": 60 * 60},

@@ -14,13 +14,14 @@ from games import services
 from games.engine import State, card_text, deal
 from games.engine.rng import SEED_MAX as _SEED_MAX
 from games.errors import Conflict
-from games.models import Attempt, Challenge, Result, Submission
+from games.models import Attempt, Challenge, Result, SeedVerification, Submission
 
 
 class ChallengeForm(forms.ModelForm):
     replace_seed = forms.IntegerField(
         required=False, min_value=0, max_value=_SEED_MAX,
-        help_text="A new seed for this challenge: it is published only if the solver proves it winnable.",
+        help_text="A new seed for this challenge: a solver task checks it (see Seed verifications below); "
+                  "it replaces the current seed only if proven winnable, and only while nobody has played.",
     )
 
     class Meta:
@@ -28,14 +29,30 @@ class ChallengeForm(forms.ModelForm):
         fields = ["date", "game", "published"]
 
 
+class SeedVerificationInline(admin.TabularInline):
+    """Each verification an admin asked for, with the solver task's status (reload the page to follow it)."""
+
+    model = SeedVerification
+    extra = 0
+    can_delete = False
+    fields = ["seed", "status", "message", "requested_by", "created_at", "started_at", "finished_at"]
+    readonly_fields = fields
+    ordering = ["-created_at"]
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(Challenge)
 class ChallengeAdmin(admin.ModelAdmin):
     form = ChallengeForm
-    list_display = ["date", "game", "status", "published", "difficulty", "players", "win_rate", "seeds_tried"]
+    list_display = ["date", "game", "status", "published", "difficulty", "players", "win_rate", "seeds_tried",
+                    "verification"]
     list_filter = ["status", "game", "published", "date"]
     date_hierarchy = "date"
     ordering = ["-date", "game"]
     actions = ["verify_now", "publish", "unpublish"]
+    inlines = [SeedVerificationInline]
     readonly_fields = [
         "status", "seed", "difficulty", "solver_status", "solver_nodes", "solver_seconds", "seeds_tried",
         "failure", "solution_steps", "created_at", "updated_at",
@@ -75,26 +92,38 @@ class ChallengeAdmin(admin.ModelAdmin):
             body,
         )
 
+    @admin.display(description="last verification")
+    def verification(self, obj: Challenge) -> str:
+        last = obj.verifications.order_by("-created_at").first()
+        return "-" if last is None else f"{last.seed}: {last.status}"
+
     def save_model(self, request: HttpRequest, obj: Challenge, form: Any, change: bool) -> None:
         super().save_model(request, obj, form, change)
         seed = form.cleaned_data.get("replace_seed")
         if seed is not None:
-            try:
-                checked = services.challenge_verify_seed(challenge_id=obj.pk, seed=seed)
-            except Conflict as exc:
-                self.message_user(request, exc.message, messages.ERROR)
-                return
-            level = messages.SUCCESS if checked.status == Challenge.Status.READY else messages.WARNING
-            self.message_user(request, f"seed {seed}: {checked.status}. {checked.failure}", level)
+            self._request_verification(request, obj, seed)
 
-    @admin.action(description="Verify now (solve the seed again, or find one)")
+    def _request_verification(self, request: HttpRequest, challenge: Challenge, seed: int) -> None:
+        try:
+            services.seed_verification_request(challenge_id=challenge.pk, seed=seed, requested_by=request.user)
+        except Conflict as exc:
+            self.message_user(request, f"{challenge}: {exc.message}", messages.ERROR)
+            return
+        self.message_user(request, f"{challenge}: seed {seed} sent to the solver; its status is under "
+                                   "Seed verifications on the challenge's page.", messages.INFO)
+
+    @admin.action(description="Verify now (a solver task proves the seed again, or prepares the day)")
     def verify_now(self, request: HttpRequest, queryset: QuerySet[Challenge]) -> None:
+        from solver_worker.tasks import prepare_challenge
+
         for challenge in queryset:
             if challenge.seed is not None and not challenge.attempts.exists():
-                done = services.challenge_verify_seed(challenge_id=challenge.pk, seed=challenge.seed_int)
+                self._request_verification(request, challenge, challenge.seed_int)
+            elif challenge.status != Challenge.Status.READY:
+                prepare_challenge.delay(challenge.date.isoformat(), challenge.game)
+                self.message_user(request, f"{challenge}: preparation sent to the solver queue.")
             else:
-                done = services.challenge_prepare(day=challenge.date, game=challenge.game)
-            self.message_user(request, f"{done}: {done.status} {done.failure}".strip())
+                self.message_user(request, f"{challenge}: already played, its seed stays.", messages.WARNING)
 
     @admin.action(description="Publish (ready challenges only)")
     def publish(self, request: HttpRequest, queryset: QuerySet[Challenge]) -> None:

@@ -103,6 +103,36 @@ class Challenge(models.Model):
         return self.status == self.Status.READY and self.published
 
 
+class SeedVerification(models.Model):
+    """An admin's request to prove a seed winnable for a challenge, run by a task on the solver queue.
+
+    One row per request: the task takes its id, and a redelivered task finds it done.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        PROVEN = "proven"  # the challenge now uses the seed
+        FAILED = "failed"  # not proven, or refused: see the message
+
+    challenge = models.ForeignKey(Challenge, on_delete=models.CASCADE, related_name="verifications")
+    seed = SeedField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    message = models.TextField(blank=True)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"seed {self.seed} for {self.challenge}: {self.status}"
+
+
 class Attempt(models.Model):
     """A player's play of a challenge; the server keeps the move log as it grows."""
 

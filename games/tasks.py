@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from celery import shared_task
 from django.db import OperationalError
 
@@ -24,8 +26,9 @@ def validate_submission(submission_id: int) -> str:
 
 
 @shared_task(name="games.resend_pending_submissions", soft_time_limit=60, time_limit=90)
-def resend_pending_submissions() -> int:
-    return services.submissions_resend_pending()
+def resend_pending_submissions(older_than_seconds: float = 120.0) -> int:
+    """Beat, every 5 minutes, for what a broker outage left behind; every worker's start, with 0."""
+    return services.submissions_resend_pending(older_than=dt.timedelta(seconds=older_than_seconds))
 
 
 @shared_task(name="games.close_expired_attempts", soft_time_limit=60, time_limit=90)

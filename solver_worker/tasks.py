@@ -28,8 +28,9 @@ def prepare_upcoming_days(ahead: int = 7) -> int:
     """Keep today and the next ``ahead`` days ready: send one task per challenge not ready yet."""
     today = days.today()
     wanted = [(today + dt.timedelta(days=i), game) for i in range(ahead + 1) for game in GAME_IDS]
-    # Ready ones are done; one being verified right now is left to the task doing it.
-    busy_since = timezone.now() - dt.timedelta(minutes=20)
+    # Ready ones are done; one being prepared right now is left to the task doing it (a claim with
+    # no progress for PREPARE_LEASE is abandoned: challenge_prepare takes it over).
+    busy_since = timezone.now() - services.PREPARE_LEASE
     ready = set(
         Challenge.objects.filter(date__gte=today)
         .filter(Q(status=Challenge.Status.READY) | Q(status=Challenge.Status.VERIFYING, updated_at__gte=busy_since))
@@ -43,9 +44,10 @@ def prepare_upcoming_days(ahead: int = 7) -> int:
     return sent
 
 
-@shared_task(name="solver_worker.verify_seed", acks_late=True, soft_time_limit=900, time_limit=960)
-def verify_seed(challenge_id: int, seed: int) -> str:
-    return str(services.challenge_verify_seed(challenge_id=challenge_id, seed=seed, seconds=30.0).status)
+@shared_task(name="solver_worker.verify_seed", acks_late=True, soft_time_limit=120, time_limit=150)
+def verify_seed(verification_id: int) -> str:
+    """An admin's seed verification (games.models.SeedVerification), by id: its status shows in the admin."""
+    return str(services.seed_verification_run(verification_id=verification_id, seconds=30.0).status)
 
 
 @shared_task(name="solver_worker.solve_seed", acks_late=True, soft_time_limit=3600, time_limit=3660)

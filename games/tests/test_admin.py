@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from games import services
-from games.models import Challenge, Result, Submission
+from games.models import Challenge, Result, SeedVerification, Submission
 from games.tests.factories import make_challenge, make_user
 
 pytestmark = pytest.mark.django_db
@@ -60,22 +60,57 @@ def test_publish_only_ready_and_unpublish(admin_client: Client) -> None:
     assert not ready.published
 
 
-def test_replacing_the_seed_is_verified_by_the_solver(admin_client: Client, monkeypatch: Any) -> None:
+def test_replacing_the_seed_is_verified_by_a_solver_task(
+    admin_client: Client, monkeypatch: Any, django_capture_on_commit_callbacks: Any
+) -> None:
     from games.services import SolveOutcome
 
     seed, log = WINS["klondike"]["seed"], WINS["klondike"]["moves"]
     challenge = Challenge.objects.create(date="2026-01-02", game="klondike", status="pending")
+    sent: list[int] = []
+    monkeypatch.setattr("solver_worker.tasks.verify_seed.delay", sent.append)  # the task is only queued
     monkeypatch.setattr(services, "default_solver", lambda g, s, sec: SolveOutcome("solved", log, 9, 0.1, 2))
     url = reverse("admin:games_challenge_change", args=[challenge.pk])
-    form = {"date": "2026-01-02", "game": "klondike", "published": "on", "replace_seed": str(seed)}
-    response = admin_client.post(url, form, follow=True)
+    form = {"date": "2026-01-02", "game": "klondike", "published": "on", "replace_seed": str(seed),
+            "verifications-TOTAL_FORMS": "0", "verifications-INITIAL_FORMS": "0"}
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(url, form, follow=True)
     assert response.status_code == 200
     challenge.refresh_from_db()
-    assert challenge.status == "ready" and challenge.seed_int == seed and challenge.solution == log
-    form["replace_seed"] = "12"  # the fake solver's log does not win deal 12: refused, challenge failed
-    admin_client.post(url, form)
+    assert challenge.status == "pending" and challenge.seed is None  # nothing solved inside the request
+    (verification,) = SeedVerification.objects.filter(challenge=challenge)
+    assert sent == [verification.pk] and verification.status == "queued"
+    page = admin_client.get(url).content.decode()
+    assert "Seed verifications" in page and "queued" in page
+
+    from solver_worker.tasks import verify_seed
+
+    assert verify_seed.run(verification.pk) == "proven"  # what the solver worker does
     challenge.refresh_from_db()
-    assert challenge.status == "failed" and challenge.seed_int == 12
+    assert challenge.status == "ready" and challenge.seed_int == seed and challenge.solution == log
+    assert "proven" in admin_client.get(url).content.decode()
+
+    form["replace_seed"] = "12"  # the fake solver's log does not win deal 12: refused, the ready seed stays
+    admin_client.post(url, form)
+    latest = SeedVerification.objects.filter(challenge=challenge).first()
+    assert latest is not None and latest.seed == 12
+    assert verify_seed.run(latest.pk) == "failed"
+    challenge.refresh_from_db()
+    assert challenge.status == "ready" and challenge.seed_int == seed and "12" in challenge.failure
+    assert "failed" in admin_client.get(url).content.decode()
+
+
+def test_replacing_the_seed_of_a_played_challenge_is_refused_in_the_admin(admin_client: Client) -> None:
+    challenge = make_challenge()
+    services.attempt_start(player=make_user(), challenge=challenge)
+    url = reverse("admin:games_challenge_change", args=[challenge.pk])
+    form = {"date": str(challenge.date), "game": "klondike", "published": "on", "replace_seed": "12",
+            "verifications-TOTAL_FORMS": "0", "verifications-INITIAL_FORMS": "0"}
+    page = admin_client.post(url, form, follow=True).content.decode()
+    assert "already started" in page
+    assert not SeedVerification.objects.exists()
+    challenge.refresh_from_db()
+    assert challenge.seed_int == 2026
 
 
 def test_disqualify_and_revalidate_from_the_submission_list(admin_client: Client) -> None:

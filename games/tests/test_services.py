@@ -99,8 +99,14 @@ def test_replacing_a_seed_after_play_started_is_refused() -> None:
     assert challenge.seed_int == 2026 and challenge.status == Challenge.Status.READY
 
 
-def test_replacing_a_seed_that_is_not_proven_fails_the_challenge() -> None:
+def test_replacing_a_seed_that_is_not_proven_keeps_a_ready_challenge_as_it_was() -> None:
     challenge = make_challenge(day=DAY)
+    done = services.challenge_verify_seed(challenge_id=challenge.pk, seed=5, solver=ScriptedSolver("unknown"))
+    assert done.status == Challenge.Status.READY and done.seed_int == 2026 and "seed 5" in done.failure
+
+
+def test_a_seed_that_is_not_proven_fails_a_challenge_that_was_not_ready() -> None:
+    challenge = make_challenge(day=DAY, status=Challenge.Status.FAILED, difficulty=None)
     done = services.challenge_verify_seed(challenge_id=challenge.pk, seed=5, solver=ScriptedSolver("unknown"))
     assert done.status == Challenge.Status.FAILED and done.seed_int == 5
 

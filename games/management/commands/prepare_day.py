@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import signal
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -22,6 +23,8 @@ class Command(BaseCommand):
         parser.add_argument("--max-seeds", type=int, default=20, help="seeds to try per game (default 20)")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        # SIGTERM (bin/serve stopping) unwinds like Ctrl-C: a challenge being prepared is given back at once.
+        signal.signal(signal.SIGTERM, _exit)
         try:
             first = dt.date.fromisoformat(options["date"]) if options["date"] else days.today()
         except ValueError:
@@ -36,6 +39,9 @@ class Command(BaseCommand):
                     day=day, game=game, seconds=options["seconds"], max_seeds=options["max_seeds"]
                 )
                 line = f"{day} {game:<16} {challenge.status}"
+                if challenge.status == challenge.Status.VERIFYING:
+                    self.stdout.write(f"{line}: being prepared by another process")
+                    continue
                 if challenge.status == challenge.Status.READY:
                     line += (f" (difficulty {challenge.difficulty}, {len(challenge.solution)} moves, "
                              f"seed #{challenge.seeds_tried})")
@@ -45,3 +51,7 @@ class Command(BaseCommand):
                     self.stdout.write(self.style.ERROR(f"{line}: {challenge.failure}"))
         if failed:
             raise CommandError(f"{failed} challenge(s) could not be prepared")
+
+
+def _exit(signum: int, frame: object) -> None:
+    raise SystemExit(0)

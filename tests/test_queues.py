@@ -1,0 +1,67 @@
+"""Solver jobs and validations have queues of their own, named by the environment.
+
+Run in a fresh interpreter, as tests/test_settings.py does, so the environment is controlled.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.test_settings import BASE_DIR, SETTINGS_VARS
+
+ROUTES = """
+import json, django
+django.setup()
+from celery.signals import worker_ready
+from config.celery import app, resend_pending_on_start
+app.loader.import_default_modules()
+names = ["games.validate_submission", "games.resend_pending_submissions", "games.close_expired_attempts",
+         "solver_worker.prepare_upcoming_days",
+         "solver_worker.prepare_challenge", "solver_worker.verify_seed", "solver_worker.solve_seed"]
+print(json.dumps({
+    "routes": {n: app.amqp.router.route({}, n)["queue"].name for n in names},
+    "registered": [n for n in names if n in app.tasks],
+    "consumed": sorted(app.amqp.queues),
+    "beat": sorted(entry["task"] for entry in app.conf.beat_schedule.values()),
+    "on_worker_ready": any(r() is resend_pending_on_start for _, r in worker_ready.receivers),
+}))
+"""
+
+
+def routes(**env_vars: str) -> dict[str, object]:
+    unset = (*SETTINGS_VARS, "CELERY_QUEUE", "CELERY_SOLVER_QUEUE")
+    env = {k: v for k, v in os.environ.items() if k not in unset}
+    env.update(DJANGO_SETTINGS_MODULE="config.settings", REDIS_URL="redis://cache.example:6379/3", **env_vars)
+    result = subprocess.run([sys.executable, "-c", ROUTES], cwd=BASE_DIR, env=env, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_solver_work_and_validations_go_to_separate_queues() -> None:
+    s = routes()
+    assert s["routes"] == {
+        "games.validate_submission": "validation",
+        "games.resend_pending_submissions": "validation",
+        "games.close_expired_attempts": "validation",
+        "solver_worker.prepare_upcoming_days": "validation",  # quick: it only sends the solver's tasks
+        "solver_worker.prepare_challenge": "solver",
+        "solver_worker.verify_seed": "solver",
+        "solver_worker.solve_seed": "solver",
+    }
+    assert len(s["registered"]) == 7  # type: ignore[arg-type]
+    assert s["consumed"] == ["solver", "validation"]  # a worker without -Q does both
+    assert s["beat"] == [
+        "games.close_expired_attempts", "games.resend_pending_submissions", "solver_worker.prepare_upcoming_days"
+    ]
+    assert s["on_worker_ready"] is True
+
+
+def test_queue_names_come_from_the_environment() -> None:
+    s = routes(CELERY_QUEUE="v-test", CELERY_SOLVER_QUEUE="s-test")
+    assert s["routes"]["games.validate_submission"] == "v-test"  # type: ignore[index]
+    assert s["routes"]["solver_worker.prepare_challenge"] == "s-test"  # type: ignore[index]
+    assert s["consumed"] == ["s-test", "v-test"]
