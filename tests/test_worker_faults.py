@@ -128,12 +128,19 @@ def queue() -> Iterator[str]:
 
 
 def _forget_queue(name: str) -> None:
-    """Delete the queue and the killed worker's unacknowledged message, so nothing is left in Redis."""
+    """Delete the queue, its bindings and the killed worker's unacknowledged message: nothing is left in Redis."""
     import redis
 
     client = redis.Redis.from_url(os.environ["REDIS_URL"], socket_timeout=5)
     try:
-        client.delete(name)
+        client.delete(name, f"{name}-solver")
+        for key in client.scan_iter(match="_kombu.binding*"):  # the queue's bindings, under any exchange
+            if name.encode() in key:
+                client.delete(key)
+            elif client.type(key) == b"set":
+                stale = [m for m in client.smembers(key) if name.encode() in m]
+                if stale:
+                    client.srem(key, *stale)
         for tag, raw in client.hgetall("unacked").items():
             try:
                 routing_key = json.loads(raw)[2]
