@@ -98,7 +98,7 @@ def test_database_and_redis_from_environment() -> None:
     assert s["DB_ENGINE"] == "django.db.backends.postgresql"
     assert s["DB_NAME"] == "patience"
     assert s["DB_HOST"] == "db.example"
-    assert s["CACHE_BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert s["CACHE_BACKEND"] == "config.cache.FailoverRedisCache"
     assert s["CACHE_LOCATION"] == "redis://cache.example:6379/3"
     assert s["celery_eager"] is False
     assert s["celery_broker"] == "redis://cache.example:6379/3"
