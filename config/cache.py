@@ -16,7 +16,7 @@ import redis
 from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache
 
-from config.circuit import REDIS
+from config.circuit import REDIS, is_outage
 
 FAILURES = (redis.RedisError, OSError)
 
@@ -27,7 +27,8 @@ def _failover(name: str) -> Any:
             try:
                 return getattr(super(FailoverRedisCache, self), name)(*args, **kwargs)
             except FAILURES as exc:
-                REDIS.trip(exc)
+                if is_outage(exc):
+                    REDIS.trip(exc)
         return getattr(self.fallback, name)(*args, **kwargs)
 
     method.__name__ = name

@@ -15,6 +15,7 @@ import logging
 import threading
 import time
 
+import redis
 from django.conf import settings
 
 logger = logging.getLogger(__name__)
@@ -48,6 +49,11 @@ class Circuit:
 REDIS = Circuit("redis")
 # The Celery broker (sending validations).
 BROKER = Circuit("broker")
+
+
+def is_outage(exc: BaseException) -> bool:
+    """A connection or timeout error (Redis is down or hangs), not an error answer to one command."""
+    return isinstance(exc, redis.ConnectionError | redis.TimeoutError | OSError)
 
 
 def reset_all() -> None:

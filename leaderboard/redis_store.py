@@ -299,8 +299,9 @@ def read_client() -> redis.Redis | None:
 
 
 def read_failed(exc: BaseException) -> None:
-    """A read failed: skip Redis for reads during REDIS_RETRY_AFTER seconds."""
-    circuit.REDIS.trip(exc)
+    """A read failed: if Redis is down (not merely refusing a command), skip it for a while."""
+    if circuit.is_outage(exc):
+        circuit.REDIS.trip(exc)
 
 
 # --- Writes ---------------------------------------------------------------------
