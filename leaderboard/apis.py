@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 
 from games import days as dates
 from games.engine import GAME_IDS
+from games.fields import game_field
 from leaderboard.errors import InvalidDate, PlayerNotFound, UnknownGame
 from leaderboard.selectors import (
     LeaderboardEntry,
@@ -113,7 +114,7 @@ class LeaderboardApi(APIView):
             entry = EntrySerializer(allow_null=True)
 
         date = serializers.DateField()
-        game = serializers.CharField()
+        game = game_field()
         clean = serializers.BooleanField()
         total = serializers.IntegerField(help_text="Entries on the board.")
         offset = serializers.IntegerField()
@@ -188,7 +189,7 @@ class PlayerApi(APIView):
         @extend_schema_serializer(component_name="PlayerRecentResult")
         class RecentSerializer(serializers.Serializer):
             date = serializers.DateField()
-            game = serializers.CharField()
+            game = game_field()
             won = serializers.BooleanField()
             score = serializers.IntegerField()
             moves = serializers.IntegerField()

@@ -18,7 +18,7 @@ from rest_framework.throttling import BaseThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
 from games.engine import GAME_IDS
-from games.fields import StrictStringField
+from games.fields import StrictStringField, game_field
 from leaderboard.apis import MAX_OFFSET, EntrySerializer, parse_board_path
 from leagues import selectors, services
 from leagues.models import NAME_MAX_LENGTH, NAME_MIN_LENGTH, League
@@ -206,7 +206,7 @@ class LeagueDailyBoardApi(APIView):
     class OutputSerializer(serializers.Serializer):
         league = serializers.IntegerField()
         date = serializers.DateField()
-        game = serializers.CharField()
+        game = game_field()
         total = serializers.IntegerField(help_text="Members on this board.")
         offset = serializers.IntegerField()
         limit = serializers.IntegerField()
