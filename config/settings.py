@@ -122,6 +122,11 @@ DATABASES = {
 # than a leaderboard read. Health checks drop a connection the server closed.
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DJANGO_CONN_MAX_AGE", default=60))
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    # A database that does not answer fails a request (and /readyz) in seconds, not minutes.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=5)
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache and Celery: Redis when REDIS_URL is set, in process otherwise -----

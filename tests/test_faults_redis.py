@@ -347,3 +347,18 @@ def test_redis_back_after_an_outage_is_used_again(
     time.sleep(0.4)  # the breaker's REDIS_RETRY_AFTER
     assert leaderboard_page(challenge=challenge, offset=0, limit=10).source == "redis"
     assert APIClient().get("/readyz").status_code == 200
+
+
+def test_readyz_names_the_database_when_it_is_down(monkeypatch: Any) -> None:
+    from django.db import DatabaseError
+
+    from config import views
+
+    def unreachable() -> str:
+        raise DatabaseError("connection refused")
+
+    monkeypatch.setitem(views.READINESS_CHECKS, "database", unreachable)
+    response = APIClient().get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["down"] == ["database"]
+    assert response.json()["checks"]["database"] == "down: DatabaseError: connection refused"
