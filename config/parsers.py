@@ -68,6 +68,8 @@ class StrictJSONParser(JSONParser):
         except RecursionError:
             raise exceptions.ParseError("JSON parse error - nested too deeply") from None
         except ValueError as exc:
+            if "integer string conversion" in str(exc):
+                raise exceptions.ParseError("JSON parse error - a number has more than 4300 digits") from None
             raise exceptions.ParseError(f"JSON parse error - {exc}") from None
         _check(data)
         return data
