@@ -11,6 +11,7 @@ sweep, and ``/readyz`` names what is down while ``/healthz`` stays ok.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import shutil
 import socket
@@ -112,6 +113,30 @@ class SilentServer:
         self.sock.close()
 
 
+class FullBacklog:
+    """A port whose accept queue is full: new connections are never established (connect times out)."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(0)
+        port = self.sock.getsockname()[1]
+        self.url = f"redis://127.0.0.1:{port}/0"
+        self.fillers: list[socket.socket] = []
+        for _ in range(4):
+            filler = socket.socket()
+            filler.setblocking(False)
+            with contextlib.suppress(BlockingIOError):  # completes in the kernel's queue, or never
+                filler.connect(("127.0.0.1", port))
+            self.fillers.append(filler)
+        time.sleep(0.1)
+
+    def close(self) -> None:
+        for filler in self.fillers:
+            filler.close()
+        self.sock.close()
+
+
 @pytest.fixture
 def own_redis() -> Iterator[OwnRedis]:
     if shutil.which("redis-server") is None:
@@ -155,11 +180,11 @@ def _closed_port_url() -> str:
     return f"redis://127.0.0.1:{_free_port()}/0"
 
 
-@pytest.fixture(params=["stopped", "closed port", "unroutable", "silent"])
+@pytest.fixture(params=["stopped", "closed port", "unreachable", "unroutable", "silent"])
 def redis_down(
     request: pytest.FixtureRequest, use_redis: Callable[[str], None]
 ) -> Iterator[str]:
-    """The service's Redis, down in one of four ways."""
+    """The service's Redis, down in one of five ways."""
     if request.param == "stopped":
         if shutil.which("redis-server") is None:
             pytest.skip("redis-server is not installed")
@@ -172,6 +197,11 @@ def redis_down(
     elif request.param == "closed port":
         use_redis(_closed_port_url())
         yield request.param
+    elif request.param == "unreachable":
+        backlog = FullBacklog()
+        use_redis(backlog.url)
+        yield request.param
+        backlog.close()
     elif request.param == "unroutable":
         use_redis("redis://192.0.2.1:6379/0")  # TEST-NET-1: times out or is refused
         yield request.param
