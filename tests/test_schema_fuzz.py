@@ -5,7 +5,8 @@ The schema is read from ``/api/schema/`` of the service's own WSGI application
 generated from it, valid and invalid ("positive" and "negative" modes), as a
 logged-in player (a real token), with a challenge of today in every game and
 a league of the player's. Each response is checked: not a 5xx, a status the
-operation documents, the content type and the body it documents. The budget
+operation documents, the content type and the body it documents, and a 4xx
+for every request the schema calls invalid. The budget
 is bounded: ``SCHEMA_FUZZ_EXAMPLES`` examples per operation (default 25;
 about a minute on a busy CI machine).
 """
@@ -25,6 +26,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
+    negative_data_rejection,
     response_schema_conformance,
     status_code_conformance,
 )
@@ -36,7 +38,13 @@ from games.tests.factories import make_challenge, make_user, token_for
 from leagues.services import league_create
 
 EXAMPLES = int(os.environ.get("SCHEMA_FUZZ_EXAMPLES", "25"))
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    negative_data_rejection,  # what the schema calls invalid is refused with a 4xx
+]
 
 
 @pytest.fixture
