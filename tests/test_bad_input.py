@@ -201,3 +201,17 @@ def test_odd_games_and_dates_in_paths_are_400_or_404(game: str, token: str) -> N
         response = get(f"/api/v1/{path}", token)
         assert response.status_code in (400, 404), (path, response.content[:300])
         assert_error(response, response.status_code)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/players/a%00b",
+        "/board/2026-01-01/%00",
+        "/play/2026-01-01/klondike%00",
+        "/leagues/join/%00",
+        "/board/99999-01-01/x",
+    ],
+)
+def test_odd_paths_of_the_pages_are_not_500(path: str) -> None:
+    assert Client(raise_request_exception=False).get(path).status_code in (200, 302, 400, 404)
