@@ -41,3 +41,13 @@ def _tasks_in_process(request: pytest.FixtureRequest) -> Iterator[None]:
     app.conf.task_always_eager, app.conf.task_eager_propagates = True, True
     yield
     app.conf.task_always_eager, app.conf.task_eager_propagates = saved
+
+
+@pytest.fixture(autouse=True)
+def _circuits_closed() -> Iterator[None]:
+    """A test that made Redis or the broker fail does not leave the next one skipping them."""
+    from config.circuit import reset_all
+
+    reset_all()
+    yield
+    reset_all()

@@ -13,6 +13,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -120,18 +122,57 @@ DATABASES = {
 # than a leaderboard read. Health checks drop a connection the server closed.
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DJANGO_CONN_MAX_AGE", default=60))
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    # A database that does not answer fails a request (and /readyz) in seconds, not minutes.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=5)
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache and Celery: Redis when REDIS_URL is set, in process otherwise -----
 
 REDIS_URL = env.str("REDIS_URL", default="")
 
+# Redis is a cache and a broker, never a single point of failure: every client
+# gives up after these timeouts (seconds) and does not retry on its own; the
+# caller then takes its fallback (see config/circuit.py) and skips Redis for
+# REDIS_RETRY_AFTER seconds before trying it again.
+REDIS_SOCKET_TIMEOUT = env.float("REDIS_SOCKET_TIMEOUT", default=0.5)
+REDIS_CONNECT_TIMEOUT = env.float("REDIS_CONNECT_TIMEOUT", default=0.5)
+REDIS_RETRY_AFTER = env.float("REDIS_RETRY_AFTER", default=5.0)
+
+# Used by every Redis client of the service (the cache here, the leaderboards'
+# client, Celery's broker and result backend below).
+REDIS_CLIENT_OPTIONS: dict[str, object] = {
+    "socket_timeout": REDIS_SOCKET_TIMEOUT,
+    "socket_connect_timeout": REDIS_CONNECT_TIMEOUT,
+    "retry": Retry(NoBackoff(), 0),  # redis-py retries 3 times with backoff by default
+}
+# Sending a task gives up quickly when the broker is down: one connection retry
+# at once, short socket timeouts. (A worker's own connection keeps retrying, as
+# broker_connection_retry / broker_connection_max_retries say.)
+CELERY_BROKER_CONNECTION_TIMEOUT = REDIS_CONNECT_TIMEOUT
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "socket_timeout": REDIS_SOCKET_TIMEOUT,
+    "socket_connect_timeout": REDIS_CONNECT_TIMEOUT,
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
+# The result backend (used by solver_worker's CLI, never by a request: sending
+# a validation asks for no result) connects quickly but keeps Celery's default
+# read timeout, which its result subscription needs.
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = REDIS_CONNECT_TIMEOUT
+
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Falls back to process memory while Redis is down (config/cache.py).
+            "BACKEND": "config.cache.FailoverRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "dailypatience",
+            "OPTIONS": REDIS_CLIENT_OPTIONS,
         }
     }
     CELERY_BROKER_URL = REDIS_URL
@@ -233,8 +274,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.StrictJSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "config.schema.ApiSchema",
     "EXCEPTION_HANDLER": "config.exceptions.api_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
@@ -263,6 +304,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # One enum component for the game ids, wherever they appear (paths and bodies).
+    "ENUM_NAME_OVERRIDES": {"GameEnum": "games.engine.GAME_IDS"},
 }
 
 # --- Logging ----------------------------------------------------------------

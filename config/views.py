@@ -1,9 +1,12 @@
-"""Project-level views: the liveness probe and JSON error pages for /api/."""
+"""Project-level views: the liveness and readiness probes, and JSON error pages for /api/."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
+from django.conf import settings
+from django.core.cache import caches
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
@@ -19,7 +22,7 @@ logger = logging.getLogger(__name__)
 
 @require_safe
 def healthz(request: HttpRequest) -> JsonResponse:
-    """Liveness and readiness: the process answers and the database is reachable."""
+    """Liveness: the process answers and the database is reachable. (Readiness: /readyz.)"""
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
@@ -28,6 +31,64 @@ def healthz(request: HttpRequest) -> JsonResponse:
         logger.exception("healthz: database unreachable")
         return JsonResponse({"status": "error", "database": "unreachable"}, status=503)
     return JsonResponse({"status": "ok"})
+
+
+def _check_database() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        cursor.fetchone()
+    return "ok"
+
+
+def _check_cache() -> str:
+    backend = caches["default"]
+    ping = getattr(backend, "ping", None)
+    if ping is None:
+        return "ok (process memory)"
+    ping()
+    return "ok"
+
+
+def _check_broker() -> str:
+    from config.celery import app
+
+    if app.conf.task_always_eager or str(app.conf.broker_url).startswith("memory://"):
+        return "ok (tasks run in process)"
+    timeout = float(getattr(settings, "REDIS_CONNECT_TIMEOUT", 1.0))
+    with app.connection_for_write() as conn:
+        conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=timeout)
+        conn.default_channel.client.ping()  # type: ignore[attr-defined]
+    return "ok"
+
+
+READINESS_CHECKS: dict[str, Callable[[], str]] = {
+    "database": _check_database,
+    "cache": _check_cache,
+    "broker": _check_broker,
+}
+
+
+@require_safe
+def readyz(request: HttpRequest) -> JsonResponse:
+    """Readiness: each dependency, "ok" or why not; 503 naming the ones that are down.
+
+    Every check is bounded by the short Redis timeouts (REDIS_SOCKET_TIMEOUT,
+    REDIS_CONNECT_TIMEOUT) and the database's connect timeout. The service
+    keeps serving with Redis down (its fallbacks), but a load balancer may
+    prefer an instance whose dependencies all answer.
+    """
+    checks: dict[str, str] = {}
+    down: list[str] = []
+    for name, check in READINESS_CHECKS.items():
+        try:
+            checks[name] = check()
+        except Exception as exc:  # any failure of a dependency is "down", with its reason
+            logger.warning("readyz: %s is down: %s", name, exc)
+            checks[name] = f"down: {type(exc).__name__}: {exc}"[:300]
+            down.append(name)
+    if down:
+        return JsonResponse({"status": "unavailable", "down": down, "checks": checks}, status=503)
+    return JsonResponse({"status": "ok", "down": [], "checks": checks})
 
 
 class ApiNotFound(APIView):

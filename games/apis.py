@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -17,16 +18,16 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import days, selectors, services
-from games.engine import GAMES, visible
+from games.engine import GAME_IDS, GAMES, visible
 from games.errors import BadRequest, IllegalMove, NotFound
-from games.fields import StrictIntegerField, move_list
+from games.fields import StrictIntegerField, game_field, move_list
 from games.models import Attempt, Challenge, Submission
 
 # --- Output shapes ----------------------------------------------------------------------------------
 
 
 class RulesOutput(serializers.Serializer):
-    id = serializers.CharField()
+    id = game_field()
     name = serializers.CharField()
     decks = serializers.IntegerField()
     columns = serializers.IntegerField()
@@ -50,7 +51,7 @@ class CardOutput(serializers.Serializer):
 class StateOutput(serializers.Serializer):
     """The visible position: face-down cards are "??", the stock is a count."""
 
-    game = serializers.CharField()
+    game = game_field()
     tableau = serializers.ListField(child=serializers.ListField(child=CardOutput()))
     stock = serializers.IntegerField()
     waste = serializers.ListField(child=serializers.CharField())
@@ -65,7 +66,7 @@ class StateOutput(serializers.Serializer):
 
 class ChallengeOutput(serializers.Serializer):
     date = serializers.DateField()
-    game = serializers.CharField()
+    game = game_field()
     name = serializers.CharField()
     difficulty = serializers.IntegerField(allow_null=True)
     players = serializers.IntegerField()
@@ -97,7 +98,7 @@ def challenge_data(challenge: Challenge, counts: selectors.ChallengeCounts) -> d
 class AttemptOutput(serializers.Serializer):
     id = serializers.IntegerField()
     date = serializers.DateField(source="challenge.date")
-    game = serializers.CharField(source="challenge.game")
+    game = game_field(source="challenge.game")
     ranked = serializers.BooleanField()
     assisted = serializers.BooleanField()
     started_at = serializers.DateTimeField()
@@ -180,6 +181,11 @@ def share_text(result: Any, rank: int | None) -> str:
 
 # --- Endpoints ---------------------------------------------------------------------------------------
 
+CHALLENGE_PATH = [
+    OpenApiParameter("date", OpenApiTypes.DATE, OpenApiParameter.PATH, description="YYYY-MM-DD"),
+    OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(GAME_IDS)),
+]
+
 
 class GamesApi(APIView):
     @extend_schema(operation_id="games_list", responses=RulesOutput(many=True))
@@ -208,7 +214,7 @@ class DailyApi(APIView):
 
 
 class ChallengeApi(APIView):
-    @extend_schema(operation_id="daily_challenge", responses=ChallengeOutput)
+    @extend_schema(operation_id="daily_challenge", parameters=CHALLENGE_PATH, responses=ChallengeOutput)
     def get(self, request: Request, date: str, game: str) -> Response:
         challenge = selectors.challenge_get(day=selectors.parse_date(date), game=selectors.parse_game(game))
         counts = selectors.challenge_counts(challenges=[challenge])
@@ -218,7 +224,15 @@ class ChallengeApi(APIView):
 class AttemptStartApi(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(operation_id="attempt_start", request=None, responses={201: AttemptWithStateOutput})
+    @extend_schema(
+        operation_id="attempt_start",
+        parameters=CHALLENGE_PATH,
+        request=None,
+        responses={
+            201: AttemptWithStateOutput,
+            409: OpenApiResponse(description="the caller already has an open attempt on this challenge"),
+        },
+    )
     def post(self, request: Request, date: str, game: str) -> Response:
         challenge = selectors.challenge_get(day=selectors.parse_date(date), game=selectors.parse_game(game))
         attempt = services.attempt_start(player=request.user, challenge=challenge)
@@ -345,7 +359,11 @@ class HintOutput(serializers.Serializer):
 class AttemptHintApi(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(operation_id="attempt_hint", request=None, responses=HintOutput)
+    @extend_schema(
+        operation_id="attempt_hint",
+        request=None,
+        responses={200: HintOutput, 409: OpenApiResponse(description="the attempt has ended")},
+    )
     def post(self, request: Request, attempt_id: int) -> Response:
         suggestion = services.attempt_hint(attempt_id=attempt_id, player=request.user)
         if suggestion is None:
@@ -367,7 +385,14 @@ class SubmitInput(serializers.Serializer):
 class AttemptSubmitApi(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(operation_id="attempt_submit", request=SubmitInput, responses={202: SubmissionOutput})
+    @extend_schema(
+        operation_id="attempt_submit",
+        request=SubmitInput,
+        responses={
+            202: SubmissionOutput,
+            409: OpenApiResponse(description="the final batch does not start where the stored log ends"),
+        },
+    )
     def post(self, request: Request, attempt_id: int) -> Response:
         data = _validated(SubmitInput, request)
         submission, _created = services.attempt_submit(

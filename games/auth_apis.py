@@ -6,7 +6,7 @@ from django.contrib.auth import authenticate, get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, serializers, status
 from rest_framework.authtoken.models import Token
 from rest_framework.request import Request
@@ -60,7 +60,11 @@ class RegisterApi(APIView):
     authentication_classes: list[type] = []
     throttle_scope = "auth"
 
-    @extend_schema(operation_id="auth_register", request=CredentialsInput, responses={201: TokenOutput})
+    @extend_schema(
+        operation_id="auth_register",
+        request=CredentialsInput,
+        responses={201: TokenOutput, 409: OpenApiResponse(description="the username is taken")},
+    )
     def post(self, request: Request) -> Response:
         data = _credentials(request)
         token = user_register(username=data["username"], password=data["password"])
@@ -71,7 +75,11 @@ class TokenApi(APIView):
     authentication_classes: list[type] = []
     throttle_scope = "auth"
 
-    @extend_schema(operation_id="auth_token", request=CredentialsInput, responses=TokenOutput)
+    @extend_schema(
+        operation_id="auth_token",
+        request=CredentialsInput,
+        responses={200: TokenOutput, 401: OpenApiResponse(description="wrong username or password")},
+    )
     def post(self, request: Request) -> Response:
         data = _credentials(request)
         user = authenticate(request._request, username=data["username"], password=data["password"])

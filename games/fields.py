@@ -36,3 +36,10 @@ def move_list(**kwargs: Any) -> serializers.ListField:
     return serializers.ListField(
         child=StrictStringField(max_length=64), max_length=MAX_LOG_LENGTH, allow_empty=True, **kwargs
     )
+
+
+def game_field(**kwargs: Any) -> serializers.ChoiceField:
+    """A game id: an enum in the schema (``GameEnum``)."""
+    from games.engine import GAME_IDS
+
+    return serializers.ChoiceField(choices=list(GAME_IDS), **kwargs)

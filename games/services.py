@@ -542,11 +542,26 @@ def attempts_close_expired() -> int:
 
 
 def _enqueue_validation(submission_id: int) -> None:
-    """After commit: the submission is stored, so a broker failure loses nothing (the sweep resends it)."""
+    """After commit: the submission is stored, so a broker failure loses nothing (the sweep resends it).
+
+    Never waits on a broker that is down: no publish retries, no result
+    subscription (the result is the Submission row), short socket timeouts
+    (settings), and while ``config.circuit.BROKER`` is open not even a try.
+    """
+    from kombu.exceptions import OperationalError as KombuOperationalError
+    from redis import RedisError
+
+    from config.circuit import BROKER
     from games.tasks import validate_submission
 
+    if BROKER.is_open():
+        logger.warning("broker down: submission %s stays pending until the resend sweep", submission_id)
+        return
     try:
-        validate_submission.delay(submission_id)
+        validate_submission.apply_async((submission_id,), retry=False, ignore_result=True)
+    except (KombuOperationalError, RedisError, OSError) as exc:
+        BROKER.trip(exc)
+        logger.warning("could not enqueue validation of submission %s (%s); the sweep will retry", submission_id, exc)
     except Exception:
         logger.exception("could not enqueue validation of submission %s; the sweep will retry", submission_id)
 

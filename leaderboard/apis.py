@@ -18,7 +18,8 @@ from rest_framework.views import APIView
 
 from games import days as dates
 from games.engine import GAME_IDS
-from leaderboard.errors import InvalidDate, UnknownGame
+from games.fields import game_field
+from leaderboard.errors import InvalidDate, PlayerNotFound, UnknownGame
 from leaderboard.selectors import (
     LeaderboardEntry,
     LeaderboardPage,
@@ -31,6 +32,9 @@ from leaderboard.selectors import (
 
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 DEFAULT_LIMIT, MAX_LIMIT, AROUND_RADIUS = 50, 200, 5
+# No board is this long; past it an offset is a 400, not a number the database cannot take.
+MAX_OFFSET = 1_000_000_000
+USERNAME_MAX_LENGTH = 150
 
 
 def parse_board_path(*, date: str, game: str) -> tuple[dt.date, str]:
@@ -98,7 +102,7 @@ class LeaderboardApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         limit = serializers.IntegerField(min_value=1, max_value=MAX_LIMIT, default=DEFAULT_LIMIT, required=False)
-        offset = serializers.IntegerField(min_value=0, default=0, required=False)
+        offset = serializers.IntegerField(min_value=0, max_value=MAX_OFFSET, default=0, required=False)
         around = serializers.ChoiceField(choices=["me"], required=False, help_text="`me`: the caller's neighbourhood.")
         clean = serializers.BooleanField(default=False, required=False, help_text="Rank only unassisted results.")
 
@@ -110,7 +114,7 @@ class LeaderboardApi(APIView):
             entry = EntrySerializer(allow_null=True)
 
         date = serializers.DateField()
-        game = serializers.CharField()
+        game = game_field()
         clean = serializers.BooleanField()
         total = serializers.IntegerField(help_text="Entries on the board.")
         offset = serializers.IntegerField()
@@ -185,7 +189,7 @@ class PlayerApi(APIView):
         @extend_schema_serializer(component_name="PlayerRecentResult")
         class RecentSerializer(serializers.Serializer):
             date = serializers.DateField()
-            game = serializers.CharField()
+            game = game_field()
             won = serializers.BooleanField()
             score = serializers.IntegerField()
             moves = serializers.IntegerField()
@@ -207,5 +211,7 @@ class PlayerApi(APIView):
 
     @extend_schema(operation_id="player", responses=OutputSerializer)
     def get(self, request: Request, username: str) -> Response:
+        if "\x00" in username or len(username) > USERNAME_MAX_LENGTH:
+            raise PlayerNotFound(f"There is no player named {username[:USERNAME_MAX_LENGTH]!r}.")  # nor can there be
         profile = player_profile(username=username, today=dates.today())
         return Response(self.OutputSerializer(profile).data)

@@ -71,6 +71,10 @@ from typing import Any, Protocol
 import redis
 from django.conf import settings
 from django.db import connection
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from config import circuit
 
 logger = logging.getLogger(__name__)
 
@@ -258,12 +262,15 @@ def row_entry(row: BoardRow) -> tuple[str, int]:
 
 
 @lru_cache(maxsize=4)
-def _client_for(url: str) -> redis.Redis:
+def _client_for(url: str, socket_timeout: float, connect_timeout: float) -> redis.Redis:
     return redis.Redis.from_url(
         url,
         decode_responses=True,
-        socket_timeout=1.0,
-        socket_connect_timeout=1.0,
+        socket_timeout=socket_timeout,
+        socket_connect_timeout=connect_timeout,
+        # No retries of its own: a failure costs one timeout, then the caller
+        # reads the database (and config.circuit.REDIS skips Redis for a while).
+        retry=Retry(NoBackoff(), 0),
         health_check_interval=30,
     )
 
@@ -271,7 +278,30 @@ def _client_for(url: str) -> redis.Redis:
 def get_client() -> redis.Redis | None:
     """The Redis client, or None when REDIS_URL is unset (boards come from the database)."""
     url = getattr(settings, "REDIS_URL", "")
-    return _client_for(url) if url else None
+    if not url:
+        return None
+    return _client_for(
+        url,
+        float(getattr(settings, "REDIS_SOCKET_TIMEOUT", 1.0)),
+        float(getattr(settings, "REDIS_CONNECT_TIMEOUT", 1.0)),
+    )
+
+
+def read_client() -> redis.Redis | None:
+    """The client for reads, or None while Redis is known to be down (read the database at once).
+
+    Writes use :func:`get_client` and always try: a lost write is what the
+    board's max age bounds, a skipped read costs nothing.
+    """
+    if circuit.REDIS.is_open():
+        return None
+    return get_client()
+
+
+def read_failed(exc: BaseException) -> None:
+    """A read failed: if Redis is down (not merely refusing a command), skip it for a while."""
+    if circuit.is_outage(exc):
+        circuit.REDIS.trip(exc)
 
 
 # --- Writes ---------------------------------------------------------------------

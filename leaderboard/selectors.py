@@ -269,7 +269,7 @@ def _via_redis(challenge: Challenge, read: Callable[[redis.Redis, redis_store.Bo
     ``read(client, keys, accept_aged)`` raises BoardNotBuilt when the board is
     missing or inconsistent, BoardAged when it is merely old.
     """
-    client = redis_store.get_client()
+    client = redis_store.read_client()
     if client is None:
         return None
     keys = redis_store.board_keys(challenge=challenge)
@@ -290,8 +290,9 @@ def _via_redis(challenge: Challenge, read: Callable[[redis.Redis, redis_store.Bo
             redis_store.board_invalidate(client, keys)
         except redis.RedisError:
             logger.exception("leaderboard: could not invalidate %s", keys.all)
-    except redis.RedisError:
-        logger.exception("leaderboard: Redis failed on %s; reading the database", keys.all)
+    except redis.RedisError as exc:
+        logger.warning("leaderboard: Redis failed on %s (%s); reading the database", keys.all, exc)
+        redis_store.read_failed(exc)
     return None
 
 
@@ -343,15 +344,16 @@ def leaderboard_top_rendered(
     arguments only (nothing about the caller). See ``redis_store``, "Page cache":
     the first read after any write to the board renders the page again.
     """
-    client = redis_store.get_client()
+    client = redis_store.read_client()
     token: str | None = None
     if client is not None:
         keys = redis_store.board_keys(challenge=challenge)
         field = redis_store.page_field(clean=clean, limit=limit)
         try:
             body, token = redis_store.board_cached_page(client, keys, field=field)
-        except redis.RedisError:
+        except redis.RedisError as exc:
             logger.warning("leaderboard: Redis failed reading the page cache of %s", keys.all)
+            redis_store.read_failed(exc)
             body, token = None, None
         if body is not None:
             return body

@@ -18,8 +18,8 @@ from rest_framework.throttling import BaseThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
 from games.engine import GAME_IDS
-from games.fields import StrictStringField
-from leaderboard.apis import EntrySerializer, parse_board_path
+from games.fields import StrictStringField, game_field
+from leaderboard.apis import MAX_OFFSET, EntrySerializer, parse_board_path
 from leagues import selectors, services
 from leagues.models import NAME_MAX_LENGTH, NAME_MIN_LENGTH, League
 
@@ -53,7 +53,7 @@ def _validated(serializer_class: type[serializers.Serializer], data: Any) -> dic
 
 class PageInput(serializers.Serializer):
     limit = serializers.IntegerField(min_value=1, max_value=MAX_LIMIT, default=DEFAULT_LIMIT, required=False)
-    offset = serializers.IntegerField(min_value=0, default=0, required=False)
+    offset = serializers.IntegerField(min_value=0, max_value=MAX_OFFSET, default=0, required=False)
 
 
 class LeaguesApi(APIView):
@@ -206,7 +206,7 @@ class LeagueDailyBoardApi(APIView):
     class OutputSerializer(serializers.Serializer):
         league = serializers.IntegerField()
         date = serializers.DateField()
-        game = serializers.CharField()
+        game = game_field()
         total = serializers.IntegerField(help_text="Members on this board.")
         offset = serializers.IntegerField()
         limit = serializers.IntegerField()

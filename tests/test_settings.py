@@ -24,6 +24,10 @@ SETTINGS_VARS = (
     "REDIS_URL",
     "DAILY_TIMEZONE",
     "DAILY_SECRET",
+    "REDIS_SOCKET_TIMEOUT",
+    "REDIS_CONNECT_TIMEOUT",
+    "REDIS_RETRY_AFTER",
+    "DATABASE_CONNECT_TIMEOUT",
 )
 
 DUMP_SETTINGS = """
@@ -98,7 +102,7 @@ def test_database_and_redis_from_environment() -> None:
     assert s["DB_ENGINE"] == "django.db.backends.postgresql"
     assert s["DB_NAME"] == "patience"
     assert s["DB_HOST"] == "db.example"
-    assert s["CACHE_BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert s["CACHE_BACKEND"] == "config.cache.FailoverRedisCache"
     assert s["CACHE_LOCATION"] == "redis://cache.example:6379/3"
     assert s["celery_eager"] is False
     assert s["celery_broker"] == "redis://cache.example:6379/3"
@@ -156,3 +160,55 @@ def test_no_missing_migrations() -> None:
         " execute_from_command_line(['manage.py', 'makemigrations', '--check', '--dry-run'])"
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+REDIS_TIMEOUTS = """
+import json, django
+django.setup()
+from django.conf import settings
+from django.core.cache import cache
+from config.celery import app
+from leaderboard import redis_store
+pool = cache._cache._get_connection_pool(True)
+board = redis_store.get_client().connection_pool
+print(json.dumps({
+    "cache": [pool.connection_kwargs["socket_timeout"], pool.connection_kwargs["socket_connect_timeout"],
+              pool.connection_kwargs["retry"].get_retries()],
+    "board": [board.connection_kwargs["socket_timeout"], board.connection_kwargs["socket_connect_timeout"],
+              board.connection_kwargs["retry"].get_retries()],
+    "broker": [app.conf.broker_transport_options["socket_timeout"],
+               app.conf.broker_transport_options["socket_connect_timeout"],
+               app.conf.broker_transport_options["max_retries"], app.conf.broker_connection_timeout],
+    "retry_after": settings.REDIS_RETRY_AFTER,
+    "db_connect_timeout": settings.DATABASES["default"]["OPTIONS"]["connect_timeout"],
+}))
+"""
+
+
+def test_every_redis_client_has_short_timeouts_and_no_retries_of_its_own() -> None:
+    env = {"REDIS_URL": "redis://cache.example:6379/3", "DATABASE_URL": "postgres://someone@db.example:5432/p"}
+    result = run_python(REDIS_TIMEOUTS, **env)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {
+        "cache": [0.5, 0.5, 0],
+        "board": [0.5, 0.5, 0],
+        "broker": [0.5, 0.5, 1, 0.5],
+        "retry_after": 5.0,
+        "db_connect_timeout": 5,
+    }
+    result = run_python(
+        REDIS_TIMEOUTS,
+        REDIS_SOCKET_TIMEOUT="0.2",
+        REDIS_CONNECT_TIMEOUT="0.3",
+        REDIS_RETRY_AFTER="9",
+        DATABASE_CONNECT_TIMEOUT="2",
+        **env,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {
+        "cache": [0.2, 0.3, 0],
+        "board": [0.2, 0.3, 0],
+        "broker": [0.2, 0.3, 1, 0.3],
+        "retry_after": 9.0,
+        "db_connect_timeout": 2,
+    }

@@ -171,6 +171,8 @@ def archive(request: HttpRequest) -> HttpResponse:
 
 @friendly_404
 def player(request: HttpRequest, username: str) -> HttpResponse:
+    if "\x00" in username:  # no username holds one, and PostgreSQL refuses it in a query
+        raise Http404("there is no such player")
     user = auth.get_user_model().objects.filter(username=username).first()
     if user is None:
         raise Http404(f"there is no player {username!r}")

@@ -1,0 +1,58 @@
+"""A Django cache on Redis that falls back to process memory while Redis is down.
+
+The cache holds nothing that cannot be lost (request-throttling counters), so
+a Redis failure must not fail the request: each operation that raises a Redis
+or socket error trips :data:`config.circuit.REDIS` and is served by a
+local-memory cache instead, and so is every operation while the breaker is
+open. Throttling therefore goes on per process during an outage, and goes back
+to Redis by itself afterwards.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis
+from django.core.cache.backends.locmem import LocMemCache
+from django.core.cache.backends.redis import RedisCache
+
+from config.circuit import REDIS, is_outage
+
+FAILURES = (redis.RedisError, OSError)
+
+
+def _failover(name: str) -> Any:
+    def method(self: FailoverRedisCache, *args: Any, **kwargs: Any) -> Any:
+        if not REDIS.is_open():
+            try:
+                return getattr(super(FailoverRedisCache, self), name)(*args, **kwargs)
+            except FAILURES as exc:
+                if is_outage(exc):
+                    REDIS.trip(exc)
+        return getattr(self.fallback, name)(*args, **kwargs)
+
+    method.__name__ = name
+    method.__doc__ = f"RedisCache.{name}, or the process-memory fallback while Redis is down."
+    return method
+
+
+class FailoverRedisCache(RedisCache):
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self.fallback = LocMemCache(f"failover:{server}", {"TIMEOUT": params.get("TIMEOUT", 300)})
+
+    def ping(self) -> None:
+        """Ask Redis itself (no fallback): raises when it is down. For the readiness check."""
+        self._cache.get_client(write=True).ping()
+
+    add = _failover("add")
+    get = _failover("get")
+    set = _failover("set")
+    touch = _failover("touch")
+    delete = _failover("delete")
+    get_many = _failover("get_many")
+    has_key = _failover("has_key")
+    incr = _failover("incr")
+    set_many = _failover("set_many")
+    delete_many = _failover("delete_many")
+    clear = _failover("clear")
