@@ -7,6 +7,7 @@ A service either does all of its work or raises and leaves the database as it wa
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import secrets
 from collections.abc import Callable
@@ -14,8 +15,10 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from games import days
@@ -408,14 +411,61 @@ def attempt_append_moves(*, attempt_id: int, player: AbstractBaseUser, start: in
         tail = _new_tail(attempt.moves, start, moves)
         state, legal, error = _play_tail(attempt, tail)
         if legal:
-            attempt.moves = attempt.moves + legal
-            attempt.save(update_fields=["moves"])
+            _append_to_log(attempt, legal)
+            transaction.on_commit(lambda: _position_remember(attempt, state))
     return MovesOutcome(attempt=attempt, state=state, applied=len(legal), error=error)
+
+
+def _append_to_log(attempt: Attempt, legal: list[str]) -> None:
+    """Store the moves after the log. On PostgreSQL the database appends them (jsonb ||): the request
+    never serializes the whole log again."""
+    if connection.vendor == "postgresql":
+        Attempt.objects.filter(pk=attempt.pk).update(moves=RawSQL("moves || %s::jsonb", (json.dumps(legal),)))
+        attempt.moves = attempt.moves + legal
+    else:
+        attempt.moves = attempt.moves + legal
+        attempt.save(update_fields=["moves"])
+
+
+# An open attempt's position is kept in the cache after each stored batch, so the next batch starts
+# from it instead of replaying the whole log from the deal: a batch costs what its own moves cost.
+# The log in the database stays the truth: a missing, expired or unreadable snapshot means a replay.
+POSITION_CACHE_SECONDS = 6 * 60 * 60
+
+
+def _position_key(attempt: Attempt, length: int) -> str:
+    # The attempt's start time makes the key unique even where ids are reused (a test database);
+    # the log only ever grows by appending legal moves, so its length names its content.
+    started = int(attempt.started_at.timestamp() * 1_000_000)
+    return f"dp:position:{attempt.pk}:{attempt.challenge_id}:{started}:{length}"
+
+
+def attempt_position(attempt: Attempt) -> State:
+    """The position after the attempt's stored log: from the snapshot cached with it, else replayed."""
+    try:
+        snapshot = cache.get(_position_key(attempt, len(attempt.moves)))
+    except Exception:  # a cache is never needed: replay
+        logger.warning("position cache unreadable for attempt %s", attempt.pk, exc_info=True)
+        snapshot = None
+    if snapshot is not None:
+        try:
+            return State.restore(deal(attempt.challenge.game, attempt.challenge.seed_int), snapshot)
+        except ValueError:
+            logger.warning("position snapshot of attempt %s does not fit its deal: replaying", attempt.pk)
+    return attempt_replay(attempt)
+
+
+def _position_remember(attempt: Attempt, state: State) -> None:
+    """After the commit (a rolled-back batch must leave no snapshot for a length it never stored)."""
+    try:
+        cache.set(_position_key(attempt, len(attempt.moves)), state.snapshot(), POSITION_CACHE_SECONDS)
+    except Exception:
+        logger.warning("position cache not written for attempt %s", attempt.pk, exc_info=True)
 
 
 def _play_tail(attempt: Attempt, tail: list[str]) -> tuple[State, list[str], ReplayError | None]:
     """The stored log's position after the tail's legal prefix, that prefix, and the first illegal entry."""
-    state = attempt_replay(attempt)
+    state = attempt_position(attempt)
     error = play_log(state, tail, start=len(attempt.moves))
     legal = tail if error is None else tail[: error.index - len(attempt.moves)]
     return state, legal, error
@@ -454,7 +504,7 @@ def attempt_hint(*, attempt_id: int, player: AbstractBaseUser) -> Hint | None:
     with transaction.atomic():
         attempt = _attempt_for_update(attempt_id=attempt_id, player=player)
         _refuse_unless_in_play(attempt, doing="hints")
-        suggestion = hint(attempt_replay(attempt))
+        suggestion = hint(attempt_position(attempt))
         if not attempt.assisted:
             attempt.assisted = True
             attempt.save(update_fields=["assisted"])

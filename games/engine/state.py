@@ -411,6 +411,41 @@ class State:
         elif waste and self.passes_left != 0:
             yield Move(REDEAL)
 
+    # -- snapshots -------------------------------------------------------------------------------
+
+    SNAPSHOT_VERSION = 1
+
+    def snapshot(self) -> tuple[object, ...]:
+        """The position and its undo stack as plain data (ints, lists, tuples), e.g. for a cache.
+
+        ``State.restore(deal, snapshot)`` gives an equal state without replaying the log.
+        """
+        return (
+            self.SNAPSHOT_VERSION, self.rules.game, self.deal.seed,
+            [list(col) for col in self.tab], list(self.down), list(self.stock), list(self.waste), list(self.found),
+            self.score, self.moves, self.on_foundations, self.passes_left, self.won, [tuple(r) for r in self.history],
+        )
+
+    @classmethod
+    def restore(cls, deal: Deal, snapshot: tuple[object, ...]) -> State:
+        """The state a ``snapshot()`` of a game of ``deal`` describes; ``ValueError`` if it is not one."""
+        try:
+            version, game, seed, tab, down, stock, waste, found, score, moves, home, passes, won, history = snapshot
+        except (TypeError, ValueError):
+            raise ValueError("not a state snapshot") from None
+        if version != cls.SNAPSHOT_VERSION or game != deal.rules.game or seed != deal.seed:
+            raise ValueError("the snapshot is of another deal or format")
+        state = cls(deal)
+        state.tab = [list(col) for col in tab]  # type: ignore[attr-defined]
+        state.down = list(down)  # type: ignore[call-overload]
+        state.stock = list(stock)  # type: ignore[call-overload]
+        state.waste = list(waste)  # type: ignore[call-overload]
+        state.found = list(found)  # type: ignore[call-overload]
+        state.score, state.moves, state.on_foundations = int(score), int(moves), int(home)  # type: ignore[call-overload]
+        state.passes_left, state.won = int(passes), bool(won)  # type: ignore[call-overload]
+        state.history = [tuple(r) for r in history]  # type: ignore[attr-defined]
+        return state
+
     @property
     def redeals(self) -> int:
         """Redeals in the line as it stands (undone ones not counted)."""

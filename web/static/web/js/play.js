@@ -254,7 +254,12 @@ async function send(moves) {
   tableEl.classList.add("busy");
   let stored = false;
   try {
-    takeAttempt(await post(`attempts/${game.attempt.id}/moves`, { from: game.attempt.moves.length, moves }));
+    const sent = game.attempt.moves;
+    const answer = await post(`attempts/${game.attempt.id}/moves`, { from: sent.length, moves });
+    // The answer carries the new log length, not the log: ours grows by what was stored.
+    const log = sent.concat(moves.slice(0, answer.applied));
+    if (log.length === answer.log_length) takeAttempt({ ...answer, moves: log, submission: null });
+    else await reload();
     stored = true;
     message("");
   } catch (exc) {

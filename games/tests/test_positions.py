@@ -1,0 +1,81 @@
+"""A moves batch starts from the position cached after the last one, never from a wrong one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+
+from games import services
+from games.engine import State, deal
+from games.models import Attempt
+from games.tests.factories import make_challenge, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+def _replayed(moves: list[str], seed: int = 2026) -> State:
+    state = State(deal("klondike", seed))
+    for text in moves:
+        state.play_text(text)
+    return state
+
+
+def test_the_next_batch_starts_from_the_cached_position_without_a_replay(
+    monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+) -> None:
+    player = make_user()
+    attempt = services.attempt_start(player=player, challenge=make_challenge())
+    with django_capture_on_commit_callbacks(execute=True):
+        services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=0, moves=["s", "s", "s"])
+
+    def no_replay(attempt: Attempt) -> State:
+        raise AssertionError("the position was replayed from the deal")
+
+    monkeypatch.setattr(services, "attempt_replay", no_replay)
+    with django_capture_on_commit_callbacks(execute=True):
+        outcome = services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=3, moves=["u", "s"])
+    assert outcome.state.key() == _replayed(["s", "s", "s", "u", "s"]).key()
+    assert outcome.state.score == _replayed(["s", "s", "s", "u", "s"]).score
+    assert Attempt.objects.get(pk=attempt.pk).moves == ["s", "s", "s", "u", "s"]
+    # And the one after that, from the snapshot written after this batch's commit.
+    outcome = services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=5, moves=["s"])
+    assert outcome.state.history == _replayed(["s", "s", "s", "u", "s", "s"]).history
+
+
+def test_without_the_commit_no_snapshot_is_left_and_a_bad_one_is_ignored(
+    django_capture_on_commit_callbacks: Any
+) -> None:
+    player = make_user()
+    attempt = services.attempt_start(player=player, challenge=make_challenge())
+    with django_capture_on_commit_callbacks(execute=False):  # the batch's transaction never commits its hook
+        services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=0, moves=["s"])
+    stored = Attempt.objects.get(pk=attempt.pk)
+    assert cache.get(services._position_key(stored, 1)) is None
+    cache.set(services._position_key(stored, 1), ("not", "a", "snapshot"))
+    assert services.attempt_position(stored).key() == _replayed(["s"]).key()
+    other = _replayed(["s"], seed=7).snapshot()  # a snapshot of another deal under this key
+    cache.set(services._position_key(stored, 1), other)
+    assert services.attempt_position(stored).key() == _replayed(["s"]).key()
+
+
+def test_a_snapshot_restores_an_equal_state_for_every_game() -> None:
+    import random
+
+    from games.engine import GAME_IDS
+
+    for game in GAME_IDS:
+        rng = random.Random(game)
+        state = State(deal(game, 5))
+        for _ in range(80):
+            moves = list(state.legal_moves())
+            if not moves:
+                break
+            state.play(rng.choice(moves))
+        back = State.restore(deal(game, 5), state.snapshot())
+        assert (back.key(), back.score, back.moves, back.history, back.won) == (
+            state.key(), state.score, state.moves, state.history, state.won)
+        assert list(back.legal_moves()) == list(state.legal_moves())
+        with pytest.raises(ValueError):
+            State.restore(deal(game, 6), state.snapshot())
