@@ -252,17 +252,34 @@ def check_body(status: int, body: bytes) -> bool:
     return True
 
 
-async def _python_load(host: str, port: int, path: str, connections: int, seconds: float) -> Run:
+class Client:
+    """What one client connection sends: a GET, or each player's own requests (``request(i)``), with a
+    hook told of every answer (``answered(i, status, body)``, True when it is the expected one)."""
+
+    def __init__(self, path: str, headers: list[str] | None = None) -> None:
+        self.path, self.headers = path, headers or []
+
+    def request(self, i: int, host: str, port: int) -> bytes:
+        extra = "".join(f"{h}\r\n" for h in self.headers)
+        return f"GET {self.path} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: application/json\r\n{extra}\r\n".encode()
+
+    def answered(self, i: int, status: int, body: bytes) -> bool:
+        return check_body(status, body)
+
+
+async def _python_load(host: str, port: int, client: Client | str, connections: int, seconds: float) -> Run:
     run = Run()
-    request = f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: application/json\r\n\r\n".encode()
+    if isinstance(client, str):
+        client = Client(client)
     deadline = time.perf_counter() + seconds
 
-    async def one_connection() -> None:
+    async def one_connection(i: int) -> None:
         reader = writer = None
         while time.perf_counter() < deadline:
             try:
                 if writer is None:
                     reader, writer = await asyncio.open_connection(host, port)
+                request = client.request(i, host, port)
                 t0 = time.perf_counter()
                 writer.write(request)
                 status_line = await reader.readline()
@@ -281,7 +298,7 @@ async def _python_load(host: str, port: int, path: str, connections: int, second
                 body = await reader.readexactly(length)
                 run.latencies_ms.append((time.perf_counter() - t0) * 1000)
                 run.requests += 1
-                if not check_body(status, body):
+                if not client.answered(i, status, body):
                     run.errors += 1
                 if close:  # gunicorn's sync workers answer one request per connection
                     writer.close()
@@ -295,13 +312,51 @@ async def _python_load(host: str, port: int, path: str, connections: int, second
             writer.close()
 
     started = time.perf_counter()
-    await asyncio.gather(*(one_connection() for _ in range(connections)))
+    await asyncio.gather(*(one_connection(i) for i in range(connections)))
     run.seconds = time.perf_counter() - started
     return run
 
 
-def python_load(port: int, path: str, connections: int, seconds: float) -> Run:
+def python_load(port: int, path: Client | str, connections: int, seconds: float) -> Run:
     return asyncio.run(_python_load("127.0.0.1", port, path, connections, seconds))
+
+
+class MovesClient(Client):
+    """Player i plays its own line of real moves (a legal playout of the deal), one move a batch."""
+
+    def __init__(self, players: list[tuple[str, int, list[str]]]) -> None:
+        super().__init__("")
+        self.players = players  # (token, attempt id, line)
+        self.sent = [0] * len(players)
+
+    def request(self, i: int, host: str, port: int) -> bytes:
+        token, attempt, line = self.players[i]
+        n = self.sent[i] % len(line)  # (a line long enough never wraps within a run)
+        body = json.dumps({"from": self.sent[i], "moves": [line[n]]}).encode()
+        head = (
+            f"POST /api/v1/attempts/{attempt}/moves HTTP/1.1\r\nHost: {host}:{port}\r\n"
+            f"Accept: application/json\r\nContent-Type: application/json\r\nAuthorization: Token {token}\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        )
+        return head.encode() + body
+
+    def answered(self, i: int, status: int, body: bytes) -> bool:
+        if status != 200:
+            return False
+        self.sent[i] = json.loads(body)["log_length"]
+        return True
+
+
+class TokensClient(Client):
+    """A logged-in GET: connection i is player i (its own token)."""
+
+    def __init__(self, path: str, tokens: list[str]) -> None:
+        super().__init__(path)
+        self.tokens = tokens
+
+    def request(self, i: int, host: str, port: int) -> bytes:
+        self.headers = [f"Authorization: Token {self.tokens[i % len(self.tokens)]}"]
+        return super().request(i, host, port)
 
 
 WRK_UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}
@@ -379,12 +434,19 @@ def verify(port: int, path: str, check: object = None) -> dict:
 
 
 def measure_http(
-    port: int, board_path: str, args: argparse.Namespace, players: int, master_pid: int
-) -> tuple[Summary, Summary]:
+    port: int, board_path: str, args: argparse.Namespace, players: int, master_pid: int, extra: dict[str, Client]
+) -> dict[str, Summary]:
     tool = args.tool
     if tool == "auto":
         tool = "wrk" if shutil.which("wrk") else "python"
-    load = wrk_load if tool == "wrk" else python_load
+    wrk_or_python = wrk_load if tool == "wrk" else python_load
+
+    def load(port: int, path: str | Client, connections: int, seconds: float) -> Run:
+        # Logged-in reads and moves need each connection's own token and state: the Python client.
+        if isinstance(path, Client):
+            return python_load(port, path, len(getattr(path, "players", None) or getattr(path, "tokens", [])) or
+                               connections, seconds)
+        return wrk_or_python(port, path, connections, seconds)
 
     def board_ok(data: dict) -> None:
         entries = data.get("entries")
@@ -403,22 +465,42 @@ def measure_http(
     rounds = max(1, args.rounds)
     per_run = max(1.0, args.seconds / rounds)
     warm = min(2.0, per_run)
-    for path in ("/api/v1/health", board_path):  # warm both workers' imports, connections and caches
+    cases: list[tuple[str, str | Client]] = [("health", "/api/v1/health"), ("board", board_path), *extra.items()]
+    for _, path in cases[:2]:  # warm both workers' imports, connections and caches
         load(port, path, args.connections, warm)
-    runs: dict[str, list[Run]] = {"health": [], "board": []}
+    runs: dict[str, list[Run]] = {name: [] for name, _ in cases}
     for i in range(rounds):
-        for name, path in (("health", "/api/v1/health"), ("board", board_path)):
+        for name, path in cases:
             cpu_before = cpu_seconds(master_pid)
             run = load(port, path, args.connections, per_run)
             run.cpu_seconds = cpu_seconds(master_pid) - cpu_before
             runs[name].append(run)
             log(
-                f"  round {i + 1}/{rounds} {name:>6}: {run.requests / run.seconds:8.0f} req/s"
+                f"  round {i + 1}/{rounds} {name:>8}: {run.requests / run.seconds:8.0f} req/s"
                 f"  ({run.requests} requests, {run.errors} errors,"
                 f" server CPU {run.cpu_seconds * 1000 / max(1, run.requests):.2f} ms a request)"
             )
     verify(port, board_path, board_ok)  # still the right answer after the load
-    return summarise(runs["health"]), summarise(runs["board"])
+    return {name: summarise(r) for name, r in runs.items()}
+
+
+def make_players_for_load(challenge: object, count: int, rng: random.Random) -> tuple[list, list[str]]:
+    """``count`` new players with tokens and an open ranked attempt each, a long legal line to play;
+    and tokens of ``count`` of the seeded players (for ?around=me)."""
+    from rest_framework.authtoken.models import Token
+
+    from bench.corpus import playout
+    from games.models import Attempt
+    from leaderboard.selectors import counted_results
+
+    users = make_users("mover", count)
+    attempts = Attempt.objects.bulk_create(Attempt(player=u, challenge=challenge, ranked=True) for u in users)
+    tokens = Token.objects.bulk_create(Token(user=u, key=Token.generate_key()) for u in users)
+    lines = [playout(GAME, SEED, 2500, rng) for _ in users]
+    movers = [(t.key, a.pk, line) for t, a, line in zip(tokens, attempts, lines, strict=True)]
+    ranked = list(counted_results().filter(challenge=challenge).values_list("player_id", flat=True)[:count])
+    readers = Token.objects.bulk_create(Token(user_id=pid, key=Token.generate_key()) for pid in ranked)
+    return movers, [t.key for t in readers]
 
 
 # --- Submissions ------------------------------------------------------------------------------
@@ -563,6 +645,7 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=8, help="concurrent client connections (default 8)")
     parser.add_argument("--submissions", type=int, default=300, help="submissions for the worker (0: skip)")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (default 2)")
+    parser.add_argument("--movers", type=int, default=50, help="players sending moves batches at once (default 50)")
     parser.add_argument("--tool", choices=["auto", "wrk", "python"], default="auto", help="load generator")
     parser.add_argument("--redis-db", type=int, default=11, help="Redis database used by the run (default 11)")
     parser.add_argument("--keep", action="store_true", help=f"keep the database {DB_NAME} afterwards")
@@ -606,22 +689,41 @@ def main() -> None:
                     stderr=subprocess.STDOUT,
                 )
             wait_http(f"http://127.0.0.1:{port}/api/v1/health", procs["gunicorn"], gunicorn_log)
-            health, board = measure_http(port, board_path, args, args.players, procs["gunicorn"].pid)
+            movers, readers = make_players_for_load(challenge, args.movers, rng)
+            today = days.today().isoformat()
+            extra: dict[str, Client] = {
+                # The same trivial endpoint through the Python client: the fair yardstick for the cases
+                # below, which need it (per-connection tokens and state) and whose client shares the CPU.
+                "health-py": Client("/api/v1/health"),
+                "around": TokensClient(f"/api/v1/leaderboards/{today}/{GAME}?around=me", readers[: args.connections]),
+                "page": Client(f"/api/v1/leaderboards/{today}/{GAME}?limit=50&offset=100"),
+                "moves": MovesClient(movers),
+            }
+            results = measure_http(port, board_path, args, args.players, procs["gunicorn"].pid, extra)
             stop(procs.pop("gunicorn"), "gunicorn")
 
             log("")
-            for name, s in (("health (trivial JSON)", health), ("leaderboard top 50", board)):
+            names = {
+                "health": ("health (trivial JSON)", None),
+                "health-py": ("health, Python client", None),
+                "board": ("leaderboard top 50", TARGET_RATIO),
+                "around": ("?around=me (logged in)", 0.5),
+                "page": ("uncached board page", 0.5),
+                "moves": (f"moves, {len(movers)} players", TARGET_RATIO),
+            }
+            for key, (name, target) in names.items():
+                s = results[key]
+                base = results["health" if key == "board" else "health-py"]
+                ratio = s.rate / base.rate if base.rate else 0.0
+                verdict = ""
+                if target is not None:
+                    met = ratio >= target and s.p99_ms < TARGET_P99_MS and s.errors == 0
+                    verdict = f"  ratio {ratio:4.0%} (target >= {target:.0%}, p99 < {TARGET_P99_MS:.0f} ms): " + (
+                        "met" if met else "NOT met")
                 log(
-                    f"{name:>22}: {s.rate:8.0f} req/s  p50 {s.p50_ms:6.2f} ms  p99 {s.p99_ms:6.2f} ms  "
-                    f"errors {s.errors}/{s.requests}  (server CPU {s.cpu_ms:.2f} ms a request)"
+                    f"{name:>24}: {s.rate:8.0f} req/s  p50 {s.p50_ms:6.2f} ms  p99 {s.p99_ms:6.2f} ms  "
+                    f"errors {s.errors}/{s.requests}  CPU {s.cpu_ms:.2f} ms{verdict}"
                 )
-            ratio = board.rate / health.rate if health.rate else 0.0
-            met = ratio >= TARGET_RATIO and board.p99_ms < TARGET_P99_MS and board.errors == 0
-            log(f"{'ratio board/trivial':>22}: {ratio:.0%}")
-            log(
-                f"{'target':>22}: board >= {TARGET_RATIO:.0%} of trivial and p99 < {TARGET_P99_MS:.0f} ms, "
-                f"no errors -> {'met' if met else 'NOT met'}"
-            )
 
             if args.submissions > 0:
                 measure_worker(challenge, args, env, tmp, procs)

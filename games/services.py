@@ -494,7 +494,11 @@ def _day_over(attempt: Attempt, *, doing: str) -> DayOver:
 
 def _attempt_for_update(*, attempt_id: int, player: AbstractBaseUser) -> Attempt:
     try:
-        return Attempt.objects.select_for_update().select_related("challenge").get(pk=attempt_id, player=player)
+        # of=("self",): the attempt's row alone. Locking its challenge too made every batch of every
+        # player of that challenge wait for the others.
+        return Attempt.objects.select_for_update(of=("self",)).select_related("challenge").get(
+            pk=attempt_id, player=player
+        )
     except Attempt.DoesNotExist:
         raise NotFound(f"attempt {attempt_id} not found") from None
 
@@ -581,7 +585,7 @@ def attempts_close_expired() -> int:
     closed = 0
     for attempt_id in ids:
         with transaction.atomic():
-            attempt = Attempt.objects.select_for_update().select_related("challenge").get(pk=attempt_id)
+            attempt = Attempt.objects.select_for_update(of=("self",)).select_related("challenge").get(pk=attempt_id)
             if attempt.is_finished or Submission.objects.filter(attempt=attempt).exists():
                 continue
             _attempt_close(attempt, tail=[])
@@ -636,7 +640,7 @@ def submission_validate(*, submission_id: int) -> Submission:
     """Replay the whole log from the deal, score it, store the result. Idempotent."""
     with transaction.atomic():
         submission = (
-            Submission.objects.select_for_update()
+            Submission.objects.select_for_update(of=("self",))  # not the attempt's challenge: validations overlap
             .select_related("attempt__challenge")
             .get(pk=submission_id)
         )
@@ -694,7 +698,7 @@ def _leaderboard_record(result_id: int) -> None:
 def submission_revalidate(*, submission_id: int) -> Submission:
     """Admin: drop the stored verdict and replay the log again (same rules, same deal)."""
     with transaction.atomic():
-        submission = Submission.objects.select_for_update().select_related("attempt").get(pk=submission_id)
+        submission = Submission.objects.select_for_update(of=("self",)).select_related("attempt").get(pk=submission_id)
         result = Result.objects.filter(submission=submission).first()
         disqualified = bool(result and result.disqualified)
         if result is not None:
@@ -781,7 +785,8 @@ def guest_claim(*, guest: AbstractBaseUser, account: AbstractBaseUser) -> int:
     moved = 0
     touched: set[int] = set()
     with transaction.atomic():
-        for attempt in Attempt.objects.select_for_update().filter(player_id=guest.pk).select_related("challenge"):
+        guest_attempts = Attempt.objects.select_for_update(of=("self",)).filter(player_id=guest.pk)
+        for attempt in guest_attempts.select_related("challenge"):
             mine = Attempt.objects.filter(player_id=account.pk, challenge_id=attempt.challenge_id)
             if attempt.finished_at is None and mine.filter(finished_at__isnull=True).exists():
                 attempt.delete()
