@@ -17,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import days, selectors, services
+from games import days, hooks, selectors, services
 from games.engine import GAME_IDS, GAMES, visible
 from games.errors import BadRequest, IllegalMove, NotFound
 from games.fields import StrictIntegerField, game_field, move_list
@@ -178,11 +178,7 @@ class SubmissionOutput(serializers.Serializer):
         if submission.status != Submission.Status.VALID:
             return None
         result = submission.result
-        rank = None
-        if result.ranked and not result.disqualified:
-            from leaderboard.selectors import leaderboard_rank
-
-            rank = leaderboard_rank(challenge=result.challenge, player=result.player)
+        rank = hooks.result_rank(result)
         return {
             "won": result.won,
             "score": result.score,

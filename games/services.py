@@ -21,7 +21,7 @@ from django.db.models import Q
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
-from games import days
+from games import days, hooks
 from games.engine import (
     MAX_LOG_LENGTH,
     EngineError,
@@ -682,17 +682,8 @@ def submission_validate(*, submission_id: int) -> Submission:
         submission.error = None
         submission.save(update_fields=["status", "error", "validations", "validated_at"])
         result_id = result.pk
-        transaction.on_commit(lambda: _leaderboard_record(result_id))
+        transaction.on_commit(lambda: hooks.send(hooks.result_recorded, result_id=result_id))
     return submission
-
-
-def _leaderboard_record(result_id: int) -> None:
-    try:
-        from leaderboard.services import leaderboard_record_result
-
-        leaderboard_record_result(result_id=result_id)
-    except Exception:  # the board is rebuilt from PostgreSQL on its next read
-        logger.exception("leaderboard update failed for result %s", result_id)
 
 
 def submission_revalidate(*, submission_id: int) -> Submission:
@@ -711,18 +702,10 @@ def submission_revalidate(*, submission_id: int) -> Submission:
         if disqualified and new_result is not None:
             Result.objects.filter(pk=new_result.pk).update(disqualified=True)
         challenge_id, player_id = submission.attempt.challenge_id, submission.attempt.player_id
-        transaction.on_commit(lambda: _leaderboard_refresh(challenge_id=challenge_id, player_id=player_id))
+        transaction.on_commit(
+            lambda: hooks.send(hooks.results_changed, challenge_id=challenge_id, player_id=player_id)
+        )
     return submission
-
-
-def _leaderboard_refresh(*, challenge_id: int, player_id: int) -> None:
-    try:
-        from leaderboard.services import leaderboard_rebuild, player_stats_recompute
-
-        leaderboard_rebuild(challenge_id=challenge_id)
-        player_stats_recompute(player_id=player_id)
-    except Exception:
-        logger.exception("leaderboard refresh failed for challenge %s", challenge_id)
 
 
 def result_disqualify(*, result_id: int) -> Result:
@@ -732,17 +715,8 @@ def result_disqualify(*, result_id: int) -> Result:
         if not result.disqualified:
             result.disqualified = True
             result.save(update_fields=["disqualified"])
-            transaction.on_commit(lambda: _leaderboard_remove(result_id))
+            transaction.on_commit(lambda: hooks.send(hooks.result_removed, result_id=result_id))
     return result
-
-
-def _leaderboard_remove(result_id: int) -> None:
-    try:
-        from leaderboard.services import leaderboard_remove_result
-
-        leaderboard_remove_result(result_id=result_id)
-    except Exception:
-        logger.exception("leaderboard removal failed for result %s", result_id)
 
 
 # --- Guests -----------------------------------------------------------------------------------------
@@ -802,6 +776,8 @@ def guest_claim(*, guest: AbstractBaseUser, account: AbstractBaseUser) -> int:
         account_id = account.pk
         for challenge_id in touched:
             transaction.on_commit(
-                lambda challenge_id=challenge_id: _leaderboard_refresh(challenge_id=challenge_id, player_id=account_id)
+                lambda challenge_id=challenge_id: hooks.send(
+                    hooks.results_changed, challenge_id=challenge_id, player_id=account_id
+                )
             )
     return moved

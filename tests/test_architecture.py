@@ -55,8 +55,39 @@ def test_contract_catches_a_violation(tmp_path: Path, forbidden: str) -> None:
     search.mkdir(parents=True)
     (tmp_path / "solver_worker" / "__init__.py").write_text("")
     (search / "__init__.py").write_text("")
+    empty_apps(tmp_path)
 
     result = lint_imports(tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "BROKEN" in result.stdout
     assert "games.engine.rules -> games.services" in result.stdout
+
+
+def empty_apps(root: Path, imports: dict[str, str] | None = None) -> None:
+    """The packages the contracts name, empty unless ``imports`` gives a module its text."""
+    for package in ("games", "games/engine", "solver_worker", "solver_worker/search", "leaderboard", "leagues", "web"):
+        (root / package).mkdir(parents=True, exist_ok=True)
+        init = root / package / "__init__.py"
+        if not init.exists():
+            init.write_text("")
+    for module, text in (imports or {}).items():
+        (root / module).write_text(text)
+
+
+@pytest.mark.parametrize(
+    ("module", "text", "broken"),
+    [
+        ("games/services.py", "from leaderboard import services\n", "games.services -> leaderboard"),
+        ("leaderboard/services.py", "import leagues\n", "leaderboard.services -> leagues"),
+        ("leagues/apis.py", "from web import views\n", "leagues.apis -> web"),
+    ],
+)
+def test_the_layers_contract_catches_a_lower_app_importing_a_higher_one(
+    tmp_path: Path, module: str, text: str, broken: str
+) -> None:
+    shutil.copy(BASE_DIR / "pyproject.toml", tmp_path / "pyproject.toml")
+    empty_apps(tmp_path, {module: text})
+    (tmp_path / "web" / "views.py").write_text("")
+    result = lint_imports(tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "apps are layered" in result.stdout and broken in result.stdout, result.stdout
