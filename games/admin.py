@@ -15,6 +15,7 @@ from games.engine import State, card_text, deal
 from games.engine.rng import SEED_MAX as _SEED_MAX
 from games.errors import Conflict
 from games.models import Attempt, Challenge, Result, SeedVerification, Submission
+from games.selectors import COUNTED
 
 
 class ChallengeForm(forms.ModelForm):
@@ -59,7 +60,7 @@ class ChallengeAdmin(admin.ModelAdmin):
     ]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Challenge]:
-        ranked = Q(results__ranked=True, results__disqualified=False)
+        ranked = COUNTED  # the results that count, as on the boards
         return super().get_queryset(request).annotate(
             _players=Count("results", filter=ranked),
             _won=Count("results", filter=ranked & Q(results__won=True)),

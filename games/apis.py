@@ -19,8 +19,8 @@ from rest_framework.views import APIView
 
 from games import days, hooks, selectors, services
 from games.engine import GAME_IDS, GAMES, visible
-from games.errors import BadRequest, IllegalMove, NotFound
-from games.fields import StrictIntegerField, game_field, move_list
+from games.errors import IllegalMove, NotFound
+from games.fields import StrictIntegerField, game_field, move_list, validated
 from games.models import Attempt, Challenge, Submission
 
 # --- Output shapes ----------------------------------------------------------------------------------
@@ -247,7 +247,7 @@ class DailyApi(APIView):
 class ChallengeApi(APIView):
     @extend_schema(operation_id="daily_challenge", parameters=CHALLENGE_PATH, responses=ChallengeOutput)
     def get(self, request: Request, date: str, game: str) -> Response:
-        challenge = selectors.challenge_get(day=selectors.parse_date(date), game=selectors.parse_game(game))
+        challenge = selectors.challenge_from_path(date=date, game=game)
         counts = selectors.challenge_counts(challenges=[challenge])
         return Response(ChallengeOutput(challenge_data(challenge, counts[challenge.pk])).data)
 
@@ -265,7 +265,7 @@ class AttemptStartApi(APIView):
         },
     )
     def post(self, request: Request, date: str, game: str) -> Response:
-        challenge = selectors.challenge_get(day=selectors.parse_date(date), game=selectors.parse_game(game))
+        challenge = selectors.challenge_from_path(date=date, game=game)
         attempt = services.attempt_start(player=request.user, challenge=challenge)
         state = services.attempt_replay(attempt)
         return Response(attempt_data(attempt, state), status=status.HTTP_201_CREATED)
@@ -359,7 +359,7 @@ class SolutionApi(APIView):
 
     @extend_schema(operation_id="daily_solution", responses={200: ReplayOutput})
     def get(self, request: Request, date: str, game: str) -> Response:
-        challenge = selectors.challenge_get(day=selectors.parse_date(date), game=selectors.parse_game(game))
+        challenge = selectors.challenge_from_path(date=date, game=game)
         if not selectors.challenge_is_over(challenge):
             raise NotFound(f"the solution of the {challenge.game} challenge of {challenge.date} is published "
                            "once that day is over")
@@ -447,8 +447,4 @@ class SubmissionDetailApi(APIView):
 
 
 def _validated(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
-    if not isinstance(request.data, dict):
-        raise BadRequest("the request body is a JSON object")
-    serializer = serializer_class(data=request.data)
-    serializer.is_valid(raise_exception=True)
-    return dict(serializer.validated_data)
+    return validated(serializer_class, request.data)

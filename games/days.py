@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
+import re
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
@@ -29,5 +30,12 @@ def derive_seed(*, day: dt.date, game: str, attempt: int, secret: str | None = N
     return int.from_bytes(hmac.new(key, message, hashlib.sha256).digest()[:8], "big")
 
 
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
 def parse_day(text: str) -> dt.date:
+    """A day written YYYY-MM-DD, and nothing else: ``date.fromisoformat`` alone also takes
+    ``20261130`` and ``2026-W49-3``. ``ValueError`` otherwise."""
+    if not isinstance(text, str) or not _DAY.fullmatch(text):
+        raise ValueError(f"{text!r} is not a day written YYYY-MM-DD")
     return dt.date.fromisoformat(text)

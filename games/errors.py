@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from config.exceptions import BadRequest, Conflict, NotFound
 
-__all__ = ["BadRequest", "Conflict", "DayOver", "IllegalMove", "NotFound"]
+__all__ = ["BadRequest", "Conflict", "DayOver", "IllegalMove", "InvalidDate", "NotFound", "UnknownGame"]
+
+
+class InvalidDate(BadRequest):
+    """A day in a path that is not written YYYY-MM-DD (or is no date)."""
+
+    code = "invalid_date"
+
+
+class UnknownGame(BadRequest):
+    code = "unknown_game"
 
 
 class IllegalMove(BadRequest):

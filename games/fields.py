@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import serializers
+
+from games.errors import BadRequest
 
 
 class StrictStringField(serializers.CharField):
@@ -43,3 +46,12 @@ def game_field(**kwargs: Any) -> serializers.ChoiceField:
     from games.engine import GAME_IDS
 
     return serializers.ChoiceField(choices=list(GAME_IDS), **kwargs)
+
+
+def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
+    """Input checked by a serializer: a body or query that is not an object, or fails it, is a 400."""
+    if not isinstance(data, Mapping):
+        raise BadRequest("the request body is a JSON object")
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)

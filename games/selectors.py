@@ -5,26 +5,33 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
+from django.db.models import Count, Q, QuerySet
 
 from games import days
 from games.engine import GAME_IDS, State, deal, find_rules, visible
-from games.errors import BadRequest, NotFound
-from games.models import Challenge
+from games.errors import InvalidDate, NotFound, UnknownGame
+from games.models import Attempt, Challenge, Result, Submission
 
 
 def parse_game(game: str) -> str:
+    """A game id of SPEC section 1; UnknownGame (400) for anything else."""
     try:
         return find_rules(game).game
-    except ValueError as exc:
-        raise BadRequest(str(exc)) from None
+    except ValueError:
+        raise UnknownGame(f"unknown game {game!r}: the games are {', '.join(GAME_IDS)}") from None
 
 
 def parse_date(text: str) -> dt.date:
+    """A day written YYYY-MM-DD; InvalidDate (400) for anything else."""
     try:
         return days.parse_day(text)
     except ValueError:
-        raise BadRequest(f"{text!r} is not a date: write it as YYYY-MM-DD") from None
+        raise InvalidDate(f"{text!r} is not a date: write it as YYYY-MM-DD, e.g. 2026-11-30") from None
+
+
+def parse_challenge_path(*, date: str, game: str) -> tuple[dt.date, str]:
+    """The (day, game) of every /daily/, /leaderboards/ and league board path: the one parser."""
+    return parse_date(date), parse_game(game)
 
 
 def challenge_get(*, day: dt.date, game: str) -> Challenge:
@@ -39,6 +46,12 @@ def challenge_get(*, day: dt.date, game: str) -> Challenge:
     return challenge
 
 
+def challenge_from_path(*, date: str, game: str) -> Challenge:
+    """The challenge a path names (``/daily/{date}/{game}``, ``/play/{date}/{game}``): 400, 404 or it."""
+    day, game = parse_challenge_path(date=date, game=game)
+    return challenge_get(day=day, game=game)
+
+
 def challenges_of_day(*, day: dt.date) -> list[Challenge]:
     order = {g: i for i, g in enumerate(GAME_IDS)}
     found = Challenge.objects.filter(date=day, status=Challenge.Status.READY, published=True)
@@ -51,12 +64,20 @@ class ChallengeCounts:
     won: int
 
 
-def challenge_counts(*, challenges: list[Challenge]) -> dict[int, ChallengeCounts]:
-    """Ranked players and winners per challenge (valid, not disqualified results)."""
-    from games.models import Result
+# What counts as a result, everywhere (home page, boards, statistics, leagues, admin): ranked, of a
+# valid submission, not disqualified. COUNTED is the same condition from a challenge's side.
+COUNTED = Q(results__ranked=True, results__disqualified=False, results__submission__status="valid")
 
+
+def counted_results() -> QuerySet[Result]:
+    """Results that count: ranked, of a valid submission, not disqualified."""
+    return Result.objects.filter(ranked=True, disqualified=False, submission__status=Submission.Status.VALID)
+
+
+def challenge_counts(*, challenges: list[Challenge]) -> dict[int, ChallengeCounts]:
+    """Players and winners per challenge, over the results that count."""
     rows = (
-        Result.objects.filter(challenge__in=challenges, ranked=True, disqualified=False)
+        counted_results().filter(challenge__in=challenges)
         .values("challenge_id")
         .annotate(players=Count("id"), won=Count("id", filter=Q(won=True)))
     )
@@ -100,3 +121,30 @@ def _frame(state: State) -> dict[str, object]:
         "home": view["foundation_cards"],
         "won": view["won"],
     }
+
+
+def player_latest_attempt(*, player: object, challenge: Challenge) -> tuple[Attempt | None, bool]:
+    """The player's latest attempt on the challenge, and whether a ranked one exists."""
+    mine = Attempt.objects.filter(player=player, challenge=challenge)
+    return mine.order_by("-started_at", "-id").first(), mine.filter(ranked=True).exists()
+
+
+def challenges_archived(*, days_back: int) -> list[Challenge]:
+    """Published, ready challenges of the last ``days_back`` days before today, newest first."""
+    today = days.today()
+    return list(
+        Challenge.objects.filter(
+            date__lt=today,
+            date__gte=today - dt.timedelta(days=days_back),
+            status=Challenge.Status.READY,
+            published=True,
+        ).order_by("-date")
+    )
+
+
+def player_username(*, username: str) -> str | None:
+    """The stored spelling of a player's name, or None when there is no such player."""
+    from django.contrib.auth import get_user_model
+
+    user = get_user_model().objects.filter(username=username).only("username").first()
+    return None if user is None else user.get_username()

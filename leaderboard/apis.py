@@ -19,7 +19,8 @@ from rest_framework.views import APIView
 from games import days as dates
 from games.engine import GAME_IDS
 from games.fields import game_field
-from leaderboard.errors import InvalidDate, PlayerNotFound, UnknownGame
+from games.selectors import parse_challenge_path
+from leaderboard.errors import PlayerNotFound
 from leaderboard.selectors import (
     LeaderboardEntry,
     LeaderboardPage,
@@ -29,27 +30,15 @@ from leaderboard.selectors import (
     leaderboard_top_rendered,
     player_profile,
 )
+from leaderboard.serializers import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, EntrySerializer
 
-DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-DEFAULT_LIMIT, MAX_LIMIT, AROUND_RADIUS = 50, 200, 5
-# No board is this long; past it an offset is a 400, not a number the database cannot take.
-MAX_OFFSET = 1_000_000_000
+AROUND_RADIUS = 5
 USERNAME_MAX_LENGTH = 150
 
 
 def parse_board_path(*, date: str, game: str) -> tuple[dt.date, str]:
-    """The (date, game) of a board path; InvalidDate / UnknownGame (400) if malformed."""
-    parsed: dt.date | None = None
-    if DATE_RE.match(date):
-        try:
-            parsed = dt.date.fromisoformat(date)
-        except ValueError:
-            parsed = None
-    if parsed is None:
-        raise InvalidDate(f"{date!r} is not a date: use YYYY-MM-DD, e.g. 2026-11-30.")
-    if game not in GAME_IDS:
-        raise UnknownGame(f"Unknown game {game!r}. Games: {', '.join(GAME_IDS)}.")
-    return parsed, game
+    """The (date, game) of a board path: games.selectors' one parser (InvalidDate / UnknownGame, 400)."""
+    return parse_challenge_path(date=date, game=game)
 
 
 _DIGITS = re.compile(r"^[0-9]{1,9}$")
@@ -80,19 +69,6 @@ def _plain_board_query(params: Any) -> dict[str, Any] | None:
         else:
             return None
     return query
-
-
-@extend_schema_serializer(component_name="LeaderboardEntry")
-class EntrySerializer(serializers.Serializer):
-    rank = serializers.IntegerField()
-    player = serializers.CharField()
-    won = serializers.BooleanField()
-    score = serializers.IntegerField()
-    moves = serializers.IntegerField()
-    play_time_ms = serializers.IntegerField()
-    time = serializers.FloatField(source="seconds", help_text="Play time in seconds.")
-    finished_at = serializers.DateTimeField()
-    assisted = serializers.BooleanField(help_text="A hint was used.")
 
 
 class LeaderboardApi(APIView):

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-from config.exceptions import BadRequest, NotFound
+from config.exceptions import NotFound
+from games.errors import InvalidDate, UnknownGame
 
-
-class InvalidDate(BadRequest):
-    code = "invalid_date"
-
-
-class UnknownGame(BadRequest):
-    code = "unknown_game"
+__all__ = ["BoardNotFound", "InvalidDate", "PlayerNotFound", "UnknownGame"]
 
 
 class BoardNotFound(NotFound):

@@ -31,7 +31,8 @@ from django.db.models.expressions import Window
 from django.db.models.functions import RowNumber
 
 from games import days as dates
-from games.models import Challenge, Result, Submission
+from games.models import Challenge, Result
+from games.selectors import counted_results
 from leaderboard import redis_store
 from leaderboard.errors import BoardNotFound, PlayerNotFound
 from leaderboard.models import PlayerStats
@@ -182,11 +183,6 @@ def leaderboard_challenge_get(
 
 
 # --- Boards in the database ---------------------------------------------------------
-
-
-def counted_results() -> QuerySet[Result]:
-    """Results that count: ranked, of a valid submission, not disqualified."""
-    return Result.objects.filter(ranked=True, disqualified=False, submission__status=Submission.Status.VALID)
 
 
 def leaderboard_results(*, challenge: Challenge | int, clean: bool = False) -> QuerySet[Result]:

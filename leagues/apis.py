@@ -18,12 +18,11 @@ from rest_framework.throttling import BaseThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
 from games.engine import GAME_IDS
-from games.fields import StrictStringField, game_field
-from leaderboard.apis import MAX_OFFSET, EntrySerializer, parse_board_path
+from games.fields import StrictStringField, game_field, validated
+from games.selectors import parse_challenge_path
+from leaderboard.serializers import EntrySerializer, PageInput
 from leagues import selectors, services
 from leagues.models import NAME_MAX_LENGTH, NAME_MIN_LENGTH, League
-
-DEFAULT_LIMIT, MAX_LIMIT = 50, 200
 
 LEAGUE_ID = OpenApiParameter("league_id", OpenApiTypes.INT, OpenApiParameter.PATH)
 NOT_FOUND = OpenApiResponse(description="no such league, or the caller is not a member")
@@ -43,17 +42,6 @@ class LeagueOutput(serializers.Serializer):
 def league_data(league: League) -> dict[str, Any]:
     """A league read back with its member count (after a write)."""
     return dict(LeagueOutput(league).data)
-
-
-def _validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
-    serializer = serializer_class(data=data)
-    serializer.is_valid(raise_exception=True)
-    return dict(serializer.validated_data)
-
-
-class PageInput(serializers.Serializer):
-    limit = serializers.IntegerField(min_value=1, max_value=MAX_LIMIT, default=DEFAULT_LIMIT, required=False)
-    offset = serializers.IntegerField(min_value=0, max_value=MAX_OFFSET, default=0, required=False)
 
 
 class LeaguesApi(APIView):
@@ -87,7 +75,7 @@ class LeaguesApi(APIView):
         },
     )
     def post(self, request: Request) -> Response:
-        data = _validated(self.CreateInput, request.data)
+        data = validated(self.CreateInput, request.data)
         league = services.league_create(owner=request.user, name=data["name"])
         league = selectors.league_get(league_id=league.pk, player=request.user)
         return Response(league_data(league), status=status.HTTP_201_CREATED)
@@ -123,7 +111,7 @@ class LeagueJoinApi(APIView):
         description="Join the league of an invite code. Joining a league again changes nothing.",
     )
     def post(self, request: Request) -> Response:
-        data = _validated(self.Input, request.data)
+        data = validated(self.Input, request.data)
         league = services.league_join(player=request.user, invite_code=data["invite_code"])
         return Response(league_data(selectors.league_get(league_id=league.pk, player=request.user)))
 
@@ -230,8 +218,8 @@ class LeagueDailyBoardApi(APIView):
     )
     def get(self, request: Request, league_id: int, date: str, game: str) -> Response:
         league = selectors.league_get(league_id=league_id, player=request.user)
-        day, game = parse_board_path(date=date, game=game)
-        query = _validated(PageInput, request.query_params)
+        day, game = parse_challenge_path(date=date, game=game)
+        query = validated(PageInput, request.query_params)
         page = selectors.league_daily_board(
             league=league, day=day, game=game, offset=query["offset"], limit=query["limit"]
         )
@@ -273,7 +261,7 @@ class LeagueAllTimeBoardApi(APIView):
     )
     def get(self, request: Request, league_id: int) -> Response:
         league = selectors.league_get(league_id=league_id, player=request.user)
-        query = _validated(PageInput, request.query_params)
+        query = validated(PageInput, request.query_params)
         page = selectors.league_alltime_board(league=league, offset=query["offset"], limit=query["limit"])
         body = {"league": league.pk, "since": page.since, "total": page.total, "entries": page.entries, **query}
         return Response(self.OutputSerializer(body).data)

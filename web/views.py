@@ -8,7 +8,6 @@ address names something that exists and fill in the frame around it.
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 from collections.abc import Callable
 from itertools import groupby
@@ -25,10 +24,11 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_POST
 
+from config.exceptions import ApplicationError
 from games import days, selectors, services
 from games.apis import share_text
 from games.engine import GAME_IDS, GAMES
-from games.models import Attempt, Challenge
+from games.models import Challenge
 from leaderboard import selectors as board_selectors
 from leagues import selectors as league_selectors
 from leagues.errors import LeagueNotFound
@@ -56,19 +56,11 @@ def favicon(request: HttpRequest) -> HttpResponse:
 
 
 def _challenge_or_404(date: str, game: str) -> Challenge:
-    """The published, ready challenge of a day that has come; 404 for anything else."""
-    if game not in GAMES:
-        raise Http404(f"there is no game {game!r}")
+    """The challenge a page's path names (the API's one getter); a page answers 404 for any refusal."""
     try:
-        day = days.parse_day(date)
-    except ValueError:
-        raise Http404(f"{date!r} is not a date (YYYY-MM-DD)") from None
-    if day > days.today():
-        raise Http404(f"the {game} challenge of {day} is not published yet")
-    challenge = Challenge.objects.filter(date=day, game=game, status=Challenge.Status.READY, published=True).first()
-    if challenge is None:
-        raise Http404(f"there is no {game} challenge for {day}")
-    return challenge
+        return selectors.challenge_from_path(date=date, game=game)
+    except ApplicationError as exc:
+        raise Http404(exc.message) from None
 
 
 @ensure_csrf_cookie
@@ -113,12 +105,11 @@ def home(request: HttpRequest) -> HttpResponse:
 @ensure_csrf_cookie
 def play(request: HttpRequest, date: str, game: str) -> HttpResponse:
     challenge = _challenge_or_404(date, game)
-    attempt = None
-    has_ranked = False
-    if request.user.is_authenticated:
-        mine = Attempt.objects.filter(player=request.user, challenge=challenge)
-        attempt = mine.order_by("-started_at", "-id").first()
-        has_ranked = mine.filter(ranked=True).exists()
+    attempt, has_ranked = (
+        selectors.player_latest_attempt(player=request.user, challenge=challenge)
+        if request.user.is_authenticated
+        else (None, False)
+    )
     today = days.today()
     return render(
         request,
@@ -149,13 +140,7 @@ def board(request: HttpRequest, date: str, game: str) -> HttpResponse:
 
 
 def archive(request: HttpRequest) -> HttpResponse:
-    today = days.today()
-    found = Challenge.objects.filter(
-        date__lt=today,
-        date__gte=today - dt.timedelta(days=ARCHIVE_DAYS),
-        status=Challenge.Status.READY,
-        published=True,
-    ).order_by("-date")
+    found = selectors.challenges_archived(days_back=ARCHIVE_DAYS)
     order = {g: i for i, g in enumerate(GAME_IDS)}
     archive_days = [
         {
@@ -173,10 +158,10 @@ def archive(request: HttpRequest) -> HttpResponse:
 def player(request: HttpRequest, username: str) -> HttpResponse:
     if "\x00" in username:  # no username holds one, and PostgreSQL refuses it in a query
         raise Http404("there is no such player")
-    user = auth.get_user_model().objects.filter(username=username).first()
-    if user is None:
+    name = selectors.player_username(username=username)
+    if name is None:
         raise Http404(f"there is no player {username!r}")
-    return render(request, "web/player.html", {"username": user.get_username()})
+    return render(request, "web/player.html", {"username": name})
 
 
 @login_required
