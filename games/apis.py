@@ -190,24 +190,8 @@ class SubmissionOutput(serializers.Serializer):
             "assisted": result.assisted,
             "disqualified": result.disqualified,
             "rank": rank,
-            "share": share_text(result, rank),
+            "share": selectors.result_share_text(result, rank),
         }
-
-
-def share_text(result: Any, rank: int | None) -> str:
-    """Spoiler-free: the game, the day and the numbers, never a card."""
-    challenge = result.challenge
-    lines = [f"Daily Patience: {GAMES[challenge.game].name}, {challenge.date:%d %b %Y}"]
-    outcome = "Won" if result.won else f"{result.foundation_cards}/{GAMES[challenge.game].cards} cards home"
-    parts = [outcome, f"{result.score} points", f"{result.moves} moves"]
-    if GAMES[challenge.game].passes != 1:
-        parts.append(f"{result.redeals} redeal{'s' if result.redeals != 1 else ''}")
-    if rank is not None:
-        parts.append(f"rank {rank}")
-    if result.assisted:
-        parts.append("with hints")
-    lines.append(" | ".join(parts))
-    return "\n".join(lines)
 
 
 # --- Endpoints ---------------------------------------------------------------------------------------

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from django.contrib.auth import authenticate, get_user_model
-from django.contrib.auth.password_validation import validate_password
-from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import IntegrityError, transaction
+from django.contrib.auth import authenticate
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, serializers, status
 from rest_framework.authtoken.models import Token
@@ -13,7 +10,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.errors import BadRequest, Conflict
+from games import services
+from games.errors import BadRequest
 from games.fields import StrictStringField
 
 
@@ -35,27 +33,6 @@ def _credentials(request: Request) -> dict[str, str]:
     return dict(serializer.validated_data)
 
 
-def user_register(*, username: str, password: str) -> str:
-    """Create a player and return an API token. A taken name is a 409, a weak password a 400."""
-    User = get_user_model()
-    username_field = User._meta.get_field("username")
-    try:
-        for validator in username_field.validators:
-            validator(username)
-        validate_password(password, user=User(username=username))
-    except DjangoValidationError as exc:
-        raise BadRequest(" ".join(exc.messages)) from None
-    if User.objects.filter(username__iexact=username).exists():
-        raise Conflict(f"the username {username!r} is taken")
-    try:
-        with transaction.atomic():
-            user = User.objects.create_user(username=username, password=password)
-            token = Token.objects.create(user=user)
-    except IntegrityError:
-        raise Conflict(f"the username {username!r} is taken") from None
-    return token.key
-
-
 class RegisterApi(APIView):
     authentication_classes: list[type] = []
     throttle_scope = "auth"
@@ -67,7 +44,7 @@ class RegisterApi(APIView):
     )
     def post(self, request: Request) -> Response:
         data = _credentials(request)
-        token = user_register(username=data["username"], password=data["password"])
+        token = services.player_register(username=data["username"], password=data["password"])
         return Response({"username": data["username"], "token": token}, status=status.HTTP_201_CREATED)
 
 

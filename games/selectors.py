@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from django.db.models import Count, Q, QuerySet
 
 from games import days
-from games.engine import GAME_IDS, State, deal, find_rules, visible
+from games.engine import GAME_IDS, GAMES, State, deal, find_rules, visible
 from games.errors import InvalidDate, NotFound, UnknownGame
 from games.models import Attempt, Challenge, Result, Submission
 
@@ -148,3 +148,19 @@ def player_username(*, username: str) -> str | None:
 
     user = get_user_model().objects.filter(username=username).only("username").first()
     return None if user is None else user.get_username()
+
+
+def result_share_text(result: Result, rank: int | None) -> str:
+    """Spoiler-free: the game, the day and the numbers, never a card."""
+    challenge = result.challenge
+    lines = [f"Daily Patience: {GAMES[challenge.game].name}, {challenge.date:%d %b %Y}"]
+    outcome = "Won" if result.won else f"{result.foundation_cards}/{GAMES[challenge.game].cards} cards home"
+    parts = [outcome, f"{result.score} points", f"{result.moves} moves"]
+    if GAMES[challenge.game].passes != 1:
+        parts.append(f"{result.redeals} redeal{'s' if result.redeals != 1 else ''}")
+    if rank is not None:
+        parts.append(f"rank {rank}")
+    if result.assisted:
+        parts.append("with hints")
+    lines.append(" | ".join(parts))
+    return "\n".join(lines)

@@ -15,11 +15,14 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.password_validation import validate_password
 from django.core.cache import cache
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
+from rest_framework.authtoken.models import Token
 
 from games import days, hooks
 from games.engine import (
@@ -717,6 +720,30 @@ def result_disqualify(*, result_id: int) -> Result:
             result.save(update_fields=["disqualified"])
             transaction.on_commit(lambda: hooks.send(hooks.result_removed, result_id=result_id))
     return result
+
+
+# --- Players --------------------------------------------------------------------------------------
+
+
+def player_register(*, username: str, password: str) -> str:
+    """Create a player and return an API token. A taken name is a 409, a weak password a 400."""
+    User = get_user_model()
+    username_field = User._meta.get_field("username")
+    try:
+        for validator in username_field.validators:
+            validator(username)
+        validate_password(password, user=User(username=username))
+    except DjangoValidationError as exc:
+        raise BadRequest(" ".join(exc.messages)) from None
+    if User.objects.filter(username__iexact=username).exists():
+        raise Conflict(f"the username {username!r} is taken")
+    try:
+        with transaction.atomic():
+            user = User.objects.create_user(username=username, password=password)
+            token = Token.objects.create(user=user)
+    except IntegrityError:
+        raise Conflict(f"the username {username!r} is taken") from None
+    return token.key
 
 
 # --- Guests -----------------------------------------------------------------------------------------

@@ -411,10 +411,6 @@ def board_invalidate(client: redis.Redis, keys: BoardKeys) -> None:
     pipe.execute()
 
 
-def board_delete(client: redis.Redis, keys: BoardKeys) -> None:
-    client.delete(keys.all, keys.clean, keys.members, keys.version, keys.pages)
-
-
 # --- Reads ----------------------------------------------------------------------
 
 

@@ -26,7 +26,6 @@ from django.views.decorators.http import require_POST
 
 from config.exceptions import ApplicationError
 from games import days, selectors, services
-from games.apis import share_text
 from games.engine import GAME_IDS, GAMES
 from games.models import Challenge
 from leaderboard import selectors as board_selectors
@@ -83,7 +82,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "summary": GAMES[c.game].summary,
             "counts": counts[c.pk],
             "mine": status,
-            "share": share_text(result, status.rank) if status and result else "",
+            "share": selectors.result_share_text(result, status.rank) if status and result else "",
         })
     signed_in = request.user.is_authenticated
     stats = board_selectors.player_stats_compute(player=request.user, today=today) if signed_in else None

@@ -87,13 +87,13 @@ def test_play_page_names_the_attempt_in_play(logged_in: Client) -> None:
     first = Attempt.objects.create(player=user, challenge=challenge, ranked=True)
     html = logged_in.get(f"/play/{days.today()}/klondike").content.decode()
     assert f'data-attempt="{first.pk}"' in html
-    assert 'data-next-ranked="false"' in html and "Start practice" in html
+    assert "Start practice" in html and "Start (ranked)" not in html
 
 
 def test_play_page_offers_the_ranked_attempt_first(logged_in: Client) -> None:
     make_challenge(game="klondike")
     html = logged_in.get(f"/play/{days.today()}/klondike").content.decode()
-    assert 'data-attempt=""' in html and 'data-next-ranked="true"' in html and "Start (ranked)" in html
+    assert 'data-attempt=""' in html and "Start (ranked)" in html
     assert 'src="/static/web/js/play.js"' in html
 
 
@@ -102,7 +102,7 @@ def test_play_page_of_a_past_day_has_the_solution_panel(client: Client) -> None:
     make_challenge(game="klondike", day=yesterday, solution=["s"])
     html = client.get(f"/play/{yesterday}/klondike").content.decode()
     assert 'id="solution"' in html and 'data-over="true"' in html
-    assert 'data-next-ranked="false"' in html
+    assert "ranked" not in html.split('id="start"')[1].split("</div>")[0]  # practice only: no ranked go
 
 
 @pytest.mark.parametrize("kind", ["play", "board"])

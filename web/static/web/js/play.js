@@ -344,18 +344,11 @@ async function submit() {
 
 const count = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+/** The server's share text (one definition, games.selectors.result_share_text) with the deal's address. */
 function shareText(submission) {
   const r = submission.result;
   if (r && r.share) return `${r.share}\n${location.origin}/play/${cfg.date}/${cfg.game}`;
-  const won = r ? r.won : game.state.won;
-  const lines = [
-    `Daily Patience · ${game.rules.name} · ${cfg.date}`,
-    `${won ? "Won" : "Not won"} · score ${r ? r.score : game.state.score} · ${count(r ? r.moves : game.state.moves, "move")}` +
-      ` · ${count(R.redealsIn(game.attempt.moves), "redeal")}`,
-  ];
-  if (r && r.rank) lines.push(`Rank #${r.rank}`);
-  lines.push(`${location.origin}/play/${cfg.date}/${cfg.game}`);
-  return lines.join("\n");
+  return "The share text appears once the server has checked the game.";
 }
 
 function showResult(submission, pending) {

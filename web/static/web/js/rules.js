@@ -186,13 +186,3 @@ export function finishPlan(state) {
   }
   return columns.every((col) => col.length === 0) && moves.length ? moves : null;
 }
-
-/** Redeals in a log, undone ones not counted. */
-export function redealsIn(log) {
-  const played = [];
-  for (const move of log) {
-    if (move === "u") played.pop();
-    else played.push(move);
-  }
-  return played.filter((m) => m === "r").length;
-}
