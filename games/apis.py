@@ -17,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import days, hooks, selectors, services
+from games import days, selectors, services
 from games.engine import GAME_IDS, GAMES, visible
 from games.errors import IllegalMove, NotFound
 from games.fields import StrictIntegerField, game_field, move_list, validated
@@ -175,23 +175,7 @@ class SubmissionOutput(serializers.Serializer):
     result = serializers.SerializerMethodField()
 
     def get_result(self, submission: Submission) -> dict[str, Any] | None:
-        if submission.status != Submission.Status.VALID:
-            return None
-        result = submission.result
-        rank = hooks.result_rank(result)
-        return {
-            "won": result.won,
-            "score": result.score,
-            "moves": result.moves,
-            "foundation_cards": result.foundation_cards,
-            "redeals": result.redeals,
-            "play_time_ms": result.play_time_ms,
-            "ranked": result.ranked,
-            "assisted": result.assisted,
-            "disqualified": result.disqualified,
-            "rank": rank,
-            "share": selectors.result_share_text(result, rank),
-        }
+        return selectors.submission_result(submission)
 
 
 # --- Endpoints ---------------------------------------------------------------------------------------
