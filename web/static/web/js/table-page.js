@@ -1,0 +1,35 @@
+// The table page's shared state: its element, its configuration, what it knows of the game, messages.
+
+import { withCardWords } from "./words.js";
+
+export const root = document.getElementById("game");
+export const cfg = root.dataset;
+export const $ = (id) => document.getElementById(id);
+export const tableEl = $("table");
+
+export const game = {
+  rules: null,
+  state: null, // the visible state, as the API returns it
+  attempt: null, // {id, ranked, moves, finished_at, ...} while there is one
+  solution: null, // the day's solution, once the day is over
+  busy: false,
+  picked: null, // keyboard: the pile picked up ("t3", "w", "f1")
+  giveUpArmed: false,
+  hint: null, // {from, to}: the piles of the last hint, shown on the table until the next move
+  watching: null, // the replay player while a log is watched on the table
+  saved: null, // the game's own state while a replay is shown
+};
+
+export const playing = () =>
+  Boolean(game.attempt && !game.attempt.finished_at && game.state && !game.state.won && !game.watching);
+
+// --- messages --------------------------------------------------------------------------------
+
+export let messageTimer = null;
+export function message(text, kind = "info") {
+  const box = $("message");
+  box.textContent = withCardWords(text || "");
+  box.className = `message ${kind}`;
+  clearTimeout(messageTimer);
+  if (text && kind === "info") messageTimer = setTimeout(() => { box.textContent = ""; }, 6000);
+}

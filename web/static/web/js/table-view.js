@@ -1,0 +1,206 @@
+// Drawing the table: piles and cards from the visible state, the fanned columns, the phone layout,
+// marks for hints and replayed moves, the clock, and the little celebration of a win.
+
+import { el } from "./api.js";
+import { cardElement } from "./cards.js";
+import * as R from "./rules.js";
+import { $, game, playing, tableEl } from "./table-page.js";
+
+// --- drawing ---------------------------------------------------------------------------------
+
+/**
+ * Mark a move's piles on the table. A hint (before the move): the cards that would move and
+ * the pile that takes them. A replayed move (after it): the pile it came from and the cards it put down.
+ */
+export function showOnTable(piles, kind) {
+  if (!piles) return;
+  const from = tableEl.querySelector(`[data-pile="${piles.from}"]`);
+  const to = tableEl.querySelector(`[data-pile="${piles.to}"]`);
+  const n = piles.n || 1;
+  const carrier = kind === "hint" ? from : to;
+  const cards = carrier && piles.from !== "s" ? [...carrier.querySelectorAll(".card")].slice(-n) : [];
+  cards.forEach((node) => node.classList.add(`${kind}-card`));
+  from?.classList.add(`${kind}-from`);
+  to?.classList.add(`${kind}-to`);
+}
+
+function slot(pile, label, extraClass = "") {
+  return el("div", { class: `pile ${extraClass}`, dataset: { pile }, tabindex: "0", "aria-label": label });
+}
+
+export function render() {
+  const { state, rules } = game;
+  if (!state || !rules) return;
+  const focused = document.activeElement?.closest?.("[data-pile]")?.dataset.pile;
+  const compact = compactLayout(rules);
+  const perRow = compact ? Math.ceil(rules.columns / 2) : rules.columns;
+  const topSlots = compact ? 2 + Math.ceil(rules.foundations / 2) : 2 + rules.foundations + (rules.decks === 1 ? 1 : 0);
+  tableEl.style.setProperty("--slots", Math.max(perRow, topSlots));
+  tableEl.classList.toggle("compact", compact);
+  tableEl.classList.toggle("readonly", !playing());
+  tableEl.replaceChildren();
+
+  const top = el("div", { class: "top-row" });
+  // Stock: a face-down card with the count, or the redeal sign.
+  const redeal = R.stockMove(state) === "r";
+  const stock = slot("s", state.stock ? `stock, ${state.stock} cards: draw` : redeal ? "empty stock: redeal" : "empty stock",
+    `stock${state.stock ? "" : " empty"}`);
+  if (state.stock) {
+    stock.append(cardElement(null), el("span", { class: "count", text: String(state.stock) }));
+  } else {
+    stock.append(el("span", { class: "mark", text: redeal ? "↻" : "✕" }));
+  }
+  const waste = slot("w", state.waste.length ? `waste, top card ${state.waste.at(-1)}` : "waste, empty", "waste");
+  const shown = state.waste.slice(-Math.max(1, rules.draw));
+  shown.forEach((card, i) => {
+    const node = cardElement(card);
+    node.style.setProperty("--k", String(i));
+    if (i === shown.length - 1) node.dataset.top = "true";
+    waste.append(node);
+  });
+  waste.classList.toggle("fan3", rules.draw > 1);
+  top.append(stock, waste);
+  if (rules.decks === 1 && !compact) top.append(el("div", { class: "gap" }));
+  const foundations = compact ? el("div", { class: "foundation-grid" }) : top;
+  if (compact) top.append(foundations);
+  state.foundations.forEach((pile, i) => {
+    const node = slot(`f${i + 1}`, pile.length ? `foundation ${i + 1}, ${pile.at(-1)}` : `foundation ${i + 1}, empty`,
+      "foundation");
+    if (pile.length) {
+      const card = cardElement(pile.at(-1));
+      card.dataset.top = "true";
+      node.append(card);
+    }
+    foundations.append(node);
+  });
+
+  const tableau = el("div", { class: "tableau" });
+  const rows = compact ? [el("div", { class: "tableau-row" }), el("div", { class: "tableau-row" })] : [tableau];
+  if (compact) tableau.append(...rows);
+  state.tableau.forEach((column, i) => {
+    const col = slot(`t${i + 1}`, column.length ? `column ${i + 1}, top card ${column.at(-1).card}` : `column ${i + 1}, empty`,
+      "column");
+    column.forEach((c, k) => {
+      const node = cardElement(c.up ? c.card : null);
+      node.dataset.index = String(k);
+      col.append(node);
+    });
+    rows[i < perRow ? 0 : rows.length - 1].append(col);
+  });
+  tableEl.append(top, tableau);
+  layoutColumns();
+  if (game.picked) tableEl.querySelector(`[data-pile="${game.picked}"]`)?.classList.add("picked");
+  if (game.hint) showOnTable(game.hint, "hint");
+  if (game.watching) showOnTable(game.watching.piles(), "replay");
+  if (focused) tableEl.querySelector(`[data-pile="${focused}"]`)?.focus({ preventScroll: true });
+
+  showClock();
+  $("moves").textContent = String(state.moves);
+  $("score").textContent = String(state.score);
+  $("redeals-box").hidden = rules.passes === null || rules.passes === 1; // only forty-and-eight has a redeal to count
+  $("redeals").textContent = String(state.redeals_left ?? "");
+  $("draw").disabled = !playing() || !R.stockMove(state);
+  $("draw").textContent = redeal && !state.stock ? "Redeal" : "Draw";
+  $("undo").disabled = !playing() || !state.can_undo;
+  $("giveup").disabled = !playing();
+  if ($("hint")) $("hint").disabled = !playing();
+}
+
+/** Fan the columns: face-up cards show their corner; long columns are squeezed to fit the screen. */
+/**
+ * Many columns on a narrow portrait screen (a phone): the tableau in two rows and the foundations
+ * in a block, so that cards stay big enough for a finger (13 columns in one row were 25 px wide).
+ */
+function compactLayout(rules) {
+  const slots = Math.max(rules.columns, 2 + rules.foundations);
+  return slots > 8 && window.innerWidth < 700 && window.innerHeight > window.innerWidth;
+}
+
+export function layoutColumns() {
+  const columns = [...tableEl.querySelectorAll(".column")];
+  if (!columns.length) return;
+  const width = columns[0].getBoundingClientRect().width;
+  const height = width * 1.4;
+  // Small cards (many columns on a phone) get a larger corner index, and a little more room for it.
+  const narrow = width < 44;
+  tableEl.classList.toggle("narrow", narrow);
+  const rows = tableEl.classList.contains("compact") ? [...tableEl.querySelectorAll(".tableau-row")] : [tableEl];
+  const topOfTableau = columns[0].getBoundingClientRect().top;
+  const gap = parseFloat(getComputedStyle(tableEl).getPropertyValue("--gap")) || 8;
+  const total = window.innerHeight - topOfTableau - 12 - gap * (rows.length - 1);
+  const room = Math.max(total / rows.length, height * (rows.length > 1 ? 2.2 : 3.2));
+  for (const col of columns) {
+    const cards = [...col.querySelectorAll(".card")];
+    const down = cards.filter((c) => c.classList.contains("down")).length;
+    const up = cards.length - down;
+    let fanUp = height * (narrow ? 0.29 : 0.25);
+    let fanDown = height * 0.1;
+    const spread = Math.max(0, up - 1) * fanUp + down * fanDown;
+    if (height + spread > room && spread > 0) {
+      const scale = (room - height) / spread;
+      fanUp = Math.max(fanUp * scale, height * (narrow ? 0.27 : 0.19));
+      fanDown = Math.max(fanDown * scale, height * 0.06);
+    }
+    let y = 0;
+    cards.forEach((card) => {
+      card.style.top = `${y}px`;
+      y += card.classList.contains("down") ? fanDown : fanUp;
+    });
+    col.style.setProperty("--fan-up", `${fanUp}px`);
+    col.style.height = `${Math.max(height * 1.5, (cards.length ? y - (cards.at(-1).classList.contains("down") ? fanDown : fanUp) : 0) + height)}px`;
+  }
+}
+
+// --- the clock: time since the server started the attempt ---------------------------------------
+
+let clockBase = null; // performance.now() at the attempt's start, from the server's elapsed_ms
+let clockTimer = null;
+
+export function clockText(ms, precise = false) {
+  const total = Math.max(0, ms) / 1000;
+  const minutes = Math.floor(total / 60);
+  const seconds = total - minutes * 60;
+  const shown = precise ? seconds.toFixed(2) : String(Math.floor(seconds));
+  return `${minutes}:${shown.padStart(precise ? 5 : 2, "0")}`;
+}
+
+function showClock() {
+  const box = $("clock-box");
+  const attempt = game.attempt;
+  if (!box || !attempt || !attempt.ranked || game.watching) {
+    if (box) box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  clearTimeout(clockTimer);
+  if (attempt.finished_at) {
+    const ms = Date.parse(attempt.finished_at) - Date.parse(attempt.started_at);
+    $("clock").textContent = clockText(ms, true);
+    return;
+  }
+  const tick = () => {
+    if (!game.attempt || game.attempt.finished_at || clockBase === null) return;
+    const ms = performance.now() - clockBase;
+    $("clock").textContent = clockText(ms);
+    clockTimer = setTimeout(tick, 1000 - (ms % 1000) + 5);
+  };
+  tick();
+}
+
+// --- the end of a game ------------------------------------------------------------------------------
+
+export function celebrate() {
+  if (matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+  const cards = [...tableEl.querySelectorAll(".foundation .card")];
+  cards.forEach((card, i) => card.animate?.(
+    [{ transform: "translateY(0) rotate(0)" }, { transform: `translateY(-18px) rotate(${i % 2 ? 8 : -8}deg)` },
+      { transform: "translateY(0) rotate(0)" }],
+    { duration: 600, delay: i * 90, easing: "ease-in-out" },
+  ));
+  $("result")?.classList.add("won");
+}
+
+/** The clock counts from the server's elapsed time at the attempt's last answer. */
+export function clockFrom(elapsedMs) {
+  clockBase = performance.now() - elapsedMs;
+}

@@ -1,0 +1,80 @@
+// Watching a log on the table: the day's solution once it is over, or a finished game.
+
+import { el, get } from "./api.js";
+import { createPlayer, frameState } from "./replay.js";
+import { $, cfg, game, message } from "./table-page.js";
+import { render } from "./table-view.js";
+import { moveWords } from "./words.js";
+
+// --- watching a log on the table: the day's solution, or a finished game ---------------------------
+
+export function showSolution() {
+  const list = $("solution-moves");
+  if (!list || !game.solution) return;
+  list.replaceChildren(...game.solution.map((move, i) => el("li", { dataset: { step: String(i + 1) } },
+    el("button", { type: "button", class: "link step", text: moveWords(move) }))));
+}
+
+/** Play `log` on the table from its frames (visible states from the server); the game waits aside. */
+async function watch(path, list) {
+  try {
+    const data = await get(path);
+    stopWatching();
+    game.saved = game.state;
+    game.picked = null;
+    game.hint = null;
+    const frames = data.frames.map(frameState);
+    if (list) {
+      list.replaceChildren(...data.moves.map((move, i) => el("li", { dataset: { step: String(i + 1) } },
+        el("button", { type: "button", class: "link step", text: moveWords(move, frames[i]) }))));
+    }
+    game.watching = createPlayer({
+      moves: data.moves,
+      frames,
+      onFrame: (state, step) => {
+        game.state = state;
+        render();
+        $("watch-pos").textContent = `${step} / ${data.moves.length}`;
+        $("watch-play").textContent = game.watching?.playing ? "Pause" : "Play";
+        $("watch-move").textContent = step ? `${step}. ${moveWords(data.moves[step - 1], frames[step - 1])}` : "The deal";
+        list?.querySelectorAll("li").forEach((li) => li.classList.toggle("current", Number(li.dataset.step) === step));
+        list?.querySelector("li.current")?.scrollIntoView({ block: "nearest" });
+      },
+    });
+    $("watch").hidden = false;
+    game.watching.speed(Number($("watch-speed").value));
+    game.watching.seek(0);
+  } catch (exc) {
+    message(exc.message, "error");
+  }
+}
+
+function stopWatching() {
+  if (!game.watching) return;
+  game.watching.pause();
+  game.watching = null;
+  game.state = game.saved;
+  game.saved = null;
+  $("watch").hidden = true;
+  document.querySelectorAll(".moves-list li.current").forEach((li) => li.classList.remove("current"));
+  render();
+}
+
+$("solution-watch")?.addEventListener("click", () => watch(`daily/${cfg.date}/${cfg.game}/solution`, $("solution-moves")));
+$("game-watch")?.addEventListener("click", () => watch(`attempts/${game.attempt.id}/replay`, null));
+$("watch-play")?.addEventListener("click", () => game.watching?.toggle());
+$("watch-back")?.addEventListener("click", () => game.watching?.step(-1));
+$("watch-next")?.addEventListener("click", () => game.watching?.step(1));
+$("watch-start")?.addEventListener("click", () => game.watching?.seek(0));
+$("watch-end")?.addEventListener("click", () => game.watching?.seek(Infinity));
+$("watch-speed")?.addEventListener("change", (event) => game.watching?.speed(Number(event.target.value)));
+$("watch-close")?.addEventListener("click", stopWatching);
+$("solution-moves")?.addEventListener("click", (event) => {
+  const li = event.target.closest("li");
+  if (!li) return;
+  if (!game.watching) {
+    watch(`daily/${cfg.date}/${cfg.game}/solution`, $("solution-moves")).then(() => game.watching?.seek(Number(li.dataset.step)));
+  } else {
+    game.watching.seek(Number(li.dataset.step));
+  }
+});
