@@ -48,7 +48,7 @@ class SeedVerificationInline(admin.TabularInline):
 class ChallengeAdmin(admin.ModelAdmin):
     form = ChallengeForm
     list_display = ["date", "game", "status", "published", "difficulty", "players", "win_rate", "seeds_tried",
-                    "verification"]
+                    "skipped", "verification"]
     list_filter = ["status", "game", "published", "date"]
     date_hierarchy = "date"
     ordering = ["-date", "game"]
@@ -71,6 +71,11 @@ class ChallengeAdmin(admin.ModelAdmin):
         return int(obj._players)
 
     @admin.display(description="win rate")
+    @admin.display(description="skipped (lost / unknown)")
+    def skipped(self, obj: Challenge) -> str:
+        """Seeds passed over before the published one: proven lost, or left undecided by the solver."""
+        return f"{obj.seeds_lost} / {obj.seeds_unknown}"
+
     def win_rate(self, obj: Any) -> str:
         return f"{100 * obj._won / obj._players:.0f}%" if obj._players else "-"
 

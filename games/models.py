@@ -67,6 +67,12 @@ class Challenge(models.Model):
     solver_nodes = models.BigIntegerField(default=0)
     solver_seconds = models.FloatField(default=0.0)
     seeds_tried = models.PositiveIntegerField(default=0)
+    # Secret-derived seeds passed over before the published one, and why: a daily deal should be a
+    # fair draw from the winnable deals, not from the ones the solver finds easy (unknown ones).
+    seeds_lost = models.PositiveIntegerField(default=0, help_text="Seeds skipped: proven unwinnable.")
+    seeds_unknown = models.PositiveIntegerField(
+        default=0, help_text="Seeds skipped: the solver decided nothing within its budget."
+    )
     failure = models.TextField(blank=True)
     published = models.BooleanField(
         default=True, help_text="Players see a ready challenge only while it is published."

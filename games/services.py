@@ -19,7 +19,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.cache import cache
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -109,9 +109,10 @@ def challenge_prepare(
             if outcome.status == "solved" and _proves_win(game, seed, outcome.moves):
                 return _challenge_mark_ready(challenge_id=challenge.pk, seed=seed, outcome=outcome, tried=index + 1)
             logger.info("seed %s for %s %s: %s", index, day, game, outcome.status)
-            # Progress, and the claim kept alive (see PREPARE_LEASE).
+            # Progress, why this seed was skipped, and the claim kept alive (see PREPARE_LEASE).
+            skipped = "seeds_lost" if outcome.status == "unsolvable" else "seeds_unknown"
             Challenge.objects.filter(pk=challenge.pk, status=Challenge.Status.VERIFYING).update(
-                seeds_tried=index + 1, updated_at=timezone.now()
+                seeds_tried=index + 1, updated_at=timezone.now(), **{skipped: F(skipped) + 1}
             )
     except BaseException:
         # Interrupted (Ctrl-C, SIGTERM, a time limit): give the claim back at once rather than after the lease.

@@ -267,3 +267,22 @@ def test_a_verification_of_a_played_challenge_records_the_refusal() -> None:
     assert done.status == SeedVerification.Status.FAILED and "already started" in done.message
     with pytest.raises(Conflict):
         services.seed_verification_request(challenge_id=challenge.pk, seed=6)
+
+
+def test_skipped_seeds_are_counted_by_reason_and_reported() -> None:
+    import io
+
+    from django.core.management import call_command
+
+    answers = iter(["unsolvable", "unknown", "unsolvable"])
+
+    def solver(game: str, seed: int, seconds: float) -> SolveOutcome:
+        return SolveOutcome(status=next(answers), moves=[], nodes=1, seconds=0.0, difficulty=None)
+
+    challenge = services.challenge_prepare(day=days.today(), game="klondike", seconds=1, max_seeds=3, solver=solver)
+    assert challenge.status == "failed" and challenge.seeds_tried == 3
+    assert (challenge.seeds_lost, challenge.seeds_unknown) == (2, 1)
+    out = io.StringIO()
+    call_command("skipped_seeds", "--days", "1", stdout=out)
+    line = next(row for row in out.getvalue().splitlines() if row.startswith("klondike "))
+    assert line.split()[1:5] == ["1", "3", "2", "1"] and line.endswith("33.3%"), line
