@@ -10,6 +10,7 @@ from games.engine import MAX_LOG_LENGTH, Deal
 from games.engine import deal as make_deal
 from games.engine.rules import Layout
 
+from . import core as c_core
 from .log import SolverBug, to_log, wins
 from .result import SolveResult
 from .search import SOLVED, UNKNOWN, search
@@ -40,6 +41,10 @@ RESTART_NOISE = 400
 # every dive starting over. A prefix is a line of legal moves from the deal, so a win from
 # it is prefix + the restart's line, replayed by the engine like every win.
 PREFIX_SHARE = 0.5
+
+# Which search loop runs: "c" (the compiled core, ``core``: the service's) or "python"
+# (``search``: the reference the tests hold the core to). Same moves, order and verdicts.
+CORES = ("c", "python")
 
 # Share of the budget the log shortening may use (after the search, within the budget).
 SHORTEN_SHARE = 0.2
@@ -75,22 +80,32 @@ def solve_deal(
     max_nodes: int | None = None,
     table_limit: int = 1_500_000,
     shorten_log: bool = True,
+    core: str = "c",
+    table_mb: float | None = None,
 ) -> SolveResult:
-    """Find a winning log for ``deal`` or prove there is none, within the budget."""
+    """Find a winning log for ``deal`` or prove there is none, within the budget.
+
+    ``core`` picks the search loop (``CORES``); ``table_limit`` bounds the Python table in
+    entries, ``table_mb`` the compiled core's in MiB (default: SOLVER_TABLE_MB, see ``core``)."""
+    if core not in CORES:
+        raise ValueError(f"core must be one of {CORES}, not {core!r}")
+    if core == "c":
+        c_core.require()  # a clear error, not a silent slow fallback
     # The search makes millions of small objects and no reference cycles: the cyclic
     # collector would only rescan them (seconds at a time, breaking the time budget).
     enabled = gc.isenabled()
     gc.disable()
     try:
         return _solve_deal(deal, seconds=seconds, max_nodes=max_nodes, table_limit=table_limit,
-                           shorten_log=shorten_log)
+                           shorten_log=shorten_log, core=core, table_mb=table_mb)
     finally:
         if enabled:
             gc.enable()
 
 
 def _solve_deal(
-    deal: Deal, *, seconds: float, max_nodes: int | None, table_limit: int, shorten_log: bool
+    deal: Deal, *, seconds: float, max_nodes: int | None, table_limit: int, shorten_log: bool, core: str,
+    table_mb: float | None,
 ) -> SolveResult:
     start = time.perf_counter()
     deadline = start + seconds
@@ -98,8 +113,14 @@ def _solve_deal(
     draw3 = rules.layout is Layout.KLONDIKE and rules.draw == 3
     share = KLONDIKE_DEPTH_FIRST_SHARE if draw3 else DEPTH_FIRST_SHARE
     first_cap = None if max_nodes is None else max(1, int(share * max_nodes))
-    outcome = search(SearchState(deal), deadline=start + share * seconds, max_nodes=first_cap,
-                     table_limit=table_limit)
+    if core == "c":
+        outcome = c_core.search(SearchState(deal), deadline=start + share * seconds, max_nodes=first_cap,
+                                mb=table_mb)
+    else:
+        outcome = search(SearchState(deal), deadline=start + share * seconds, max_nodes=first_cap,
+                         table_limit=table_limit)
+    # the complete search's table: what it stored, its capacity, entries it had to replace
+    stored, slots, evictions = outcome.stored, outcome.slots, outcome.evictions
     total, depth, restarts = outcome.nodes, outcome.depth, 0
     first_left = outcome.best_left
     best_line: list[tuple[int, ...]] = []
@@ -116,8 +137,12 @@ def _solve_deal(
             prefix = best_line[: rng.randint(0, len(best_line))]
             for m in prefix:
                 st.play(m)
-        outcome = search(st, deadline=deadline, max_nodes=cap, table_limit=table_limit,
-                         rng=rng, noise=RESTART_NOISE, keep_best=True)
+        if core == "c":  # the core jitters with its own generator, seeded from the restart's
+            outcome = c_core.search(st, deadline=deadline, max_nodes=cap, mb=table_mb,
+                                    seed=rng.getrandbits(63), noise=RESTART_NOISE, keep_best=True)
+        else:
+            outcome = search(st, deadline=deadline, max_nodes=cap, table_limit=table_limit,
+                             rng=rng, noise=RESTART_NOISE, keep_best=True)
         total += outcome.nodes
         depth = max(depth, outcome.depth)
         if outcome.status == SOLVED:
@@ -134,7 +159,8 @@ def _solve_deal(
         status=outcome.status,
         nodes=outcome.nodes,
         depth=outcome.depth,
-        stats={"evictions": outcome.evictions, "restarts": restarts,
+        stats={"evictions": evictions, "restarts": restarts, "table_stored": stored,
+               "table_slots": slots,
                # fewest cards off the foundations on any line searched (0: won)
                "best_left": 0 if outcome.status == SOLVED else min(line_left, first_left)},
     )
@@ -158,6 +184,7 @@ def _solve_deal(
     return result
 
 
-def solve(game: str, seed: int, *, seconds: float = 10, max_nodes: int | None = None) -> SolveResult:
+def solve(game: str, seed: int, *, seconds: float = 10, max_nodes: int | None = None,
+          core: str = "c") -> SolveResult:
     """Solve the deal of (game, seed); ``UnknownGameError``/``InvalidSeedError`` on bad input."""
-    return solve_deal(make_deal(game, seed), seconds=seconds, max_nodes=max_nodes)
+    return solve_deal(make_deal(game, seed), seconds=seconds, max_nodes=max_nodes, core=core)

@@ -44,6 +44,8 @@ class SearchOutcome:
     evictions: int = 0
     best_left: int = 1 << 30  # fewest cards off the foundations in any position entered
     best_path: list[tuple[int, ...]] = field(default_factory=list)  # its line (keep_best only)
+    stored: int = 0  # compiled core: table entries written (replaced ones aside)
+    slots: int = 0  # compiled core: the table's capacity in entries
 
 
 def search(

@@ -1,0 +1,104 @@
+"""The compiled search core (``_core.c``) behind the same interface as ``search.search``.
+
+The C loop is the Python loop of ``search`` (same moves, order, safe moves and key; see
+the head of ``_core.c`` for the two differences: 128-bit hashed keys and a bounded table
+that keeps the current path). The root is prepared here exactly as ``search`` does it:
+its safe moves are played and Lemma D (``dead``) is tried on the result before the core
+searches from there, so both searches count the same nodes and give the same verdicts.
+
+There is no fallback: without the built extension every use raises ``CoreMissing``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from .dead import lost
+from .safe import safe_move
+from .search import SOLVED, UNKNOWN, UNSOLVABLE, SearchOutcome
+from .state import SearchState
+
+try:
+    from . import _core
+except ImportError as exc:  # not built: reported when the solver is used
+    _core = None
+    _IMPORT_ERROR: ImportError | None = exc
+else:
+    _IMPORT_ERROR = None
+
+# The table's memory bound in MiB (the C core allocates at most this, once per search).
+# SOLVER_TABLE_MB in the environment overrides it (the Celery worker sets it there).
+DEFAULT_TABLE_MB = 256
+_STATUS = {0: SOLVED, 1: UNSOLVABLE, 2: UNKNOWN}
+
+
+class CoreMissing(RuntimeError):
+    """The compiled search core is not built (no silent slow fallback)."""
+
+
+def available() -> bool:
+    return _core is not None
+
+
+def table_mb() -> float:
+    """The table bound: SOLVER_TABLE_MB if set, else DEFAULT_TABLE_MB."""
+    raw = os.environ.get("SOLVER_TABLE_MB", "")
+    if not raw:
+        return DEFAULT_TABLE_MB
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"SOLVER_TABLE_MB must be a number of MiB, not {raw!r}") from None
+    if value < 1:
+        raise ValueError("SOLVER_TABLE_MB must be at least 1")
+    return value
+
+
+def require() -> None:
+    if _core is None:
+        raise CoreMissing(
+            "the solver's compiled search core (solver_worker/search/_core.c) is not built: "
+            f"run bin/setup ({_IMPORT_ERROR})"
+        )
+
+
+def search(
+    st: SearchState,
+    *,
+    deadline: float,
+    max_nodes: int | None = None,
+    mb: float | None = None,
+    width: int | None = None,
+    seed: int | None = None,
+    noise: int = 0,
+    keep_best: bool = False,
+) -> SearchOutcome:
+    """``search.search`` in C. ``seed`` (instead of an ``rng``) jitters the move order like a
+    restart's; ``mb`` bounds the table (default: ``table_mb()``). ``st`` is played on only
+    by the root's safe moves."""
+    require()
+    assert _core is not None
+    root: list[tuple[int, ...]] = []
+    while True:
+        m = safe_move(st)
+        if m is None:
+            break
+        st.play(m)
+        root.append(m)
+    if st.left == 0:
+        return SearchOutcome(SOLVED, root, 0, 0)
+    if lost(st):
+        for m in reversed(root):
+            st.undo(m)
+        return SearchOutcome(UNSOLVABLE, [], 0, 0)
+    seconds = max(0.0, deadline - time.perf_counter())
+    status, path, nodes, depth, replaced, best_left, best_path, stored, slots = _core.search(
+        st, seconds, -1 if max_nodes is None else max_nodes, table_mb() if mb is None else mb,
+        -1 if width is None else width, -1 if seed is None else seed, noise, keep_best,
+    )
+    verdict = _STATUS[status]
+    out = SearchOutcome(verdict, root + path if verdict == SOLVED else [], nodes, depth, replaced, best_left,
+                        root + best_path if keep_best else [])
+    out.stored, out.slots = stored, slots
+    return out
