@@ -41,7 +41,7 @@ enum { ST_SOLVED = 0, ST_UNSOLVABLE = 1, ST_UNKNOWN = 2 };
 #define DRAW_COST 50
 #define RESTART_DRAW_COST 200
 #define BURY_COST 50
-#define BUCKET 4
+#define BUCKET 8
 
 static const int RED[4] = {0, 1, 1, 0};
 static const int OTHER_COLOUR[4][2] = {{1, 2}, {0, 3}, {0, 3}, {1, 2}};

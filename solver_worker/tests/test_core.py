@@ -1,0 +1,165 @@
+"""The compiled core against the Python search it is modelled on, and against the engine.
+
+The Python search (``search.search``) is the reference: on the same position the core must
+try the same moves in the same order, so the same node counts, depths, lines and verdicts.
+Every win the core returns is replayed by the engine; on positions small enough for the
+engine's exhaustive search, the core's verdict is the engine's.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from games.engine import GAME_IDS, State, deal, find_rules
+from solver_worker.search import core, solve_deal
+from solver_worker.search import search as reference
+from solver_worker.search.log import to_log, wins
+from solver_worker.search.state import SearchState
+
+from .test_search import blocked
+from .test_search_helpers import brute_force, klondike_endgame, random_endgame
+
+
+def both(d, **kw):
+    py = reference.search(SearchState(d), deadline=1e18, **kw)
+    c = core.search(SearchState(d), deadline=1e18, **{k: v for k, v in kw.items() if k != "table_limit"})
+    return py, c
+
+
+def assert_same(d, py, c):
+    assert (c.status, c.nodes, c.depth) == (py.status, py.nodes, py.depth), d
+    assert c.path == py.path, d
+    if py.status != "solved":
+        assert c.best_left == py.best_left, d
+    if c.status == "solved":
+        assert wins(d, to_log(d, c.path))  # to_log replays every entry with the engine
+
+
+@pytest.mark.parametrize("game", GAME_IDS)
+def test_same_search_as_python_on_real_deals(game):
+    """Six deals of each game, 12,000 nodes each (most run out: the comparison then covers
+    the first 12,000 nodes node for node), and the full first search of the easy ones."""
+    for seed in range(1, 7):
+        d = deal(game, seed)
+        py, c = both(d, max_nodes=12_000)
+        assert_same(d, py, c)
+
+
+@pytest.mark.parametrize("game", GAME_IDS)
+def test_same_complete_searches_and_oracle_on_small_positions(game):
+    """Random small end positions searched to the end by both (wins and proofs of loss):
+    the same verdicts, nodes and lines; where the engine can search exhaustively, the
+    same verdict as the engine."""
+    rng = random.Random(f"core-{game}")
+    verdicts = set()
+    oracle = 0
+    for i in range(40):
+        if find_rules(game).layout.value == "klondike" and i % 2:
+            d = klondike_endgame(game, rng, rng.randint(14, 24), rng.choice((3, 4)))
+        else:
+            d = random_endgame(game, rng, rng.randint(10, 22), rng.choice((0.2, 0.5)),
+                               columns=rng.choice((2, 3, 4)))
+        py, c = both(d, max_nodes=200_000)
+        assert_same(d, py, c)
+        if c.status == "unknown":
+            continue
+        verdicts.add(c.status)
+        if oracle < 8:
+            truth = brute_force(d, limit=20_000)
+            if truth is not None:
+                assert (c.status == "solved") == truth, d
+                oracle += 1
+    assert verdicts == {"solved", "unsolvable"}
+    assert oracle >= 4
+
+
+def test_same_narrow_and_jitter_free_modes():
+    d = deal("josephine", 2)
+    py, c = both(d, max_nodes=5000, width=2)
+    assert_same(d, py, c)
+    d = deal("forty-thieves", 3)
+    py, c = both(d, max_nodes=5000, keep_best=True)
+    assert py.status == "unknown" and c.best_path == py.best_path
+
+
+def test_restart_jitter_is_deterministic_and_proves_nothing():
+    d = deal("forty-thieves", 3)
+    a = core.search(SearchState(d), deadline=1e18, max_nodes=3000, seed=7, noise=400, keep_best=True)
+    b = core.search(SearchState(d), deadline=1e18, max_nodes=3000, seed=7, noise=400, keep_best=True)
+    assert (a.status, a.nodes, a.best_path) == (b.status, b.nodes, b.best_path)
+    e = core.search(SearchState(d), deadline=1e18, max_nodes=3000, seed=8, noise=400, keep_best=True)
+    assert e.best_path != a.best_path
+    # a jittered search that runs out of moves is no proof
+    lost = blocked("forty-thieves")
+    assert core.search(SearchState(lost), deadline=1e18).status == "unsolvable"
+    assert core.search(SearchState(lost), deadline=1e18, seed=1, noise=400).status == "unknown"
+    assert core.search(SearchState(lost), deadline=1e18, width=2).status == "unknown"
+
+
+@pytest.mark.parametrize(("game", "seed"), [("klondike", 11), ("klondike-3", 1), ("josephine", 2),
+                                            ("forty-and-eight", 1), ("limited", 2)])
+def test_a_tiny_table_replaces_entries_but_keeps_the_verdict(game, seed):
+    """A table far smaller than the search (512 entries, the least it gets): entries are replaced, the path's
+    never, so the search still ends, with the same verdict as with room for everything;
+    a win still replays."""
+    d = deal(game, seed)
+    roomy = core.search(SearchState(d), deadline=1e18, max_nodes=400_000)
+    tiny = core.search(SearchState(d), deadline=1e18, max_nodes=4_000_000, mb=0.001)
+    assert tiny.slots == 512 and roomy.evictions == 0
+    assert tiny.evictions > 0 or tiny.nodes < 512
+    if roomy.status != "unknown":
+        assert tiny.status in (roomy.status, "unknown")
+    if tiny.status == "solved":
+        assert wins(d, to_log(d, tiny.path))
+
+
+def test_tiny_table_on_small_lost_positions_still_proves_them_lost():
+    rng = random.Random("tiny-table")
+    proved = 0
+    for _ in range(200):
+        d = random_endgame("klondike", rng, rng.randint(20, 30), 0.5, columns=4)
+        full = core.search(SearchState(d), deadline=1e18, max_nodes=30_000)
+        if full.status != "unsolvable" or full.nodes < 1000:
+            continue
+        tiny = core.search(SearchState(d), deadline=1e18, max_nodes=20_000_000, mb=0.001)
+        assert tiny.status == "unsolvable" and tiny.evictions > 0, d
+        proved += 1
+        if proved >= 3:
+            break
+    assert proved >= 3
+
+
+def test_table_memory_bound_from_the_environment(monkeypatch):
+    monkeypatch.setenv("SOLVER_TABLE_MB", "1")
+    assert core.table_mb() == 1
+    out = core.search(SearchState(deal("maria", 2)), deadline=1e18, max_nodes=50_000)
+    assert out.slots * 24 <= 1 << 20
+    monkeypatch.setenv("SOLVER_TABLE_MB", "lots")
+    with pytest.raises(ValueError, match="SOLVER_TABLE_MB"):
+        core.table_mb()
+    monkeypatch.delenv("SOLVER_TABLE_MB")
+    assert core.table_mb() == core.DEFAULT_TABLE_MB
+    capped = core.search(SearchState(deal("maria", 2)), deadline=1e18, max_nodes=1000)
+    assert capped.slots <= 4096  # a capped search gets only the room it can use
+
+
+@pytest.mark.parametrize("game", GAME_IDS)
+def test_solve_deal_with_the_core_replays_its_wins(game):
+    for seed in range(1, 4):
+        d = deal(game, seed)
+        result = solve_deal(d, seconds=30, max_nodes=60_000)
+        assert result.status in ("solved", "unsolvable", "unknown")
+        if result.status == "solved":
+            state = State(d)
+            for text in result.moves:
+                state.play_text(text)
+            assert state.won
+
+
+def test_missing_core_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(core, "_core", None)
+    with pytest.raises(core.CoreMissing, match="bin/setup"):
+        solve_deal(deal("klondike", 2), seconds=1)
+    assert solve_deal(deal("klondike", 2), seconds=5, core="python").status == "solved"
