@@ -1,4 +1,12 @@
 # One image for the web process, the Celery worker and Celery beat.
+
+# Build stage: the solver's compiled core needs a C compiler, which the slim image lacks.
+FROM python:3.11 AS core
+WORKDIR /build
+COPY setup.py .
+COPY solver_worker/search/_core.c solver_worker/search/
+RUN python setup.py build_ext --inplace
+
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -12,6 +20,9 @@ COPY requirements.txt .
 RUN pip install -r requirements.txt
 
 COPY . .
+COPY --from=core /build/solver_worker/search/_core*.so solver_worker/search/
+# Fail the build, not the first solve, if the core does not load.
+RUN python -c "import solver_worker.search._core"
 
 # Static files (admin, Swagger UI from drf-spectacular-sidecar) are collected
 # at build time and served by WhiteNoise. The secrets here exist only for this

@@ -4,7 +4,8 @@ The C loop is the Python loop of ``search`` (same moves, order, safe moves and k
 the head of ``_core.c`` for the two differences: 128-bit hashed keys and a bounded table
 that keeps the current path). The root is prepared here exactly as ``search`` does it:
 its safe moves are played and Lemma D (``dead``) is tried on the result before the core
-searches from there, so both searches count the same nodes and give the same verdicts.
+searches from there, so both searches count the same nodes and give the same verdicts
+(restarts, which prove nothing, skip Lemma D).
 
 There is no fallback: without the built extension every use raises ``CoreMissing``.
 """
@@ -28,8 +29,10 @@ else:
     _IMPORT_ERROR = None
 
 # The table's memory bound in MiB (the C core allocates at most this, once per search).
-# SOLVER_TABLE_MB in the environment overrides it (the Celery worker sets it there).
+# ``configure`` (Django's settings.SOLVER_TABLE_MB, from the app's ready()) or else the
+# SOLVER_TABLE_MB environment variable overrides it.
 DEFAULT_TABLE_MB = 256
+_configured_mb: float | None = None
 _STATUS = {0: SOLVED, 1: UNSOLVABLE, 2: UNKNOWN}
 
 
@@ -41,8 +44,18 @@ def available() -> bool:
     return _core is not None
 
 
+def configure(*, table_mb: float | None) -> None:
+    """Set this process's table bound in MiB (None: back to the environment / default)."""
+    global _configured_mb
+    if table_mb is not None and table_mb < 1:
+        raise ValueError("SOLVER_TABLE_MB must be at least 1")
+    _configured_mb = table_mb
+
+
 def table_mb() -> float:
-    """The table bound: SOLVER_TABLE_MB if set, else DEFAULT_TABLE_MB."""
+    """The table bound: as configured, else SOLVER_TABLE_MB if set, else DEFAULT_TABLE_MB."""
+    if _configured_mb is not None:
+        return _configured_mb
     raw = os.environ.get("SOLVER_TABLE_MB", "")
     if not raw:
         return DEFAULT_TABLE_MB
@@ -88,7 +101,10 @@ def search(
         root.append(m)
     if st.left == 0:
         return SearchOutcome(SOLVED, root, 0, 0)
-    if lost(st):
+    # Lemma D is a proof only the complete search can use: a jittered restart proves nothing
+    # (``api`` drops its verdicts), and in Python the check costs as much as a 1,000-node
+    # restart in C, so restarts skip it.
+    if seed is None and lost(st):
         for m in reversed(root):
             st.undo(m)
         return SearchOutcome(UNSOLVABLE, [], 0, 0)

@@ -131,7 +131,16 @@ def test_tiny_table_on_small_lost_positions_still_proves_them_lost():
     assert proved >= 3
 
 
+def test_table_memory_bound_from_the_settings(settings):
+    """Django's app config hands settings.SOLVER_TABLE_MB to the core, for every solve in the
+    process (the Celery worker's included): no table is larger."""
+    assert core.table_mb() == settings.SOLVER_TABLE_MB
+    out = core.search(SearchState(deal("maria", 2)), deadline=1e18, max_nodes=2_000_000)
+    assert out.slots * core._core.entry_bytes() <= settings.SOLVER_TABLE_MB * (1 << 20)
+
+
 def test_table_memory_bound_from_the_environment(monkeypatch):
+    monkeypatch.setattr(core, "_configured_mb", None)
     monkeypatch.setenv("SOLVER_TABLE_MB", "1")
     assert core.table_mb() == 1
     out = core.search(SearchState(deal("maria", 2)), deadline=1e18, max_nodes=50_000)
