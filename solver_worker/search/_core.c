@@ -340,6 +340,134 @@ static int safe_move(const State *s, Move *m) {
     return 0;
 }
 
+/* ---- cards that can never leave their places (dead.py, Lemma D) ----------------------- */
+
+#define WASTE_PLACE MAXCOLS /* the waste's place index (dead.py's WASTE) */
+
+typedef struct {
+    short pl, j;
+    unsigned char card;
+} Member;
+
+/* Mirrors dead.lost: true when the largest set of cards that can only leave their places by
+ * themselves and break none of (F), (P), (E) is not empty. */
+static int lost(const State *s) {
+    int wn[52];
+    short wpl[52][2], wj[52][2];
+    int freec[52];
+    static __thread Member mem[2][MAXCOLS * MAXCOL + MAXTALON];
+    static __thread unsigned char ins[MAXCOLS + 1][MAXCOL];
+    int nm = 0, cur = 0;
+    memset(wn, 0, sizeof wn);
+    memset(freec, 0, sizeof freec);
+    for (int i = 0; i < s->ncols; i++) {
+        int limit = s->klondike ? s->down[i] : s->len[i] - 1;
+        for (int j = 0; j < s->len[i]; j++) {
+            int card = s->col[i][j];
+            if (wn[card] < 2) {
+                wpl[card][wn[card]] = (short)i;
+                wj[card][wn[card]] = (short)j;
+            }
+            wn[card]++;
+            if (j > limit) continue;
+            if (s->runs && !s->klondike && j && s->builds[s->col[i][j - 1] * 52 + card]) continue;
+            mem[0][nm++] = (Member){(short)i, (short)j, (unsigned char)card};
+        }
+    }
+    int waste_place = s->passes == 0;
+    for (int j = 0; j < s->tlen; j++) {
+        int card = s->talon[j];
+        if (waste_place && j < s->p) {
+            if (wn[card] < 2) {
+                wpl[card][wn[card]] = WASTE_PLACE;
+                wj[card][wn[card]] = (short)j;
+            }
+            wn[card]++;
+            mem[0][nm++] = (Member){WASTE_PLACE, (short)j, (unsigned char)card};
+        } else {
+            freec[card]++;
+        }
+    }
+    if (!nm) return 0;
+    for (int k = 0; k < nm; k++) ins[mem[0][k].pl][mem[0][k].j] = 1;
+    int copies = s->two ? 2 : 1;
+    int result = 0;
+    for (;;) {
+        const Member *m = mem[cur];
+        int top[MAXCOLS + 1];
+        for (int i = 0; i <= MAXCOLS; i++) top[i] = -1;
+        for (int k = 0; k < nm; k++)
+            if (top[m[k].pl] < m[k].j) top[m[k].pl] = m[k].j;
+        int cols_with = 0;
+        for (int i = 0; i < s->ncols; i++) cols_with += top[i] >= 0;
+        int every_column = cols_with == s->ncols;
+        Member *keep = mem[1 - cur];
+        int nk = 0;
+        for (int k = 0; k < nm; k++) {
+            int pl = m[k].pl, j = m[k].j, card = m[k].card;
+            int r = card >> 2, su = card & 3;
+            if (!every_column && (!s->king_only || r == KING)) continue; /* (E) */
+            /* (F) */
+            int lo;
+            if (s->two) {
+                int f1 = s->found[2 * su], f2 = s->found[2 * su + 1];
+                lo = f1 <= r ? f1 : f2;
+            } else {
+                lo = s->found[su];
+            }
+            int fblocked = 0;
+            for (int q = lo; q < r && !fblocked; q++) {
+                int c = q * 4 + su;
+                if (freec[c]) continue;
+                int all = 1;
+                for (int w = 0; w < wn[c] && w < 2; w++) {
+                    int pl2 = wpl[c][w], j2 = wj[c][w];
+                    if (!((pl2 == pl && j2 < j) || ins[pl2][j2])) {
+                        all = 0;
+                        break;
+                    }
+                }
+                if (all) fblocked = 1;
+            }
+            if (!fblocked) continue;
+            /* (P) */
+            if (r != KING) {
+                int pblocked = 1;
+                for (int q = 0; q < s->nparents[card] && pblocked; q++) {
+                    int par = s->parents[card][q];
+                    if (freec[par]) {
+                        pblocked = 0;
+                        break;
+                    }
+                    if (s->klondike && wn[par] < copies) {
+                        pblocked = 0;
+                        break;
+                    }
+                    for (int w = 0; w < wn[par] && w < 2; w++) {
+                        int pl2 = wpl[par][w], j2 = wj[par][w];
+                        if (!((pl2 == pl && j2 < j) || j2 < top[pl2])) {
+                            pblocked = 0;
+                            break;
+                        }
+                    }
+                }
+                if (!pblocked) continue;
+            }
+            keep[nk++] = m[k];
+        }
+        if (nk == nm || !nk) {
+            result = nk > 0;
+            break;
+        }
+        for (int k = 0; k < nm; k++) ins[m[k].pl][m[k].j] = 0;
+        for (int k = 0; k < nk; k++) ins[keep[k].pl][keep[k].j] = 1;
+        nm = nk;
+        cur = 1 - cur;
+    }
+    for (int k = 0; k < nm; k++) ins[mem[cur][k].pl][mem[cur][k].j] = 0;
+    return result;
+}
+
 /* ---- move generation (moves.py) -------------------------------------------------------- */
 
 typedef struct {
@@ -708,8 +836,8 @@ typedef struct {
     Vec path, hist, frames, moves, best;
     MoveList ml;
     Rng rng;
-    int width, keep_best, best_left, nomem;
-    long long nodes;
+    int width, keep_best, best_left, nomem, dead;
+    long long nodes, dead_cuts;
 } Search;
 
 #define PATH(S) ((Move *)(S)->path.p)
@@ -767,6 +895,12 @@ static int enter(Search *S) {
     if (slot == -(1LL << 62)) {
         S->nomem = 1;
         return -1;
+    }
+    if (S->dead && lost(s)) { /* Lemma D at this node: lost, so pruned (and remembered) */
+        S->dead_cuts++;
+        table_unpin(&S->table, slot, 0);
+        for (int i = 0; i < safe; i++) pop_move(S);
+        return 0;
     }
     gen_moves(s, &S->ml, &S->rng);
     int n = S->ml.n;
@@ -985,13 +1119,13 @@ static size_t table_buckets(double table_mb, long long max_nodes) {
 
 static PyObject *core_search(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"state", "seconds", "max_nodes", "table_mb", "width", "seed", "noise",
-                            "keep_best", NULL};
+                            "keep_best", "dead", NULL};
     PyObject *st;
     double seconds, table_mb, noise = 0;
     long long max_nodes = -1, seed = -1;
-    int width = -1, keep_best = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdLd|iLdp", names, &st, &seconds, &max_nodes, &table_mb, &width,
-                                     &seed, &noise, &keep_best))
+    int width = -1, keep_best = 0, dead = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdLd|iLdpp", names, &st, &seconds, &max_nodes, &table_mb, &width,
+                                     &seed, &noise, &keep_best, &dead))
         return NULL;
     State *s = malloc(sizeof(State));
     if (!s) return PyErr_NoMemory();
@@ -1010,6 +1144,7 @@ static PyObject *core_search(PyObject *self, PyObject *args, PyObject *kw) {
     S->frames.size = sizeof(Frame);
     S->width = width;
     S->keep_best = keep_best;
+    S->dead = dead;
     S->best_left = 1 << 30;
     S->rng.on = seed >= 0;
     S->rng.x = (uint64_t)seed;
@@ -1033,8 +1168,8 @@ static PyObject *core_search(PyObject *self, PyObject *args, PyObject *kw) {
     PyObject *path = status == ST_SOLVED ? moves_to_list(PATH(S), S->path.n) : PyList_New(0);
     PyObject *best = moves_to_list((Move *)S->best.p, S->best.n);
     if (path && best)
-        result = Py_BuildValue("(iOLLLiOLL)", status, path, S->nodes, depth, S->table.replaced, S->best_left, best,
-                               (long long)S->table.stored, (long long)(buckets * BUCKET));
+        result = Py_BuildValue("(iOLLLiOLLL)", status, path, S->nodes, depth, S->table.replaced, S->best_left, best,
+                               (long long)S->table.stored, (long long)(buckets * BUCKET), S->dead_cuts);
     Py_XDECREF(path);
     Py_XDECREF(best);
 done:
@@ -1053,8 +1188,8 @@ static PyObject *core_entry_bytes(PyObject *self, PyObject *noargs) { return PyL
 
 static PyMethodDef methods[] = {
     {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS,
-     "search(state, seconds, max_nodes, table_mb, width=-1, seed=-1, noise=0, keep_best=False)\n"
-     "-> (status, path, nodes, depth, replaced, best_left, best_path, stored, slots);\n"
+     "search(state, seconds, max_nodes, table_mb, width=-1, seed=-1, noise=0, keep_best=False, dead=False)\n"
+     "-> (status, path, nodes, depth, replaced, best_left, best_path, stored, slots, dead_cuts);\n"
      "status 0 solved, 1 unsolvable, 2 unknown. max_nodes < 0: no cap; seed < 0: no jitter."},
     {"entry_bytes", core_entry_bytes, METH_NOARGS, "Bytes per table entry."},
     {NULL, NULL, 0, NULL}};

@@ -86,10 +86,11 @@ def search(
     seed: int | None = None,
     noise: int = 0,
     keep_best: bool = False,
+    dead: bool = False,
 ) -> SearchOutcome:
     """``search.search`` in C. ``seed`` (instead of an ``rng``) jitters the move order like a
-    restart's; ``mb`` bounds the table (default: ``table_mb()``). ``st`` is played on only
-    by the root's safe moves."""
+    restart's; ``mb`` bounds the table (default: ``table_mb()``); ``dead``: Lemma D at every
+    node, as in ``search.search``. ``st`` is played on only by the root's safe moves."""
     require()
     assert _core is not None
     root: list[tuple[int, ...]] = []
@@ -109,12 +110,12 @@ def search(
             st.undo(m)
         return SearchOutcome(UNSOLVABLE, [], 0, 0)
     seconds = max(0.0, deadline - time.perf_counter())
-    status, path, nodes, depth, replaced, best_left, best_path, stored, slots = _core.search(
+    status, path, nodes, depth, replaced, best_left, best_path, stored, slots, cuts = _core.search(
         st, seconds, -1 if max_nodes is None else max_nodes, table_mb() if mb is None else mb,
-        -1 if width is None else width, -1 if seed is None else seed, noise, keep_best,
+        -1 if width is None else width, -1 if seed is None else seed, noise, keep_best, dead,
     )
     verdict = _STATUS[status]
     out = SearchOutcome(verdict, root + path if verdict == SOLVED else [], nodes, depth, replaced, best_left,
                         root + best_path if keep_best else [])
-    out.stored, out.slots = stored, slots
+    out.stored, out.slots, out.dead_cuts = stored, slots, cuts
     return out
