@@ -1197,7 +1197,16 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_core", "The compiled search core (see core.py).", -1,
                                     methods, NULL, NULL, NULL, NULL};
 
+#ifndef CORE_SOURCE_SHA256
+#define CORE_SOURCE_SHA256 "unknown"
+#endif
+
 PyMODINIT_FUNC PyInit__core(void) {
     init_zobrist();
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (m && PyModule_AddStringConstant(m, "SOURCE_SHA256", CORE_SOURCE_SHA256) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

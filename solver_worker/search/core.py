@@ -12,21 +12,38 @@ There is no fallback: without the built extension every use raises ``CoreMissing
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
+from pathlib import Path
 
 from .dead import lost
 from .safe import safe_move
 from .search import SOLVED, UNKNOWN, UNSOLVABLE, SearchOutcome
 from .state import SearchState
 
+_SOURCE = Path(__file__).with_name("_core.c")
+_IMPORT_ERROR: Exception | None = None
+
+
+def stale(module: object, source: Path = _SOURCE) -> bool:
+    """Whether ``module`` was built from another _core.c than ``source`` (when it exists)."""
+    if not source.exists():
+        return False  # an installation without the sources: nothing to compare with
+    return getattr(module, "SOURCE_SHA256", "") != hashlib.sha256(source.read_bytes()).hexdigest()
+
+
 try:
     from . import _core
 except ImportError as exc:  # not built: reported when the solver is used
     _core = None
-    _IMPORT_ERROR: ImportError | None = exc
+    _IMPORT_ERROR = exc
 else:
-    _IMPORT_ERROR = None
+    # A module built from another version of _core.c would search differently from this
+    # source (and from the Python reference): refuse it like a missing one.
+    if stale(_core):
+        _core = None
+        _IMPORT_ERROR = ImportError("the built module is stale: it was built from another _core.c")
 
 # The table's memory bound in MiB (the C core allocates at most this, once per search).
 # ``configure`` (Django's settings.SOLVER_TABLE_MB, from the app's ready()) or else the
@@ -71,8 +88,8 @@ def table_mb() -> float:
 def require() -> None:
     if _core is None:
         raise CoreMissing(
-            "the solver's compiled search core (solver_worker/search/_core.c) is not built: "
-            f"run bin/setup ({_IMPORT_ERROR})"
+            "the solver's compiled search core (solver_worker/search/_core.c) is not built, or was "
+            f"built from another version of it: run bin/setup ({_IMPORT_ERROR})"
         )
 
 

@@ -191,3 +191,11 @@ def test_missing_core_is_a_clear_error(monkeypatch):
     with pytest.raises(core.CoreMissing, match="bin/setup"):
         solve_deal(deal("klondike", 2), seconds=1)
     assert solve_deal(deal("klondike", 2), seconds=5, core="python").status == "solved"
+
+
+def test_a_core_built_from_another_source_is_refused(tmp_path):
+    assert not core.stale(core._core)  # the one bin/setup built from this checkout
+    source = tmp_path / "_core.c"
+    source.write_text("/* another version */")
+    assert core.stale(core._core, source)
+    assert not core.stale(core._core, tmp_path / "absent.c")
