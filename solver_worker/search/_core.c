@@ -6,19 +6,17 @@
  * safe moves played without branching, the same canonical key (columns as a multiset,
  * foundations per suit as a multiset, the talon exactly, p and passes when they matter).
  * The proofs are in those modules; this file only restates the rules. Two differences,
- * both outside what a proof relies on:
+ * both outside what a proof relies on (restarts' jitter is Python's own generator, run in C):
  *
  *  - The table stores 128-bit hashes of the canonical key instead of the key itself
  *    (Zobrist hashes per column, summed through a mixer so column order is forgotten).
  *    A false "seen" needs two distinct keys with equal 128-bit hashes: with N entries the
  *    chance is about N^2 / 2^129, below 10^-22 for 10^8 entries.
  *  - The table is bounded in bytes (``table_mb``) and never cleared. It is a set of buckets
- *    of 4 entries; the entries of the current path are pinned and never replaced (so the
+ *    of 8 entries; the entries of the current path are pinned and never replaced (so the
  *    loop cannot cycle), and when a bucket is full the unpinned entry with the smallest
  *    subtree (nodes searched below it) is replaced. With room for every entered position,
  *    nothing is ever replaced, and the search is node for node the Python search.
- *  - Restarts' jitter comes from SplitMix64 seeded by the caller instead of Python's
- *    ``random.Random`` (restarts only find wins, so any order is allowed there).
  *
  * Only the root's Lemma D check (dead.py) and the orchestration stay in Python (core.py).
  */
@@ -470,13 +468,38 @@ static int lost(const State *s) {
 
 /* ---- move generation (moves.py) -------------------------------------------------------- */
 
+/* Restarts' jitter: Python's own generator (MT19937, the state ``random.Random.getstate``
+ * gives) and ``random()``'s two-word double, so a restart draws the very numbers the Python
+ * search would and tries the same moves in the same order. */
 typedef struct {
-    uint64_t x;
+    uint32_t mt[624];
+    int mti;
     int on;
     double noise;
 } Rng;
 
-static double rng_next(Rng *r) { return (double)(splitmix(&r->x) >> 11) * (1.0 / 9007199254740992.0); }
+static uint32_t mt_word(Rng *r) {
+    uint32_t y;
+    if (r->mti >= 624) {
+        int k;
+        for (k = 0; k < 624; k++) {
+            y = (r->mt[k] & 0x80000000U) | (r->mt[(k + 1) % 624] & 0x7fffffffU);
+            r->mt[k] = r->mt[(k + 397) % 624] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);
+        }
+        r->mti = 0;
+    }
+    y = r->mt[r->mti++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680U;
+    y ^= (y << 15) & 0xefc60000U;
+    y ^= y >> 18;
+    return y;
+}
+
+static double rng_next(Rng *r) {
+    uint32_t a = mt_word(r) >> 5, b = mt_word(r) >> 6;
+    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+}
 
 typedef struct {
     Move m[MAXMOVES];
@@ -1118,15 +1141,38 @@ static size_t table_buckets(double table_mb, long long max_nodes) {
 }
 
 static PyObject *core_search(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *names[] = {"state", "seconds", "max_nodes", "table_mb", "width", "seed", "noise",
+    static char *names[] = {"state", "seconds", "max_nodes", "table_mb", "width", "rng", "noise",
                             "keep_best", "dead", NULL};
-    PyObject *st;
+    PyObject *st, *rng = Py_None;
     double seconds, table_mb, noise = 0;
-    long long max_nodes = -1, seed = -1;
+    long long max_nodes = -1;
     int width = -1, keep_best = 0, dead = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdLd|iLdpp", names, &st, &seconds, &max_nodes, &table_mb, &width,
-                                     &seed, &noise, &keep_best, &dead))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdLd|iOdpp", names, &st, &seconds, &max_nodes, &table_mb, &width,
+                                     &rng, &noise, &keep_best, &dead))
         return NULL;
+    uint32_t mt[625];
+    if (rng != Py_None) {
+        PyObject *seq = PySequence_Fast(rng, "rng: expected random.Random.getstate()[1]");
+        if (!seq) return NULL;
+        if (PySequence_Fast_GET_SIZE(seq) != 625) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_ValueError, "rng: expected 625 words (random.Random.getstate()[1])");
+            return NULL;
+        }
+        for (int i = 0; i < 625; i++) {
+            unsigned long x = PyLong_AsUnsignedLong(PySequence_Fast_GET_ITEM(seq, i));
+            if (PyErr_Occurred()) {
+                Py_DECREF(seq);
+                return NULL;
+            }
+            mt[i] = (uint32_t)x;
+        }
+        Py_DECREF(seq);
+        if (mt[624] > 624) {
+            PyErr_SetString(PyExc_ValueError, "rng: bad position");
+            return NULL;
+        }
+    }
     State *s = malloc(sizeof(State));
     if (!s) return PyErr_NoMemory();
     if (load_state(st, s) < 0) {
@@ -1146,8 +1192,11 @@ static PyObject *core_search(PyObject *self, PyObject *args, PyObject *kw) {
     S->keep_best = keep_best;
     S->dead = dead;
     S->best_left = 1 << 30;
-    S->rng.on = seed >= 0;
-    S->rng.x = (uint64_t)seed;
+    S->rng.on = rng != Py_None;
+    if (S->rng.on) {
+        memcpy(S->rng.mt, mt, sizeof S->rng.mt);
+        S->rng.mti = (int)mt[624];
+    }
     S->rng.noise = noise;
     size_t buckets = table_buckets(table_mb, max_nodes);
     PyObject *result = NULL;
@@ -1188,9 +1237,10 @@ static PyObject *core_entry_bytes(PyObject *self, PyObject *noargs) { return PyL
 
 static PyMethodDef methods[] = {
     {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS,
-     "search(state, seconds, max_nodes, table_mb, width=-1, seed=-1, noise=0, keep_best=False, dead=False)\n"
+     "search(state, seconds, max_nodes, table_mb, width=-1, rng=None, noise=0, keep_best=False, dead=False)\n"
      "-> (status, path, nodes, depth, replaced, best_left, best_path, stored, slots, dead_cuts);\n"
-     "status 0 solved, 1 unsolvable, 2 unknown. max_nodes < 0: no cap; seed < 0: no jitter."},
+     "status 0 solved, 1 unsolvable, 2 unknown. max_nodes < 0: no cap; rng: None (no jitter) or\n"
+     "random.Random.getstate()[1]."},
     {"entry_bytes", core_entry_bytes, METH_NOARGS, "Bytes per table entry."},
     {NULL, NULL, 0, NULL}};
 

@@ -145,9 +145,9 @@ def _solve_deal(
             prefix = best_line[: rng.randint(0, len(best_line))]
             for m in prefix:
                 st.play(m)
-        if core == "c":  # the core jitters with its own generator, seeded from the restart's
+        if core == "c":  # the core draws the same numbers from the restart's generator
             outcome = c_core.search(st, deadline=deadline, max_nodes=cap, mb=table_mb,
-                                    seed=rng.getrandbits(63), noise=RESTART_NOISE, keep_best=True)
+                                    rng=rng, noise=RESTART_NOISE, keep_best=True)
         else:
             outcome = search(st, deadline=deadline, max_nodes=cap, table_limit=table_limit,
                              rng=rng, noise=RESTART_NOISE, keep_best=True)

@@ -4,8 +4,7 @@ The C loop is the Python loop of ``search`` (same moves, order, safe moves and k
 the head of ``_core.c`` for the two differences: 128-bit hashed keys and a bounded table
 that keeps the current path). The root is prepared here exactly as ``search`` does it:
 its safe moves are played and Lemma D (``dead``) is tried on the result before the core
-searches from there, so both searches count the same nodes and give the same verdicts
-(restarts, which prove nothing, skip Lemma D).
+searches from there, so both searches count the same nodes and give the same verdicts.
 
 There is no fallback: without the built extension every use raises ``CoreMissing``.
 """
@@ -14,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import random
 import time
 from pathlib import Path
 
@@ -100,14 +100,15 @@ def search(
     max_nodes: int | None = None,
     mb: float | None = None,
     width: int | None = None,
-    seed: int | None = None,
+    rng: random.Random | None = None,
     noise: int = 0,
     keep_best: bool = False,
     dead: bool = False,
 ) -> SearchOutcome:
-    """``search.search`` in C. ``seed`` (instead of an ``rng``) jitters the move order like a
-    restart's; ``mb`` bounds the table (default: ``table_mb()``); ``dead``: Lemma D at every
-    node, as in ``search.search``. ``st`` is played on only by the root's safe moves."""
+    """``search.search`` in C. ``rng`` jitters the move order as in ``search.search``: the
+    core runs Python's generator from ``rng``'s state (``rng`` itself is not advanced).
+    ``mb`` bounds the table (default: ``table_mb()``); ``dead``: Lemma D at every node, as
+    in ``search.search``. ``st`` is played on only by the root's safe moves."""
     require()
     assert _core is not None
     root: list[tuple[int, ...]] = []
@@ -119,20 +120,19 @@ def search(
         root.append(m)
     if st.left == 0:
         return SearchOutcome(SOLVED, root, 0, 0)
-    # Lemma D is a proof only the complete search can use: a jittered restart proves nothing
-    # (``api`` drops its verdicts), and in Python the check costs as much as a 1,000-node
-    # restart in C, so restarts skip it.
-    if seed is None and lost(st):
+    if lost(st):
         for m in reversed(root):
             st.undo(m)
         return SearchOutcome(UNSOLVABLE, [], 0, 0)
     seconds = max(0.0, deadline - time.perf_counter())
     status, path, nodes, depth, replaced, best_left, best_path, stored, slots, cuts = _core.search(
         st, seconds, -1 if max_nodes is None else max_nodes, table_mb() if mb is None else mb,
-        -1 if width is None else width, -1 if seed is None else seed, noise, keep_best, dead,
+        -1 if width is None else width, None if rng is None else rng.getstate()[1], noise, keep_best, dead,
     )
     verdict = _STATUS[status]
-    out = SearchOutcome(verdict, root + path if verdict == SOLVED else [], nodes, depth, replaced, best_left,
-                        root + best_path if keep_best else [])
+    if verdict == SOLVED:  # as ``search.search`` returns a win: no best line
+        out = SearchOutcome(verdict, root + path, nodes, depth, replaced)
+    else:
+        out = SearchOutcome(verdict, [], nodes, depth, replaced, best_left, root + best_path if keep_best else [])
     out.stored, out.slots, out.dead_cuts = stored, slots, cuts
     return out
