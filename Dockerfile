@@ -21,8 +21,8 @@ RUN pip install -r requirements.txt
 
 COPY . .
 COPY --from=core /build/solver_worker/search/_core*.so solver_worker/search/
-# Fail the build, not the first solve, if the core does not load.
-RUN python -c "import solver_worker.search._core"
+# Fail the build, not the first solve, if the core does not load or is stale.
+RUN python -c "from solver_worker.search import core; core.require()"
 
 # Static files (admin, Swagger UI from drf-spectacular-sidecar) are collected
 # at build time and served by WhiteNoise. The secrets here exist only for this
