@@ -18,7 +18,7 @@
  *    subtree (nodes searched below it) is replaced. With room for every entered position,
  *    nothing is ever replaced, and the search is node for node the Python search.
  *
- * Only the root's Lemma D check (dead.py) and the orchestration stay in Python (core.py).
+ * Only the orchestration stays in Python (core.py, api.py).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -956,6 +956,13 @@ static int run(Search *S, double seconds, long long cap, long long *depth_out) {
     if (r == 1) {
         *depth_out = 0;
         return ST_SOLVED;
+    }
+    if (lost(S->s)) { /* the root's Lemma D, as search.py: a proof, whatever the mode */
+        *depth_out = 0;
+        S->best_left = 1 << 30; /* search.py returns no figures with this verdict */
+        S->best.n = 0;
+        S->dead_cuts = 0;
+        return ST_UNSOLVABLE;
     }
     while (S->frames.n) {
         Frame *f = &FRAMES(S)[S->frames.n - 1];

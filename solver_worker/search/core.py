@@ -2,9 +2,9 @@
 
 The C loop is the Python loop of ``search`` (same moves, order, safe moves and key; see
 the head of ``_core.c`` for the two differences: 128-bit hashed keys and a bounded table
-that keeps the current path). The root is prepared here exactly as ``search`` does it:
-its safe moves are played and Lemma D (``dead``) is tried on the result before the core
-searches from there, so both searches count the same nodes and give the same verdicts.
+that keeps the current path), root included: its safe moves, then Lemma D (``dead``) on
+the result, as ``search`` does it, so both searches count the same nodes and give the same
+verdicts.
 
 There is no fallback: without the built extension every use raises ``CoreMissing``.
 """
@@ -17,8 +17,6 @@ import random
 import time
 from pathlib import Path
 
-from .dead import lost
-from .safe import safe_move
 from .search import SOLVED, UNKNOWN, UNSOLVABLE, SearchOutcome
 from .state import SearchState
 
@@ -108,22 +106,9 @@ def search(
     """``search.search`` in C. ``rng`` jitters the move order as in ``search.search``: the
     core runs Python's generator from ``rng``'s state (``rng`` itself is not advanced).
     ``mb`` bounds the table (default: ``table_mb()``); ``dead``: Lemma D at every node, as
-    in ``search.search``. ``st`` is played on only by the root's safe moves."""
+    in ``search.search``. ``st`` is left as it is (the core searches a copy)."""
     require()
     assert _core is not None
-    root: list[tuple[int, ...]] = []
-    while True:
-        m = safe_move(st)
-        if m is None:
-            break
-        st.play(m)
-        root.append(m)
-    if st.left == 0:
-        return SearchOutcome(SOLVED, root, 0, 0)
-    if lost(st):
-        for m in reversed(root):
-            st.undo(m)
-        return SearchOutcome(UNSOLVABLE, [], 0, 0)
     seconds = max(0.0, deadline - time.perf_counter())
     status, path, nodes, depth, replaced, best_left, best_path, stored, slots, cuts = _core.search(
         st, seconds, -1 if max_nodes is None else max_nodes, table_mb() if mb is None else mb,
@@ -131,8 +116,8 @@ def search(
     )
     verdict = _STATUS[status]
     if verdict == SOLVED:  # as ``search.search`` returns a win: no best line
-        out = SearchOutcome(verdict, root + path, nodes, depth, replaced)
+        out = SearchOutcome(verdict, path, nodes, depth, replaced)
     else:
-        out = SearchOutcome(verdict, [], nodes, depth, replaced, best_left, root + best_path if keep_best else [])
+        out = SearchOutcome(verdict, [], nodes, depth, replaced, best_left, best_path if keep_best else [])
     out.stored, out.slots, out.dead_cuts = stored, slots, cuts
     return out
