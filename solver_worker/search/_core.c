@@ -1147,15 +1147,65 @@ static size_t table_buckets(double table_mb, long long max_nodes) {
     return want;
 }
 
+/* Play ``prefix`` (solver moves as 8-tuples, e.g. a restart's start from the best line) on
+ * the loaded state, each checked to be legal there. */
+static int play_prefix(State *s, PyObject *prefix) {
+    PyObject *seq = PySequence_Fast(prefix, "prefix: expected a sequence of moves");
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int v[8];
+        PyObject *t = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, i), "prefix: a move is an 8-tuple");
+        if (!t) goto fail;
+        if (PySequence_Fast_GET_SIZE(t) != 8) {
+            Py_DECREF(t);
+            PyErr_SetString(PyExc_ValueError, "prefix: a move is an 8-tuple");
+            goto fail;
+        }
+        for (int k = 0; k < 8; k++) {
+            long x = PyLong_AsLong(PySequence_Fast_GET_ITEM(t, k));
+            if (x == -1 && PyErr_Occurred()) {
+                Py_DECREF(t);
+                goto fail;
+            }
+            v[k] = (int)x;
+        }
+        Py_DECREF(t);
+        Move m = {(signed char)v[0], (signed char)v[1], (signed char)v[2], (signed char)v[6], (short)v[3],
+                  (short)v[4], (short)v[5], (short)v[7]};
+        int ok = 0, a = v[1], b = v[2], nn = v[3], j = v[4];
+        int col_a = a >= 0 && a < s->ncols, col_b = b >= 0 && b < s->ncols;
+        switch (v[0]) {
+        case T2F: ok = col_a && s->len[a] && found_slot(s, s->col[a][s->len[a] - 1]) >= 0; break;
+        case T2T: ok = col_a && col_b && a != b && nn >= 1 && nn <= s->len[a] && s->len[b] + nn < MAXCOL; break;
+        case W2F: ok = j >= 0 && j < s->tlen && found_slot(s, s->talon[j]) >= 0; break;
+        case W2T: ok = j >= 0 && j < s->tlen && col_b && s->len[b] + 1 < MAXCOL; break;
+        case F2T: ok = s->klondike && a >= 0 && a < 4 && s->found[a] > 0 && col_b && s->len[b] + 1 < MAXCOL; break;
+        default: ok = 0;
+        }
+        if (!ok) {
+            PyErr_Format(PyExc_ValueError, "prefix: move %zd does not fit the position", i);
+            goto fail;
+        }
+        Hist h;
+        play(s, &m, &h);
+    }
+    Py_DECREF(seq);
+    return 0;
+fail:
+    Py_DECREF(seq);
+    return -1;
+}
+
 static PyObject *core_search(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"state", "seconds", "max_nodes", "table_mb", "width", "rng", "noise",
-                            "keep_best", "dead", NULL};
-    PyObject *st, *rng = Py_None;
+                            "keep_best", "dead", "prefix", NULL};
+    PyObject *st, *rng = Py_None, *prefix = Py_None;
     double seconds, table_mb, noise = 0;
     long long max_nodes = -1;
     int width = -1, keep_best = 0, dead = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdLd|iOdpp", names, &st, &seconds, &max_nodes, &table_mb, &width,
-                                     &rng, &noise, &keep_best, &dead))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdLd|iOdppO", names, &st, &seconds, &max_nodes, &table_mb, &width,
+                                     &rng, &noise, &keep_best, &dead, &prefix))
         return NULL;
     uint32_t mt[625];
     if (rng != Py_None) {
@@ -1182,7 +1232,7 @@ static PyObject *core_search(PyObject *self, PyObject *args, PyObject *kw) {
     }
     State *s = malloc(sizeof(State));
     if (!s) return PyErr_NoMemory();
-    if (load_state(st, s) < 0) {
+    if (load_state(st, s) < 0 || (prefix != Py_None && play_prefix(s, prefix) < 0)) {
         free(s);
         return NULL;
     }
@@ -1244,7 +1294,8 @@ static PyObject *core_entry_bytes(PyObject *self, PyObject *noargs) { return PyL
 
 static PyMethodDef methods[] = {
     {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS,
-     "search(state, seconds, max_nodes, table_mb, width=-1, rng=None, noise=0, keep_best=False, dead=False)\n"
+     "search(state, seconds, max_nodes, table_mb, width=-1, rng=None, noise=0, keep_best=False, dead=False,\n"
+     "       prefix=None)\n"
      "-> (status, path, nodes, depth, replaced, best_left, best_path, stored, slots, dead_cuts);\n"
      "status 0 solved, 1 unsolvable, 2 unknown. max_nodes < 0: no cap; rng: None (no jitter) or\n"
      "random.Random.getstate()[1]."},

@@ -120,8 +120,9 @@ def _solve_deal(
     draw3 = rules.layout is Layout.KLONDIKE and rules.draw == 3
     share = KLONDIKE_DEPTH_FIRST_SHARE if draw3 else DEPTH_FIRST_SHARE
     first_cap = None if max_nodes is None else max(1, int(share * max_nodes))
+    root = SearchState(deal)  # the core only reads it: every restart starts from this one
     if core == "c":
-        outcome = c_core.search(SearchState(deal), deadline=start + share * seconds, max_nodes=first_cap,
+        outcome = c_core.search(root, deadline=start + share * seconds, max_nodes=first_cap,
                                 mb=table_mb, dead=DEAD_EVERY_NODE)
     else:
         outcome = search(SearchState(deal), deadline=start + share * seconds, max_nodes=first_cap,
@@ -139,16 +140,16 @@ def _solve_deal(
             break
         restarts += 1
         rng = random.Random(restarts)
-        st = SearchState(deal)
         prefix: list[tuple[int, ...]] = []
         if best_line and rng.random() < PREFIX_SHARE:
             prefix = best_line[: rng.randint(0, len(best_line))]
+        if core == "c":  # the core plays the prefix and draws the same numbers from ``rng``
+            outcome = c_core.search(root, deadline=deadline, max_nodes=cap, mb=table_mb,
+                                    rng=rng, noise=RESTART_NOISE, keep_best=True, prefix=prefix)
+        else:
+            st = SearchState(deal)
             for m in prefix:
                 st.play(m)
-        if core == "c":  # the core draws the same numbers from the restart's generator
-            outcome = c_core.search(st, deadline=deadline, max_nodes=cap, mb=table_mb,
-                                    rng=rng, noise=RESTART_NOISE, keep_best=True)
-        else:
             outcome = search(st, deadline=deadline, max_nodes=cap, table_limit=table_limit,
                              rng=rng, noise=RESTART_NOISE, keep_best=True)
         total += outcome.nodes

@@ -117,6 +117,21 @@ def test_same_restarts_as_python():
     assert core.search(SearchState(lost), deadline=1e18, width=2).status == "unknown"
 
 
+def test_a_prefix_played_by_the_core_is_the_position_after_it():
+    d = deal("forty-thieves", 3)
+    line = core.search(SearchState(d), deadline=1e18, max_nodes=2000, keep_best=True).best_path[:25]
+    after = SearchState(d)
+    for m in line:
+        after.play(m)
+    root = SearchState(d)
+    a = core.search(root, deadline=1e18, max_nodes=3000, keep_best=True, prefix=line)
+    b = core.search(after, deadline=1e18, max_nodes=3000, keep_best=True)
+    assert (a.status, a.nodes, a.best_left, a.best_path) == (b.status, b.nodes, b.best_left, b.best_path)
+    assert root.cols == [list(c) for c in d.tableau]  # the caller's state is never touched
+    with pytest.raises(ValueError, match="prefix"):
+        core.search(root, deadline=1e18, max_nodes=10, prefix=[(0, 99, -1, 1, -1, 0, 0, 0)])
+
+
 @pytest.mark.parametrize("game", GAME_IDS)
 def test_same_solve_as_python_under_a_node_budget(game):
     """The whole schedule (complete search, then restarts grown from the best line) under a
