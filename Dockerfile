@@ -1,5 +1,13 @@
 # One image for the web process, the two Celery workers (queues validation and solver) and Celery beat;
 # docker-compose.yml gives each its command. The default command is the web process.
+
+# Build stage: the solver's compiled core needs a C compiler, which the slim image lacks.
+FROM python:3.11 AS core
+WORKDIR /build
+COPY setup.py .
+COPY solver_worker/search/_core.c solver_worker/search/
+RUN python setup.py build_ext --inplace
+
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -13,6 +21,9 @@ COPY requirements.txt .
 RUN pip install -r requirements.txt
 
 COPY . .
+COPY --from=core /build/solver_worker/search/_core*.so solver_worker/search/
+# Fail the build, not the first solve, if the core does not load or is stale.
+RUN python -c "from solver_worker.search import core; core.require()"
 
 # Static files (admin, Swagger UI from drf-spectacular-sidecar) are collected
 # at build time and served by WhiteNoise. The secrets here exist only for this

@@ -229,6 +229,9 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
 # The solver's budget per seed when preparing a day, and how many seeds to try.
 SOLVER_SECONDS = env.float("SOLVER_SECONDS", default=10.0)
 SOLVER_MAX_SEEDS = env.int("SOLVER_MAX_SEEDS", default=20)
+# The memory bound of the solver's transposition table, in MiB, per solve (so per Celery
+# worker process): the compiled core never allocates more for it (solver_worker.search.core).
+SOLVER_TABLE_MB = env.float("SOLVER_TABLE_MB", default=256.0)
 
 # --- Auth -------------------------------------------------------------------
 

@@ -7,3 +7,11 @@ class SolverWorkerConfig(AppConfig):
     name = "solver_worker"
     verbose_name = "Solver worker"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Every solve in this process (web, Celery worker) bounds its table by the setting.
+        from django.conf import settings
+
+        from solver_worker.search import core
+
+        core.configure(table_mb=settings.SOLVER_TABLE_MB)

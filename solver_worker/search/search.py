@@ -44,6 +44,9 @@ class SearchOutcome:
     evictions: int = 0
     best_left: int = 1 << 30  # fewest cards off the foundations in any position entered
     best_path: list[tuple[int, ...]] = field(default_factory=list)  # its line (keep_best only)
+    dead_cuts: int = 0  # positions Lemma D proved lost inside the search (``dead``)
+    stored: int = 0  # compiled core: table entries written (replaced ones aside)
+    slots: int = 0  # compiled core: the table's capacity in entries
 
 
 def search(
@@ -56,10 +59,13 @@ def search(
     rng: random.Random | None = None,
     noise: int = 0,
     keep_best: bool = False,
+    dead: bool = False,
 ) -> SearchOutcome:
     """Search from ``st``, which is played on in place (restored only when the search fails).
     With ``keep_best`` the line to the entered position with the fewest cards left off the
-    foundations is kept (restarts grow their next tries from it)."""
+    foundations is kept (restarts grow their next tries from it). With ``dead`` Lemma D is
+    tried at every new position, not only the root: a position it proves lost is pruned
+    (its key stays in the table, as a lost position's may: pruning it loses no win)."""
     path: list[tuple[int, ...]] = []  # every move played from the root, safe ones included
     table: set[bytes] = set()
     path_keys: list[bytes] = []
@@ -72,10 +78,11 @@ def search(
     clock = time.perf_counter
     best_left = 1 << 30
     best_path: list[tuple[int, ...]] = []
+    dead_cuts = 0
 
     def enter() -> int:
         """Play safe moves, then open a frame. 1: won, 0: pruned (undone), 2: opened."""
-        nonlocal evictions, best_left
+        nonlocal evictions, best_left, dead_cuts
         safe = 0
         while True:
             m = safe_move(st)
@@ -100,6 +107,11 @@ def search(
             table.update(path_keys)
             evictions += 1
         table.add(key)
+        if dead and lost(st):
+            dead_cuts += 1
+            for _ in range(safe):
+                undo(path.pop())
+            return 0
         path_keys.append(key)
         moves = gen_moves(st, rng, noise)
         if width is not None:
@@ -126,10 +138,10 @@ def search(
             path.append(m)
             nodes += 1
             if (nodes % CHECK_EVERY == 0 and clock() > deadline) or nodes >= node_cap:
-                return SearchOutcome(UNKNOWN, [], nodes, depth, evictions, best_left, best_path)
+                return SearchOutcome(UNKNOWN, [], nodes, depth, evictions, best_left, best_path, dead_cuts)
             r = enter()
             if r == 1:
-                return SearchOutcome(SOLVED, path, nodes, max(depth, len(frames)), evictions)
+                return SearchOutcome(SOLVED, path, nodes, max(depth, len(frames)), evictions, dead_cuts=dead_cuts)
             if r == 0:
                 undo(path.pop())
             elif len(frames) > depth:
@@ -144,4 +156,4 @@ def search(
     # A search that tried only the first ``width`` moves of each position proves nothing.
     complete = width is None and rng is None  # only the plain, full search proves a loss
     return SearchOutcome(UNSOLVABLE if complete else UNKNOWN, [], nodes, depth, evictions, best_left,
-                         best_path)
+                         best_path, dead_cuts)
