@@ -90,7 +90,7 @@ def open_table(page: Any, game_name: str) -> None:
 
 def start(page: Any) -> None:
     page.click("#start-button")
-    page.wait_for_function("window.patience.game.attempt !== null")
+    page.wait_for_function("window.patience !== undefined && window.patience.game.attempt !== null")
 
 
 def log_length(page: Any) -> int:
@@ -919,7 +919,7 @@ def test_a_visitor_plays_first_and_keeps_the_result_by_signing_up(page: Any) -> 
     open_table(page, "Klondike")
     assert page.locator("#guest-button").inner_text() == "Play now"
     page.click("#guest-button")  # no account: a guest, ranked, playing at once
-    page.wait_for_function("window.patience.game.attempt !== null")
+    page.wait_for_function("window.patience !== undefined && window.patience.game.attempt !== null")
     assert page.locator("#mode").inner_text() == "ranked"
     assert page.locator(".site-header .guest").inner_text() == "Guest"
     page.click("#draw")
@@ -941,3 +941,39 @@ def test_a_visitor_plays_first_and_keeps_the_result_by_signing_up(page: Any) -> 
     page.goto(f"/board/{days.today()}/klondike")
     page.wait_for_selector("#board[data-ready=true] table.leaderboard")
     assert "vic" in page.locator("table.leaderboard tbody tr").first.inner_text()
+
+
+def test_the_profile_fits_a_phone_and_dates_a_day_once(browser: Any, live_server: Any) -> None:
+    """Results of one day carry their date once under the chart; the table fits 390 px; the end of a
+    ranked game shows the streak."""
+    from django.contrib.auth import get_user_model
+
+    from games import services as game_services
+
+    for game, seed in (("klondike", 2026), ("maria", 3), ("lucas", 4)):
+        make_challenge(game=game, seed=seed)
+    context = browser.new_context(base_url=live_server.url, viewport=PHONE, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    try:
+        sign_up(page, "uma")
+        user = get_user_model().objects.get(username="uma")
+        from games.models import Challenge
+
+        for challenge in Challenge.objects.all():
+            attempt = game_services.attempt_start(player=user, challenge=challenge)
+            game_services.attempt_append_moves(attempt_id=attempt.pk, player=user, start=0, moves=["s"])
+            submission, _ = game_services.attempt_submit(attempt_id=attempt.pk, player=user)
+            game_services.submission_validate(submission_id=submission.pk)
+        page.goto("/players/uma")
+        page.wait_for_selector("#profile[data-ready=true] table.leaderboard")
+        labels = page.locator("svg.chart text").evaluate_all("nodes => nodes.map((n) => n.textContent)")
+        day = f"{days.today().day} {days.today():%b}"
+        assert labels.count(day) == 1, labels
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        shot(page, "profile-390x844.png")
+        page.goto(f"/play/{days.today()}/klondike")
+        page.wait_for_selector("#result[data-status=valid]")
+        page.wait_for_selector("#result-streak:not([hidden])")
+        assert "won in a row" in page.locator("#result-streak").inner_text()
+    finally:
+        context.close()

@@ -12,6 +12,9 @@ function svg(tag, attrs = {}, text) {
   return node;
 }
 
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const shortDate = (iso) => `${Number(iso.slice(8, 10))} ${MONTHS[Number(iso.slice(5, 7)) - 1]}`;
+
 /** Bars of recent scores, oldest left: green for a win, grey otherwise. */
 function chart(recent) {
   const results = recent.slice().reverse();
@@ -29,13 +32,15 @@ function chart(recent) {
     bar.append(svg("title", {}, `${r.date} ${r.game}: ${r.won ? "won" : "not won"}, score ${r.score}`));
     root.append(bar);
   });
-  if (results.length) {
-    root.append(svg("text", { x: pad, y: height - 6, "font-size": 11, fill: "#555" }, results[0].date));
-    if (results.length > 1) {
-      const right = Math.max(pad + results.length * step, pad + 150);
-      root.append(svg("text", { x: right, y: height - 6, "font-size": 11, fill: "#555", "text-anchor": "end" }, results.at(-1).date));
-    }
-  }
+  // One date under the first bar of each day (games of one day share it), never two labels too close.
+  let lastX = -Infinity;
+  results.forEach((r, i) => {
+    if (i > 0 && results[i - 1].date === r.date) return;
+    const x = pad + i * step;
+    if (x - lastX < 70) return;
+    lastX = x;
+    root.append(svg("text", { x, y: height - 6, "font-size": 11, fill: "#555" }, shortDate(r.date)));
+  });
   return root;
 }
 
@@ -45,11 +50,11 @@ async function load() {
     const names = Object.fromEntries(games.map((g) => [g.id, g.name]));
     const stat = (label, value) => el("div", { class: "stat" }, el("b", { text: String(value) }), label);
     const rows = p.recent.map((r) => el("tr", {},
-      el("td", { text: r.date }),
+      el("td", { text: shortDate(r.date), title: r.date }),
       el("td", {}, el("a", { href: `/board/${r.date}/${r.game}`, text: names[r.game] || r.game })),
-      el("td", { text: r.won ? "won" : "—" }),
+      el("td", { text: r.won ? "won" : "not won" }),
       el("td", { class: "num", text: String(r.score) }),
-      el("td", { class: "num", text: String(r.moves) }),
+      el("td", { class: "num moves", text: String(r.moves) }),
       el("td", { class: "num", text: r.rank ? `#${r.rank}` : "" })));
     box.replaceChildren(
       el("div", { class: "stats-grid" },
@@ -57,7 +62,8 @@ async function load() {
         stat("current streak", p.current_streak), stat("best streak", p.best_streak)),
       p.recent.length ? chart(p.recent) : el("p", { class: "empty", text: "No ranked results yet." }),
       p.recent.length ? el("table", { class: "leaderboard" },
-        el("thead", {}, el("tr", {}, ...["Day", "Game", "Result", "Score", "Moves", "Rank"].map((t) => el("th", { text: t })))),
+        el("thead", {}, el("tr", {}, ...["Day", "Game", "Result", "Score", "Moves", "Rank"].map((t) =>
+          el("th", { text: t, class: t === "Moves" ? "moves" : "" })))),
         el("tbody", {}, rows)) : null);
   } catch (exc) {
     box.replaceChildren(el("p", { class: "message error", text: exc.message }));

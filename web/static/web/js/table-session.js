@@ -158,6 +158,7 @@ export function showResult(submission, pending) {
   }
   panel.dataset.status = submission.status;
   if (submission.status === "valid" && r && r.won && !pending) celebrate();
+  if (submission.status === "valid" && r && r.ranked && !pending) showStreak();
   $("share-text").value = shareText(submission);
 }
 
@@ -170,5 +171,19 @@ export async function start() {
     tableEl.querySelector('[data-pile="t1"]')?.focus({ preventScroll: true });
   } catch (exc) {
     message(exc.message, "error");
+  }
+}
+
+/** The player's streak under a ranked result (from their profile: the server's one definition). */
+async function showStreak() {
+  const me = document.body.dataset.user;
+  const box = $("result-streak");
+  if (!me || !box) return;
+  try {
+    const p = await get(`players/${encodeURIComponent(me)}`);
+    box.textContent = `Streak: ${count(p.current_streak, "day")} won in a row (best ${p.best_streak}).`;
+    box.hidden = false;
+  } catch {
+    box.hidden = true; // the result stands without it
   }
 }
