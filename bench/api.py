@@ -67,6 +67,7 @@ BENCH_ENV = {
     "API_THROTTLE": "false",
     "DJANGO_LOG_LEVEL": "WARNING",
     "CELERY_QUEUE": QUEUE,
+    "CELERY_SOLVER_QUEUE": QUEUE + "-solver",  # the bench's worker takes no other run's solver jobs
 }
 
 
