@@ -64,6 +64,26 @@ ALLOWED_HOSTS = env.list(
 )
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 
+# --- HTTPS: secure by default outside debug ---------------------------------
+# `manage.py check --deploy` is clean with DJANGO_DEBUG=false. Each can be switched off by the
+# environment: the stack test and bench run over plain HTTP on 127.0.0.1 (no redirect, no secure
+# cookies); behind a TLS-terminating proxy, set DJANGO_SECURE_PROXY_SSL_HEADER so that Django knows
+# a request came in over HTTPS (else the redirect would loop).
+SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=not DEBUG)
+# Probes and the scraper talk plain HTTP to the process itself: never redirected.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
+SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=0 if DEBUG else 365 * 24 * 60 * 60)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=not DEBUG)
+SECURE_HSTS_PRELOAD = env.bool("DJANGO_SECURE_HSTS_PRELOAD", default=not DEBUG)
+SESSION_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=not DEBUG)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+# The header a trusted proxy sets to the scheme the client used, e.g. "X-Forwarded-Proto"
+# (its value "https" then marks a secure request). Unset: no header is trusted. Set it only when
+# every request reaches the service through that proxy, which must overwrite the header.
+_PROXY_SSL_HEADER = env.str("DJANGO_SECURE_PROXY_SSL_HEADER", default="")
+if _PROXY_SSL_HEADER:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_" + _PROXY_SSL_HEADER.upper().replace("-", "_"), "https")
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
