@@ -16,6 +16,9 @@ from django.core.exceptions import ImproperlyConfigured
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from config.logs import logging_config
+from config.sentry import init_sentry
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
@@ -96,6 +99,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "django_prometheus",
     "games",
     "leaderboard",
     "leagues",
@@ -104,6 +108,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.logs.RequestIdMiddleware",  # first: every log line of a request carries its id
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -112,6 +118,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -328,20 +335,23 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {"GameEnum": "games.engine.GAME_IDS"},
 }
 
-# --- Logging ----------------------------------------------------------------
+# --- Logging, metrics, errors -------------------------------------------------
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
-    },
-    "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
-    },
-    "root": {"handlers": ["console"], "level": env.str("DJANGO_LOG_LEVEL", default="INFO")},
-    "loggers": {
-        # Replaces Django's own "django" handlers, which would print twice.
-        "django": {"handlers": ["console"], "level": "INFO", "propagate": False},
-    },
-}
+# Text by default; LOG_FORMAT=json writes one JSON object per line, with request and task ids
+# (config/logs.py). Celery's worker and beat log through this too (config/celery.py).
+LOG_FORMAT = env.str("LOG_FORMAT", default="text")
+LOGGING = logging_config(fmt=LOG_FORMAT, level=env.str("DJANGO_LOG_LEVEL", default="INFO"))
+
+# /metrics (config/metrics.py): with a token, only "Authorization: Bearer <token>"; without one,
+# served in debug only (404 otherwise).
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+METRICS_WINDOW_SECONDS = env.float("METRICS_WINDOW_SECONDS", default=300.0)
+PROMETHEUS_METRIC_NAMESPACE = ""
+
+# Sentry: off unless SENTRY_DSN is set (config/sentry.py).
+SENTRY_DSN = env.str("SENTRY_DSN", default="")
+init_sentry(
+    dsn=SENTRY_DSN,
+    environment=env.str("SENTRY_ENVIRONMENT", default="development" if DEBUG else "production"),
+    traces_sample_rate=env.float("SENTRY_TRACES_SAMPLE_RATE", default=0.0),
+)
