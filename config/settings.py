@@ -198,7 +198,8 @@ if REDIS_URL:
             # Falls back to process memory while Redis is down (config/cache.py).
             "BACKEND": "config.cache.FailoverRedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "dailypatience",
+            # Parallel stacks on one Redis database (tests, benchmarks) each take their own.
+            "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="dailypatience"),
             "OPTIONS": REDIS_CLIENT_OPTIONS,
         }
     }
@@ -276,7 +277,7 @@ USE_TZ = True
 # --- Static files (WhiteNoise) ----------------------------------------------
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(env.str("DJANGO_STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))  # collectstatic's target
 # In debug, serve straight from the apps' static folders (no collectstatic
 # needed); in production, from STATIC_ROOT with hashed, compressed names.
 WHITENOISE_USE_FINDERS = DEBUG
