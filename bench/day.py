@@ -151,6 +151,7 @@ class Player:
     token: str
     line: list[str]
     wins: bool
+    user_id: int
 
 
 def play_one(client: Client, player: Player, day: str, batch: int, stats: Stats) -> None:
@@ -199,11 +200,13 @@ def play_one(client: Client, player: Player, day: str, batch: int, stats: Stats)
 
 
 def make_players(stack: Stack, count: int, seed: int, solution: list[str], win_share: float,
-                 rng: random.Random) -> list[Player]:
+                 rng: random.Random, *, prefix: str = "day") -> list[Player]:
     os.environ.update(stack.env)
     import django
+    from django.apps import apps
 
-    django.setup()
+    if not apps.ready:
+        django.setup()
     from django.contrib.auth import get_user_model
     from django.contrib.auth.hashers import make_password
     from rest_framework.authtoken.models import Token
@@ -211,14 +214,14 @@ def make_players(stack: Stack, count: int, seed: int, solution: list[str], win_s
     user_model = get_user_model()
     unusable = make_password(None)
     users = user_model.objects.bulk_create(
-        (user_model(username=f"day{i:06d}", password=unusable) for i in range(count)), batch_size=2000
+        (user_model(username=f"{prefix}{i:06d}", password=unusable) for i in range(count)), batch_size=2000
     )
     tokens = Token.objects.bulk_create((Token(key=Token.generate_key(), user=u) for u in users), batch_size=2000)
     players = []
     for user, token in zip(users, tokens, strict=True):
         wins = rng.random() < win_share
         line = list(solution) if wins else playout(GAME, seed, rng.randint(50, 300), rng)
-        players.append(Player(user.username, token.key, line, wins))
+        players.append(Player(user.username, token.key, line, wins, user.pk))
     from django.db import connections
 
     connections.close_all()
@@ -249,6 +252,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--registrations", type=int, default=20, help="players who register through HTTP")
     parser.add_argument("--redis-db", type=int, default=11)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--burst", type=int, default=500,
+                        help="then this many more players submit at once: the validation workers' capacity")
     parser.add_argument("--keep", action="store_true", help="keep the database")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
@@ -370,6 +375,15 @@ def main(argv: list[str] | None = None) -> int:
         log("CPU seconds during the run (per player, ms): " + ", ".join(
             f"{name} {sec:.1f} ({sec / per_player * 1000:.1f})" for name, sec in cpu.items())
             + f", load generator {load_cpu:.1f} ({load_cpu / per_player * 1000:.1f})")
+        log(f"PostgreSQL backends of the run (the web and worker connections, since they opened): "
+            f"{postgres_cpu(stack):.1f} CPU seconds")
+        if args.burst:
+            burst(stack, day, seed, solution, args, rng)
+        sizes = stack.sql("SELECT relname, pg_total_relation_size(c.oid), n_live_tup FROM pg_class c"
+                          " JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE relname IN"
+                          " ('games_attempt', 'games_submission', 'games_result', 'auth_user') ORDER BY relname")
+        log("PostgreSQL tables (total size with indexes / rows): " + ", ".join(
+            f"{name} {size / 1024 / 1024:.1f} MiB / {rows}" for name, size, rows in sizes))
         board = request(f"{stack.url}/api/v1/leaderboards/{day}/{GAME}?limit=1").json()
         log(f"board: {board.get('total')} ranked entries")
         memory = redis_board_memory(stack, day)
@@ -380,6 +394,84 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if stats.wrong else 0
     finally:
         stack.stop(drop=not args.keep)
+
+
+def postgres_cpu(stack: Stack) -> float:
+    pids = [int(r[0]) for r in stack.sql("SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                                        " AND pid <> pg_backend_pid()")]
+    return sum(cpu_seconds_one(pid) for pid in pids)
+
+
+def cpu_seconds_one(pid: int) -> float:
+    with contextlib.suppress(OSError, IndexError, ValueError):
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return 0.0
+
+
+def burst(stack: Stack, day: str, seed: int, solution: list[str], args: argparse.Namespace,
+          rng: random.Random) -> None:
+    """``--burst`` players whose attempts already hold their lines all submit at once (HTTP, 16 threads):
+    the validation workers' rate when they are the bottleneck, and how the queue drains."""
+    from games.models import Attempt, Challenge
+
+    challenge = Challenge.objects.get(date=day, game=GAME)
+    players = make_players(stack, args.burst, seed, solution, args.win_share, rng, prefix="burst")
+    Attempt.objects.bulk_create(
+        (Attempt(player_id=p.user_id, challenge=challenge, ranked=True, moves=p.line) for p in players),
+        batch_size=1000,
+    )
+    ids = dict(Attempt.objects.filter(player_id__in=[p.user_id for p in players]).values_list("player_id", "id"))
+    from django.db import connections
+
+    connections.close_all()
+    stats = Stats()
+    todo = iter(players)
+    lock = threading.Lock()
+    cpu0 = cpu_seconds(stack.procs["worker-validation"].pid)
+
+    def submitter() -> None:
+        client = Client(stack.port, stats)
+        while True:
+            with lock:
+                player = next(todo, None)
+            if player is None:
+                return
+            client.call("POST submit (burst)", "POST", f"/api/v1/attempts/{ids[player.user_id]}/submit",
+                        token=player.token, data={})
+
+    started = time.perf_counter()
+    threads = [threading.Thread(target=submitter) for _ in range(args.connections)]
+    for t in threads:
+        t.start()
+    deepest = 0.0
+    while any(t.is_alive() for t in threads):
+        time.sleep(0.5)
+        depth = metric(scrape(stack), f'dailypatience_celery_queue_length{{queue="{stack.validation_queue}"}}')
+        deepest = max(deepest, depth or 0)
+    submitted = time.perf_counter() - started
+    while True:
+        left = stack.sql("SELECT count(*) FROM games_submission WHERE status = 'pending'")[0][0]
+        if not left or time.perf_counter() - started > 300:
+            break
+        depth = metric(scrape(stack), f'dailypatience_celery_queue_length{{queue="{stack.validation_queue}"}}')
+        deepest = max(deepest, depth or 0)
+        time.sleep(0.5)
+    cpu = cpu_seconds(stack.procs["worker-validation"].pid) - cpu0
+    rows = stack.sql("SELECT EXTRACT(EPOCH FROM validated_at - created_at), EXTRACT(EPOCH FROM created_at),"
+                     " EXTRACT(EPOCH FROM validated_at) FROM games_submission s JOIN games_attempt a"
+                     " ON a.id = s.attempt_id JOIN auth_user u ON u.id = a.player_id"
+                     " WHERE u.username LIKE 'burst%%' AND validated_at IS NOT NULL")
+    span = max(float(r[2]) for r in rows) - min(float(r[1]) for r in rows)
+    latencies = [float(r[0]) for r in rows]
+    values = stats.times["POST submit (burst)"]
+    errors = stats.errors.get("POST submit (burst)", 0)
+    log(f"burst: {len(values)} submits in {submitted:.1f} s ({len(values) / submitted:.0f}/s, p50 "
+        f"{pct(values, 0.5) * 1000:.0f} ms, p99 {pct(values, 0.99) * 1000:.0f} ms, {errors} errors); "
+        f"{len(rows)} validated in {span:.1f} s = {len(rows) / span:.1f}/s, "
+        f"{len(rows) / span / args.validation_concurrency:.1f}/s per validation worker process; "
+        f"{cpu / max(len(rows), 1) * 1000:.1f} ms of worker CPU each; deepest validation queue {deepest:.0f}; "
+        f"latency p50 {pct(latencies, 0.5):.1f} s, max {max(latencies):.1f} s")
 
 
 def redis_board_memory(stack: Stack, day: str) -> str:
