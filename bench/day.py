@@ -379,9 +379,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{postgres_cpu(stack):.1f} CPU seconds")
         if args.burst:
             burst(stack, day, seed, solution, args, rng)
-        sizes = stack.sql("SELECT relname, pg_total_relation_size(c.oid), n_live_tup FROM pg_class c"
-                          " JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE relname IN"
-                          " ('games_attempt', 'games_submission', 'games_result', 'auth_user') ORDER BY relname")
+        sizes = stack.sql("SELECT s.relname, pg_total_relation_size(c.oid), n_live_tup FROM pg_class c"
+                          " JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE s.relname IN"
+                          " ('games_attempt', 'games_submission', 'games_result', 'auth_user') ORDER BY s.relname")
         log("PostgreSQL tables (total size with indexes / rows): " + ", ".join(
             f"{name} {size / 1024 / 1024:.1f} MiB / {rows}" for name, size, rows in sizes))
         board = request(f"{stack.url}/api/v1/leaderboards/{day}/{GAME}?limit=1").json()
