@@ -64,6 +64,7 @@ BENCH_ENV = {
     "DJANGO_SECRET_KEY": "bench-only-secret-key-" + "x" * 40,
     "DAILY_SECRET": "bench-only-daily-secret",
     "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
+    "DJANGO_SECURE_SSL_REDIRECT": "false",  # plain HTTP on 127.0.0.1
     "API_THROTTLE": "false",
     "DJANGO_LOG_LEVEL": "WARNING",
     "CELERY_QUEUE": QUEUE,

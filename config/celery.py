@@ -11,7 +11,11 @@ from typing import Any
 from celery import Celery
 from celery.signals import worker_ready
 
+from config.logs import connect_celery_signals
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+connect_celery_signals()  # task ids in task logs; the worker logs through Django's LOGGING
 
 app = Celery("dailypatience")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -16,6 +16,9 @@ from django.core.exceptions import ImproperlyConfigured
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from config.logs import logging_config
+from config.sentry import init_sentry
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
@@ -64,6 +67,26 @@ ALLOWED_HOSTS = env.list(
 )
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 
+# --- HTTPS: secure by default outside debug ---------------------------------
+# `manage.py check --deploy` is clean with DJANGO_DEBUG=false. Each can be switched off by the
+# environment: the stack test and bench run over plain HTTP on 127.0.0.1 (no redirect, no secure
+# cookies); behind a TLS-terminating proxy, set DJANGO_SECURE_PROXY_SSL_HEADER so that Django knows
+# a request came in over HTTPS (else the redirect would loop).
+SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=not DEBUG)
+# Probes and the scraper talk plain HTTP to the process itself: never redirected.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
+SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=0 if DEBUG else 365 * 24 * 60 * 60)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=not DEBUG)
+SECURE_HSTS_PRELOAD = env.bool("DJANGO_SECURE_HSTS_PRELOAD", default=not DEBUG)
+SESSION_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=not DEBUG)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+# The header a trusted proxy sets to the scheme the client used, e.g. "X-Forwarded-Proto"
+# (its value "https" then marks a secure request). Unset: no header is trusted. Set it only when
+# every request reaches the service through that proxy, which must overwrite the header.
+_PROXY_SSL_HEADER = env.str("DJANGO_SECURE_PROXY_SSL_HEADER", default="")
+if _PROXY_SSL_HEADER:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_" + _PROXY_SSL_HEADER.upper().replace("-", "_"), "https")
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -76,6 +99,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "django_prometheus",
     "games",
     "leaderboard",
     "leagues",
@@ -84,6 +108,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.logs.RequestIdMiddleware",  # first: every log line of a request carries its id
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -92,6 +118,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -171,7 +198,8 @@ if REDIS_URL:
             # Falls back to process memory while Redis is down (config/cache.py).
             "BACKEND": "config.cache.FailoverRedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "dailypatience",
+            # Parallel stacks on one Redis database (tests, benchmarks) each take their own.
+            "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="dailypatience"),
             "OPTIONS": REDIS_CLIENT_OPTIONS,
         }
     }
@@ -252,7 +280,7 @@ USE_TZ = True
 # --- Static files (WhiteNoise) ----------------------------------------------
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(env.str("DJANGO_STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))  # collectstatic's target
 # In debug, serve straight from the apps' static folders (no collectstatic
 # needed); in production, from STATIC_ROOT with hashed, compressed names.
 WHITENOISE_USE_FINDERS = DEBUG
@@ -311,20 +339,23 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {"GameEnum": "games.engine.GAME_IDS"},
 }
 
-# --- Logging ----------------------------------------------------------------
+# --- Logging, metrics, errors -------------------------------------------------
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
-    },
-    "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
-    },
-    "root": {"handlers": ["console"], "level": env.str("DJANGO_LOG_LEVEL", default="INFO")},
-    "loggers": {
-        # Replaces Django's own "django" handlers, which would print twice.
-        "django": {"handlers": ["console"], "level": "INFO", "propagate": False},
-    },
-}
+# Text by default; LOG_FORMAT=json writes one JSON object per line, with request and task ids
+# (config/logs.py). Celery's worker and beat log through this too (config/celery.py).
+LOG_FORMAT = env.str("LOG_FORMAT", default="text")
+LOGGING = logging_config(fmt=LOG_FORMAT, level=env.str("DJANGO_LOG_LEVEL", default="INFO"))
+
+# /metrics (config/metrics.py): with a token, only "Authorization: Bearer <token>"; without one,
+# served in debug only (404 otherwise).
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+METRICS_WINDOW_SECONDS = env.float("METRICS_WINDOW_SECONDS", default=300.0)
+PROMETHEUS_METRIC_NAMESPACE = ""
+
+# Sentry: off unless SENTRY_DSN is set (config/sentry.py).
+SENTRY_DSN = env.str("SENTRY_DSN", default="")
+init_sentry(
+    dsn=SENTRY_DSN,
+    environment=env.str("SENTRY_ENVIRONMENT", default="development" if DEBUG else "production"),
+    traces_sample_rate=env.float("SENTRY_TRACES_SAMPLE_RATE", default=0.0),
+)

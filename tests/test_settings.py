@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 # Everything the settings read; removed from the child's environment unless a
@@ -28,6 +30,15 @@ SETTINGS_VARS = (
     "REDIS_CONNECT_TIMEOUT",
     "REDIS_RETRY_AFTER",
     "DATABASE_CONNECT_TIMEOUT",
+    "DJANGO_SECURE_SSL_REDIRECT",
+    "DJANGO_SECURE_HSTS_SECONDS",
+    "DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS",
+    "DJANGO_SECURE_HSTS_PRELOAD",
+    "DJANGO_SECURE_COOKIES",
+    "DJANGO_SECURE_PROXY_SSL_HEADER",
+    "METRICS_TOKEN",
+    "LOG_FORMAT",
+    "SENTRY_DSN",
 )
 
 DUMP_SETTINGS = """
@@ -152,6 +163,92 @@ def test_django_system_checks_pass_in_production_mode() -> None:
         DAILY_SECRET="s",
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+PRODUCTION_ENV = {
+    "DJANGO_DEBUG": "false",
+    "DJANGO_SECRET_KEY": "a-production-like-secret-key-with-many-different-characters-0123456789",
+    "DAILY_SECRET": "server-secret",
+    "DJANGO_ALLOWED_HOSTS": "patience.example",
+    "DATABASE_URL": "postgres://someone@db.example:5432/patience",
+    "REDIS_URL": "redis://cache.example:6379/3",
+}
+
+CHECK_DEPLOY = (
+    "from django.core.management import execute_from_command_line;"
+    " execute_from_command_line(['manage.py', 'check', '--deploy', '--fail-level', 'WARNING'])"
+)
+
+
+def test_check_deploy_is_clean_in_production_mode() -> None:
+    """No warning at all (HSTS, SSL redirect, secure cookies...) with production defaults."""
+    result = run_python(CHECK_DEPLOY, **PRODUCTION_ENV)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert "System check identified no issues" in output
+    assert "WARNINGS" not in output and "security.W" not in output
+
+
+def test_check_deploy_warns_when_https_is_switched_off() -> None:
+    """The test above can fail: switching the defaults off brings the warnings back."""
+    result = run_python(
+        CHECK_DEPLOY, **PRODUCTION_ENV, DJANGO_SECURE_SSL_REDIRECT="false", DJANGO_SECURE_HSTS_SECONDS="0",
+        DJANGO_SECURE_COOKIES="false",
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    for warning in ("security.W004", "security.W008", "security.W012", "security.W016"):
+        assert warning in output, output
+
+
+HTTPS_SETTINGS = """
+import json, django
+django.setup()
+from django.conf import settings
+print(json.dumps({
+    "redirect": settings.SECURE_SSL_REDIRECT,
+    "hsts": settings.SECURE_HSTS_SECONDS,
+    "subdomains": settings.SECURE_HSTS_INCLUDE_SUBDOMAINS,
+    "preload": settings.SECURE_HSTS_PRELOAD,
+    "session_secure": settings.SESSION_COOKIE_SECURE,
+    "csrf_secure": settings.CSRF_COOKIE_SECURE,
+    "proxy_header": settings.SECURE_PROXY_SSL_HEADER,
+}))
+"""
+
+
+def test_https_settings_follow_debug_and_the_environment() -> None:
+    def dump(**env_vars: str) -> dict[str, object]:
+        result = run_python(HTTPS_SETTINGS, **env_vars)
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    assert dump() == {"redirect": False, "hsts": 0, "subdomains": False, "preload": False,
+                      "session_secure": False, "csrf_secure": False, "proxy_header": None}
+    assert dump(**PRODUCTION_ENV) == {"redirect": True, "hsts": 31536000, "subdomains": True, "preload": True,
+                                      "session_secure": True, "csrf_secure": True, "proxy_header": None}
+    assert dump(**PRODUCTION_ENV, DJANGO_SECURE_SSL_REDIRECT="false", DJANGO_SECURE_COOKIES="false",
+                DJANGO_SECURE_HSTS_SECONDS="3600", DJANGO_SECURE_HSTS_PRELOAD="false",
+                DJANGO_SECURE_PROXY_SSL_HEADER="X-Forwarded-Proto") == {
+        "redirect": False, "hsts": 3600, "subdomains": True, "preload": False,
+        "session_secure": False, "csrf_secure": False, "proxy_header": ["HTTP_X_FORWARDED_PROTO", "https"],
+    }
+
+
+@pytest.mark.django_db
+def test_ssl_redirect_spares_the_probes_and_trusts_only_the_configured_proxy_header(settings, client) -> None:
+    settings.SECURE_SSL_REDIRECT = True
+    settings.SECURE_PROXY_SSL_HEADER = None
+    settings.ALLOWED_HOSTS = ["testserver"]
+    response = client.get("/api/v1/health")
+    assert response.status_code == 301
+    assert response["Location"] == "https://testserver/api/v1/health"
+    # A forged header is not trusted unless the setting names it.
+    assert client.get("/api/v1/health", HTTP_X_FORWARDED_PROTO="https").status_code == 301
+    assert client.get("/healthz").status_code in (200, 503)  # probes over plain HTTP: never redirected
+    assert client.get("/readyz").status_code in (200, 503)
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    assert client.get("/api/v1/health", HTTP_X_FORWARDED_PROTO="https").status_code == 200
 
 
 def test_no_missing_migrations() -> None:

@@ -1,0 +1,24 @@
+"""gunicorn settings (``gunicorn -c config/gunicorn.py config.wsgi``): Prometheus across workers.
+
+With ``PROMETHEUS_MULTIPROC_DIR`` set, every worker writes its metrics to files there and a scrape
+of any worker sums them all (config/metrics.py). The directory is emptied when the server starts
+(stale files would add a previous run's counts) and a dead worker's live gauges are dropped.
+"""
+
+import os
+import shutil
+from pathlib import Path
+
+
+def on_starting(server: object) -> None:
+    path = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if path:
+        shutil.rmtree(path, ignore_errors=True)
+        Path(path).mkdir(parents=True, exist_ok=True)
+
+
+def child_exit(server: object, worker: object) -> None:
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)  # type: ignore[attr-defined]

@@ -1,0 +1,151 @@
+"""Structured logs: a request id per HTTP request, the task id per Celery task, JSON lines on demand.
+
+- ``RequestIdMiddleware`` takes the request's ``X-Request-ID`` when it is a sane token (letters,
+  digits, ``.``, ``_``, ``-``, ``:``; at most 128 characters), else makes one (32 hex digits), keeps it
+  in a context variable until the response is closed and sends it back as ``X-Request-ID``.
+- Celery's ``task_prerun`` / ``task_postrun`` signals put the task's id and name in context variables.
+- ``ContextFilter`` (on the console handler) copies both onto every record, whichever logger made it.
+- ``JsonFormatter`` writes one JSON object per line (``LOG_FORMAT=json``): ``ts``, ``level``,
+  ``logger``, ``message``, ``request_id`` / ``task_id`` / ``task`` when set, ``exc`` for a traceback.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import re
+import uuid
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import Any
+
+from django.core.signals import request_finished
+from django.http import HttpRequest, HttpResponse
+
+request_id_var: ContextVar[str | None] = ContextVar("request_id", default=None)
+task_id_var: ContextVar[str | None] = ContextVar("task_id", default=None)
+task_name_var: ContextVar[str | None] = ContextVar("task_name", default=None)
+
+REQUEST_ID_HEADER = "X-Request-ID"
+_SANE_ID = re.compile(r"[A-Za-z0-9._:\-]{1,128}")
+
+
+def request_id_from(value: str | None) -> str:
+    """The incoming id if it is safe to log and echo, else a new one."""
+    if value and _SANE_ID.fullmatch(value):
+        return value
+    return uuid.uuid4().hex
+
+
+class RequestIdMiddleware:
+    """First in the chain, so that every log line of the request (and its error) carries the id."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        rid = request_id_from(request.headers.get(REQUEST_ID_HEADER))
+        request.request_id = rid  # type: ignore[attr-defined]
+        # Kept until the response is closed (``request_finished``), not reset on the way out: Django
+        # logs an error answer ("Not Found: ...") after the middleware chain has returned.
+        request_id_var.set(rid)
+        response = self.get_response(request)
+        response[REQUEST_ID_HEADER] = rid
+        return response
+
+
+def _forget_request_id(**kwargs: Any) -> None:
+    request_id_var.set(None)
+
+
+request_finished.connect(_forget_request_id, dispatch_uid="config.logs.forget_request_id")
+
+
+class ContextFilter(logging.Filter):
+    """Adds ``request_id``, ``task_id``, ``task_name`` (None when unset) and ``context`` (for text) to a record."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        rid, tid, tname = request_id_var.get(), task_id_var.get(), task_name_var.get()
+        record.request_id = getattr(record, "request_id", None) or rid
+        record.task_id = getattr(record, "task_id", None) or tid
+        record.task_name = getattr(record, "task_name", None) or tname
+        parts = [f"request={record.request_id}"] if record.request_id else []
+        if record.task_id:
+            parts.append(f"task={record.task_name}[{record.task_id}]")
+        record.context = f" [{' '.join(parts)}]" if parts else ""
+        return True
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line; never raises on an odd argument (falls back to ``repr``)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        data: dict[str, Any] = {
+            "ts": dt.datetime.fromtimestamp(record.created, tz=dt.UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        for key, name in (("request_id", "request_id"), ("task_id", "task_id"), ("task", "task_name")):
+            value = getattr(record, name, None)
+            if value:
+                data[key] = value
+        if record.exc_info:
+            data["exc"] = self.formatException(record.exc_info)
+        elif record.stack_info:
+            data["stack"] = self.formatStack(record.stack_info)
+        return json.dumps(data, default=repr, ensure_ascii=False)
+
+
+def logging_config(*, fmt: str, level: str) -> dict[str, Any]:
+    """Django's LOGGING: one console handler (standard error), text or JSON lines."""
+    if fmt not in ("text", "json"):
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured(f"LOG_FORMAT={fmt!r}: use text or json")
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "filters": {"context": {"()": "config.logs.ContextFilter"}},
+        "formatters": {
+            "text": {"format": "%(asctime)s %(levelname)s %(name)s%(context)s: %(message)s"},
+            "json": {"()": "config.logs.JsonFormatter"},
+        },
+        "handlers": {
+            "console": {"class": "logging.StreamHandler", "formatter": fmt, "filters": ["context"]},
+        },
+        "root": {"handlers": ["console"], "level": level},
+        "loggers": {
+            # Replaces Django's own "django" handlers, which would print twice.
+            "django": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        },
+    }
+
+
+# --- Celery -------------------------------------------------------------------------------------
+
+
+def connect_celery_signals() -> None:
+    """Task ids in task logs; and the worker and beat log through Django's LOGGING, not Celery's own."""
+    from celery.signals import setup_logging, task_postrun, task_prerun
+
+    @setup_logging.connect(weak=False)
+    def _configure(loglevel: Any = None, **kwargs: Any) -> None:
+        import logging.config
+
+        from django.conf import settings
+
+        logging.config.dictConfig(settings.LOGGING)
+        if loglevel:  # the worker's --loglevel still governs Celery's own messages ("... ready.")
+            logging.getLogger("celery").setLevel(loglevel)
+
+    @task_prerun.connect(weak=False)
+    def _task_started(task_id: str | None = None, task: Any = None, **kwargs: Any) -> None:
+        task_id_var.set(task_id)
+        task_name_var.set(getattr(task, "name", None))
+
+    @task_postrun.connect(weak=False)
+    def _task_done(**kwargs: Any) -> None:
+        task_id_var.set(None)
+        task_name_var.set(None)

@@ -1,0 +1,246 @@
+"""Prometheus metrics at ``/metrics``: django-prometheus's request metrics plus the service's own.
+
+The service's figures are computed at scrape time (``ServiceCollector``) from PostgreSQL and the
+broker's Redis, with a handful of indexed queries and one pipeline of LLENs, so every web process
+answers the same and no worker has to expose anything:
+
+- ``dailypatience_celery_queue_length{queue}``: tasks waiting in each Celery queue (the broker's lists);
+  ``dailypatience_celery_unacked``: tasks taken by a worker and not yet acknowledged;
+  ``dailypatience_broker_up``: 1 when the broker answered this scrape.
+- ``dailypatience_submissions_pending``, ``dailypatience_submission_oldest_pending_seconds``.
+- ``dailypatience_validation_latency_seconds{quantile}`` (0.5, 0.9, 0.99, max) and
+  ``dailypatience_validations_recent``: submit to validated, over the submissions made in the last
+  ``METRICS_WINDOW_SECONDS`` (300) that are validated.
+- ``dailypatience_days_prepared_ahead{game}``: consecutive days from today whose challenge is ready
+  (1 = today only; 0 = not even today).
+- ``dailypatience_challenge_solver_seconds{game, days_ahead}``, ``dailypatience_challenge_seeds_tried{...}``:
+  the solver's time and seeds for each prepared challenge from today to ``METRICS_DAYS_AHEAD`` (8) days on.
+- ``dailypatience_metrics_scrape_seconds``: what computing these cost.
+
+Request latency and counts (``django_http_requests_latency_seconds_by_view_method``, ...) come from
+django-prometheus's middleware. With several gunicorn workers, set ``PROMETHEUS_MULTIPROC_DIR`` (an
+empty directory, emptied at each start: ``config/gunicorn.py``) so that a scrape sums all of them.
+
+Access (``metrics`` below): with ``METRICS_TOKEN`` set, only ``Authorization: Bearer <token>``; without
+it, open in debug and 404 otherwise (so that nothing is exposed by accident).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hmac
+import logging
+import os
+import statistics
+import time
+from collections.abc import Iterator
+
+from django.conf import settings
+from django.db.models import Count, Min
+from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
+from django.views.decorators.http import require_safe
+from prometheus_client import REGISTRY, CollectorRegistry, generate_latest
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client.registry import Collector
+
+logger = logging.getLogger(__name__)
+
+# kombu's Redis transport keeps a queue as a list named after it, plus one list per priority step.
+_PRIORITY_SUFFIXES = ("", "\x06\x163", "\x06\x166", "\x06\x169")
+
+
+def _queue_lengths() -> tuple[dict[str, int], int] | None:
+    """(tasks waiting per queue, unacknowledged tasks), or None when there is no broker or it is down."""
+    url = getattr(settings, "CELERY_BROKER_URL", "") or ""
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        return None
+    import redis
+
+    queues = [settings.CELERY_QUEUE, settings.CELERY_SOLVER_QUEUE]
+    client = redis.Redis.from_url(
+        url, socket_timeout=settings.REDIS_SOCKET_TIMEOUT, socket_connect_timeout=settings.REDIS_CONNECT_TIMEOUT
+    )
+    try:
+        pipe = client.pipeline(transaction=False)
+        for queue in queues:
+            for suffix in _PRIORITY_SUFFIXES:
+                pipe.llen(queue + suffix)
+        pipe.hlen("unacked")
+        answers = pipe.execute()
+    finally:
+        client.close()
+    steps = len(_PRIORITY_SUFFIXES)
+    lengths = {q: sum(answers[i * steps : (i + 1) * steps]) for i, q in enumerate(queues)}
+    return lengths, int(answers[-1])
+
+
+def _quantile(values: list[float], q: float) -> float:
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=1000, method="inclusive")[round(q * 1000) - 1]
+
+
+class ServiceCollector(Collector):
+    """The service's own figures, read at each scrape (see the module's docstring)."""
+
+    def describe(self) -> list[Metric]:
+        return []  # registering must not query the database
+
+    def collect(self) -> Iterator[Metric]:
+        started = time.perf_counter()
+        yield from self._broker()
+        yield from self._submissions()
+        yield from self._challenges()
+        scrape = GaugeMetricFamily("dailypatience_metrics_scrape_seconds", "Time to compute the service's metrics.")
+        scrape.add_metric([], time.perf_counter() - started)
+        yield scrape
+
+    def _broker(self) -> Iterator[Metric]:
+        up = GaugeMetricFamily("dailypatience_broker_up", "1 when the broker (Redis) answered this scrape.")
+        try:
+            answer = _queue_lengths()
+        except Exception as exc:  # a broker that is down is a figure, not a failed scrape
+            logger.warning("metrics: the broker did not answer: %s", exc)
+            up.add_metric([], 0)
+            yield up
+            return
+        if answer is None:
+            return
+        lengths, unacked = answer
+        up.add_metric([], 1)
+        yield up
+        depth = GaugeMetricFamily(
+            "dailypatience_celery_queue_length", "Tasks waiting in a Celery queue.", labels=["queue"]
+        )
+        for queue, n in lengths.items():
+            depth.add_metric([queue], n)
+        yield depth
+        taken = GaugeMetricFamily("dailypatience_celery_unacked", "Tasks a worker took and has not acknowledged yet.")
+        taken.add_metric([], unacked)
+        yield taken
+
+    def _submissions(self) -> Iterator[Metric]:
+        from games.models import Submission
+
+        now = timezone.now()
+        pending = Submission.objects.filter(status=Submission.Status.PENDING).aggregate(
+            n=Count("id"), oldest=Min("created_at")
+        )
+        g = GaugeMetricFamily("dailypatience_submissions_pending", "Submissions waiting for their validation.")
+        g.add_metric([], pending["n"])
+        yield g
+        g = GaugeMetricFamily(
+            "dailypatience_submission_oldest_pending_seconds", "Age of the oldest pending submission (0 if none)."
+        )
+        g.add_metric([], (now - pending["oldest"]).total_seconds() if pending["oldest"] else 0.0)
+        yield g
+
+        window = float(getattr(settings, "METRICS_WINDOW_SECONDS", 300))
+        rows = (
+            Submission.objects.filter(
+                status__in=[Submission.Status.VALID, Submission.Status.INVALID],
+                created_at__gte=now - dt.timedelta(seconds=window),
+                validated_at__isnull=False,
+            )
+            .order_by()
+            .values_list("created_at", "validated_at")[:20_000]
+        )
+        latencies = sorted(max(0.0, (done - made).total_seconds()) for made, done in rows)
+        count = GaugeMetricFamily(
+            "dailypatience_validations_recent",
+            f"Submissions made in the last {window:g} s and validated.",
+        )
+        count.add_metric([], len(latencies))
+        yield count
+        if latencies:
+            g = GaugeMetricFamily(
+                "dailypatience_validation_latency_seconds",
+                f"Submit to validated, over the submissions made in the last {window:g} s.",
+                labels=["quantile"],
+            )
+            for q in (0.5, 0.9, 0.99):
+                g.add_metric([str(q)], _quantile(latencies, q))
+            g.add_metric(["max"], latencies[-1])
+            yield g
+
+    def _challenges(self) -> Iterator[Metric]:
+        from games import days
+        from games.engine import GAME_IDS
+        from games.models import Challenge
+
+        today = days.today()
+        horizon = int(getattr(settings, "METRICS_DAYS_AHEAD", 8))
+        rows = Challenge.objects.filter(
+            date__gte=today, date__lt=today + dt.timedelta(days=horizon), status=Challenge.Status.READY
+        ).values_list("game", "date", "solver_seconds", "seeds_tried")
+        ready: dict[str, set[int]] = {game: set() for game in GAME_IDS}
+        solver = GaugeMetricFamily(
+            "dailypatience_challenge_solver_seconds",
+            "The solver's time to prove a prepared challenge winnable (all its seeds).",
+            labels=["game", "days_ahead"],
+        )
+        seeds = GaugeMetricFamily(
+            "dailypatience_challenge_seeds_tried", "Seeds tried to prepare a challenge.", labels=["game", "days_ahead"]
+        )
+        for game, date, seconds, tried in rows:
+            ahead = (date - today).days
+            ready.setdefault(game, set()).add(ahead)
+            solver.add_metric([game, str(ahead)], seconds)
+            seeds.add_metric([game, str(ahead)], tried)
+        prepared = GaugeMetricFamily(
+            "dailypatience_days_prepared_ahead",
+            "Consecutive days from today whose challenge is ready (1: today only, 0: not today).",
+            labels=["game"],
+        )
+        for game, offsets in sorted(ready.items()):
+            n = 0
+            while n in offsets:
+                n += 1
+            prepared.add_metric([game], n)
+        yield prepared
+        yield solver
+        yield seeds
+
+
+_collector = ServiceCollector()
+_registered = False
+
+
+def registry() -> CollectorRegistry:
+    """The registry a scrape reads: every process's files in multiprocess mode, else this process's."""
+    global _registered
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        reg = CollectorRegistry()
+        multiprocess.MultiProcessCollector(reg)
+        reg.register(_collector)
+        return reg
+    if not _registered:
+        REGISTRY.register(_collector)
+        _registered = True
+    return REGISTRY
+
+
+def _allowed(request: HttpRequest) -> bool | None:
+    """True: serve. False: a wrong or missing token (401). None: not exposed here (404)."""
+    token = getattr(settings, "METRICS_TOKEN", "")
+    if not token:
+        return True if settings.DEBUG else None
+    given = request.headers.get("Authorization", "")
+    return hmac.compare_digest(given.encode(), f"Bearer {token}".encode())
+
+
+@require_safe
+def metrics(request: HttpRequest) -> HttpResponse:
+    allowed = _allowed(request)
+    if allowed is None:
+        return HttpResponse("Not found: set METRICS_TOKEN to expose /metrics.\n", status=404, content_type="text/plain")
+    if not allowed:
+        response = HttpResponse("Unauthorized: Authorization: Bearer <METRICS_TOKEN>\n", status=401,
+                                content_type="text/plain")
+        response["WWW-Authenticate"] = 'Bearer realm="metrics"'
+        return response
+    return HttpResponse(generate_latest(registry()), content_type=CONTENT_TYPE_LATEST)

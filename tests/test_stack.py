@@ -1,0 +1,206 @@
+"""The deployed stack, tested: the production entry points as separate processes, DEBUG off.
+
+gunicorn ``config.wsgi`` (2 workers), a Celery worker per queue and beat (bench/stack.py, what
+docker-compose.yml runs) on a PostgreSQL database made for the test and Redis names unique to the
+run. The solver worker prepares today's klondike; two players register, play through HTTP (the
+solver's winning line in batches, and a short losing line), submit; the validation worker ranks
+them; the board, /readyz, /metrics, the request ids and the JSON logs are checked. About a minute.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from bench.corpus import playout
+from bench.stack import COMMANDS, ROOT, Stack, request
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs REDIS_URL: the stack's broker"),
+    pytest.mark.skipif(
+        not os.environ.get("DATABASE_URL", "").startswith("postgres"), reason="needs PostgreSQL (DATABASE_URL)"
+    ),
+]
+
+BOUND = 90.0  # seconds: every wait gives up after this
+
+
+def wait_for(what: str, check: Callable[[], Any], stack: Stack, *names: str) -> Any:
+    deadline = time.monotonic() + BOUND
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: not within {BOUND:g} s\n" + "\n".join(stack.tail(n) for n in names))
+        time.sleep(0.25)
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    s = Stack(redis_url=os.environ["REDIS_URL"], workdir=tmp_path_factory.mktemp("stack"), solver_seconds=5,
+              solver_max_seeds=10)
+    try:
+        s.create_database()
+        s.start()
+        yield s
+    finally:
+        s.stop()
+
+
+def api(stack: Stack, path: str, *, token: str | None = None, **kwargs: Any) -> Any:
+    headers = {"Authorization": f"Token {token}"} if token else {}
+    return request(f"{stack.url}/api/v1/{path}", headers=headers, **kwargs)
+
+
+def register(stack: Stack, name: str) -> str:
+    answer = api(stack, "auth/register", method="POST", data={"username": name, "password": "a long passphrase 42"})
+    assert answer.status == 201, answer.body
+    return answer.json()["token"]
+
+
+def play(stack: Stack, token: str, day: str, log: list[str], *, batch: int = 40) -> int:
+    """Start the ranked attempt, send ``log`` in batches, submit; the submission's id."""
+    attempt = api(stack, f"daily/{day}/klondike/attempts", method="POST", token=token, data={})
+    assert attempt.status == 201, attempt.body
+    attempt_id = attempt.json()["id"]
+    for start in range(0, len(log), batch):
+        moved = api(stack, f"attempts/{attempt_id}/moves", method="POST", token=token,
+                    data={"from": start, "moves": log[start : start + batch]})
+        assert moved.status == 200, moved.body
+    submitted = api(stack, f"attempts/{attempt_id}/submit", method="POST", token=token, data={})
+    assert submitted.status == 202, submitted.body
+    return int(submitted.json()["id"])
+
+
+def test_the_production_processes_prepare_a_day_and_rank_players(stack: Stack) -> None:
+    # Every process is up, DEBUG is off (a missing page is not Django's debug page).
+    assert all(p.poll() is None for p in stack.procs.values())
+    missing = request(f"{stack.url}/no-such-page")
+    assert missing.status == 404 and b"Traceback" not in missing.body and b"DEBUG = True" not in missing.body
+
+    # The solver worker prepares today's klondike (sent as beat's prepare_upcoming_days would).
+    day = api(stack, "daily").json()["date"]
+    stack.send_task("solver_worker.prepare_challenge", day=day, game="klondike")
+    ready = wait_for("today's klondike is ready",
+                     lambda: stack.sql("SELECT seed, solution FROM games_challenge WHERE date = %s AND game = %s"
+                                       " AND status = 'ready'", day, "klondike"),
+                     stack, "worker-solver")
+    seed, solution = ready[0][0] % (1 << 64), ready[0][1]  # stored as a signed bigint (games.models.SeedField)
+    assert solution, "a ready challenge carries the solver's winning line"
+    listed = {c["game"]: c for c in api(stack, "daily").json()["challenges"]}
+    assert "klondike" in listed
+
+    # Two players through HTTP: the winning line in batches, and a short losing line.
+    winner, loser = f"win{uuid.uuid4().hex[:8]}", f"lose{uuid.uuid4().hex[:8]}"
+    win_token, lose_token = register(stack, winner), register(stack, loser)
+    losing = playout("klondike", seed, 30, random.Random(7))
+    submissions = {winner: (play(stack, win_token, day, solution), win_token),
+                   loser: (play(stack, lose_token, day, losing), lose_token)}
+
+    def validated() -> dict[str, Any] | None:
+        answers = {name: api(stack, f"submissions/{sid}", token=token).json()
+                   for name, (sid, token) in submissions.items()}
+        return answers if all(a["status"] != "pending" for a in answers.values()) else None
+
+    answers = wait_for("both submissions are validated", validated, stack, "worker-validation")
+    assert answers[winner]["status"] == "valid" and answers[winner]["result"]["won"] is True, answers
+    assert answers[loser]["status"] == "valid" and answers[loser]["result"]["won"] is False, answers
+
+    # A result reaches the Redis board just after its submission shows valid (the board's write
+    # follows the commit): wait for both entries, as the player's table would.
+    board = wait_for("both players are on the board",
+                     lambda: (b := api(stack, f"leaderboards/{day}/klondike").json())["total"] == 2 and b,
+                     stack, "worker-validation")
+    names = [e["player"] for e in board["entries"]]
+    assert names == [winner, loser], board
+    assert board["entries"][0]["rank"] == 1 and board["entries"][0]["won"] is True
+
+    # Readiness: the database, the cache and the broker answer.
+    ready_answer = request(f"{stack.url}/readyz")
+    assert ready_answer.status == 200, ready_answer.body
+    assert ready_answer.json()["down"] == []
+
+    # Metrics: the token is needed; the figures reflect what just happened, summed over the workers.
+    assert request(f"{stack.url}/metrics").status == 401
+    metrics = request(f"{stack.url}/metrics", headers={"Authorization": f"Bearer {stack.metrics_token}"})
+    assert metrics.status == 200
+    text = metrics.body.decode()
+
+    def value(pattern: str) -> float:
+        match = re.search(rf"^{pattern} ([0-9.e+-]+)$", text, re.M)
+        assert match, f"{pattern} not in /metrics:\n{text[:3000]}"
+        return float(match.group(1))
+
+    assert value(r'dailypatience_days_prepared_ahead\{game="klondike"\}') >= 1
+    assert value(r"dailypatience_submissions_pending") == 0
+    assert value(r"dailypatience_validations_recent") == 2
+    assert value(r'dailypatience_validation_latency_seconds\{quantile="max"\}') < BOUND
+    assert value(rf'dailypatience_celery_queue_length\{{queue="{stack.validation_queue}"\}}') == 0
+    assert value(r"dailypatience_broker_up") == 1
+    assert value(r'dailypatience_challenge_solver_seconds\{days_ahead="0",game="klondike"\}') > 0
+    moves_posted = value(
+        r'django_http_requests_latency_seconds_by_view_method_count\{method="POST",view="attempt-moves"\}'
+    )
+    assert moves_posted == sum(-(-n // 40) for n in (len(solution), len(losing)))  # every worker's requests
+
+    # Request ids are echoed, and the logs are JSON lines with request and task ids.
+    echoed = request(f"{stack.url}/api/v1/health", headers={"X-Request-ID": "stack-test-1"})
+    assert echoed.headers.get("X-Request-ID") == "stack-test-1"
+    worker_lines = [json.loads(line) for line in stack.log("worker-validation").read_text().splitlines()
+                    if line.startswith("{")]
+    assert any(r.get("task") == "games.validate_submission" and r.get("task_id") for r in worker_lines), (
+        stack.tail("worker-validation"))
+    assert stack.procs["beat"].poll() is None, stack.tail("beat")
+
+
+@pytest.mark.skipif(shutil.which("celery", path=str(Path(sys.executable).parent)) is None, reason="no celery")
+def test_the_compose_health_check_of_a_worker_answers(stack: Stack) -> None:
+    """`celery inspect ping --destination <worker>`, as docker-compose.yml's health checks run it."""
+    host = socket.gethostname()
+    for name in ("validation", "solver"):
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / "celery"), "-A", "config", "inspect", "ping", "--destination",
+             f"{name}-{stack.run}@{host}", "--timeout", "10"],
+            cwd=ROOT, env=stack.env, capture_output=True, text=True, timeout=60,
+        )
+        assert done.returncode == 0 and "pong" in done.stdout, done.stdout + done.stderr
+
+
+def test_docker_compose_runs_the_tested_processes() -> None:
+    """docker-compose.yml (not run here: no Docker engine) describes exactly the processes above."""
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    assert {"web", "worker-validation", "worker-solver", "beat", "postgres", "redis"} <= set(services)
+    for name, words in COMMANDS.items():
+        command = services[name]["command"]
+        command = command if isinstance(command, str) else " ".join(command)
+        assert " ".join(words) in command, (name, command)
+        assert services[name]["restart"] == "unless-stopped", name
+    assert "-Q validation" in services["worker-validation"]["command"]
+    assert "-Q solver" in services["worker-solver"]["command"]
+    for name in ("web", "worker-validation", "worker-solver", "postgres", "redis"):
+        assert "healthcheck" in services[name], name
+    env = services["web"]["environment"]
+    assert env["DJANGO_DEBUG"] == "false"
+    for key in ("PROMETHEUS_MULTIPROC_DIR", "METRICS_TOKEN", "LOG_FORMAT", "DJANGO_SECURE_SSL_REDIRECT",
+                "DJANGO_SECURE_PROXY_SSL_HEADER"):
+        assert key in env, key
+    assert "manage.py migrate" in services["web"]["command"]
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "config/gunicorn.py" in dockerfile and "PROMETHEUS_MULTIPROC_DIR" in dockerfile
