@@ -43,7 +43,8 @@ def test_every_board_is_rebuilt_from_postgresql(redis_client: redis.Redis, setti
     make_result(challenge=ancient)
     make_result(challenge=klondike, ranked=False)  # practice: never on a board
     for challenge in (klondike, josephine, ancient):  # a Redis that lost everything
-        redis_store.board_delete(redis_client, redis_store.board_keys(challenge=challenge))
+        keys = redis_store.board_keys(challenge=challenge)
+        redis_client.delete(keys.all, keys.clean, keys.members, keys.version, keys.pages)
         assert board_in_redis(redis_client, challenge) is None
 
     out = rebuild()
