@@ -30,7 +30,7 @@ from leaderboard.selectors import (
     leaderboard_top_rendered,
     player_profile,
 )
-from leaderboard.serializers import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, EntrySerializer
+from leaderboard.serializers import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, EntrySerializer, entry_data
 
 AROUND_RADIUS = 5
 USERNAME_MAX_LENGTH = 150
@@ -151,8 +151,10 @@ class LeaderboardApi(APIView):
                 around = leaderboard_around(challenge=challenge, player=user, radius=0, clean=clean)
         if user is not None:
             mine: LeaderboardEntry | None = next((e for e in around.entries if e.player_id == user.pk), None)
-            body["me"] = {"rank": around.rank, "entry": mine}
-        return Response(self.OutputSerializer(body).data)
+            body["me"] = {"rank": around.rank, "entry": None if mine is None else entry_data(mine)}
+        body["date"] = day.isoformat()
+        body["entries"] = [entry_data(e) for e in body["entries"]]  # type: ignore[attr-defined]
+        return Response(body)  # OutputSerializer's shape (the schema's), built directly: see entry_data
 
 
 class PlayerApi(APIView):

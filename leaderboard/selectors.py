@@ -292,12 +292,31 @@ def _via_redis(challenge: Challenge, read: Callable[[redis.Redis, redis_store.Bo
     return None
 
 
+_ENTRY_FIELDS = (
+    "id", "player_id", "player__username", "won", "score", "moves", "play_time_ms", "finished_at", "assisted"
+)
+
+
 def _entries_for(challenge: Challenge, result_ids: list[int], first_rank: int, clean: bool) -> list[LeaderboardEntry]:
-    results = leaderboard_results(challenge=challenge, clean=clean).select_related("player").in_bulk(result_ids)
-    missing = [rid for rid in result_ids if rid not in results]
+    """The board's entries for result ids read off Redis: still counted (else the board is stale), in
+    that order. Plain rows, no model instances: a page is 50 of them."""
+    rows = {
+        row[0]: row
+        for row in leaderboard_results(challenge=challenge, clean=clean)
+        .filter(pk__in=result_ids)
+        .values_list(*_ENTRY_FIELDS)
+    }
+    missing = [rid for rid in result_ids if rid not in rows]
     if missing:
         raise _StaleBoard(f"results {missing} are not on the board")
-    return [_entry(results[rid], first_rank + i) for i, rid in enumerate(result_ids)]
+    entries = []
+    for i, rid in enumerate(result_ids):
+        _, player_id, player, won, score, moves, play_time_ms, finished_at, assisted = rows[rid]
+        entries.append(LeaderboardEntry(
+            rank=first_rank + i, result_id=rid, player_id=player_id, player=player, won=won, score=score,
+            moves=moves, play_time_ms=play_time_ms, finished_at=finished_at, assisted=assisted,
+        ))
+    return entries
 
 
 def _redis_page(challenge: Challenge, *, offset: int, limit: int, clean: bool) -> LeaderboardPage | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
@@ -20,6 +22,25 @@ class EntrySerializer(serializers.Serializer):
     time = serializers.FloatField(source="seconds", help_text="Play time in seconds.")
     finished_at = serializers.DateTimeField()
     assisted = serializers.BooleanField(help_text="A hint was used.")
+
+
+_DATETIME = serializers.DateTimeField()
+
+
+def entry_data(entry: Any) -> dict[str, Any]:
+    """EntrySerializer's shape, built directly (a board page is 50 of them: DRF's field machinery
+    cost more than the rest of the request). ``tests`` hold the two to the same output."""
+    return {
+        "rank": entry.rank,
+        "player": entry.player,
+        "won": entry.won,
+        "score": entry.score,
+        "moves": entry.moves,
+        "play_time_ms": entry.play_time_ms,
+        "time": entry.play_time_ms / 1000,
+        "finished_at": _DATETIME.to_representation(entry.finished_at),
+        "assisted": entry.assisted,
+    }
 
 
 class PageInput(serializers.Serializer):

@@ -206,3 +206,17 @@ def test_schema_documents_the_endpoints() -> None:
     assert {p["name"] for p in board["parameters"]} >= {"date", "game", "limit", "offset", "around", "clean"}
     assert "/api/v1/players/{username}" in schema["paths"]
     assert {"Leaderboard", "LeaderboardEntry", "PlayerProfile"} <= set(schema["components"]["schemas"])
+
+
+def test_the_direct_entry_shape_is_the_serializers() -> None:
+    """The board builds its entries without DRF's field machinery; they must be EntrySerializer's."""
+    import datetime as _dt
+
+    from leaderboard.selectors import LeaderboardEntry
+    from leaderboard.serializers import EntrySerializer, entry_data
+
+    for finished in (_dt.datetime(2026, 11, 30, 23, 59, 59, 123456, tzinfo=_dt.UTC),
+                     _dt.datetime(2026, 12, 1, 0, 0, tzinfo=_dt.UTC)):
+        entry = LeaderboardEntry(rank=3, result_id=9, player_id=4, player="ada", won=True, score=712, moves=144,
+                                 play_time_ms=67_410, finished_at=finished, assisted=False)
+        assert entry_data(entry) == dict(EntrySerializer(entry).data)
