@@ -21,7 +21,8 @@ COPY . .
 RUN DJANGO_DEBUG=false DJANGO_SECRET_KEY=collectstatic-only DAILY_SECRET=collectstatic-only \
     python manage.py collectstatic --noinput
 
-RUN useradd --create-home --uid 1000 app && chown -R app /app
+RUN useradd --create-home --uid 1000 app && chown -R app /app \
+    && mkdir -p /tmp/prometheus && chown app /tmp/prometheus
 USER app
 
 EXPOSE 8000
