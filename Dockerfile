@@ -32,7 +32,8 @@ RUN python -c "from solver_worker.search import core; core.require()"
 RUN DJANGO_DEBUG=false DJANGO_SECRET_KEY=collectstatic-only DAILY_SECRET=collectstatic-only \
     python manage.py collectstatic --noinput
 
-RUN useradd --create-home --uid 1000 app && chown -R app /app
+RUN useradd --create-home --uid 1000 app && chown -R app /app \
+    && mkdir -p /tmp/prometheus && chown app /tmp/prometheus
 USER app
 
 EXPOSE 8000

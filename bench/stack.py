@@ -167,7 +167,7 @@ class Stack:
         out.close()
 
     def start(self, *, timeout: float = 60.0) -> None:
-        self.workdir.mkdir(parents=True, exist_ok=True)
+        (self.workdir / "prometheus").mkdir(parents=True, exist_ok=True)  # gunicorn empties it at start
         self.port = free_port()
         host = socket.gethostname()
         self._spawn("web", [*COMMANDS["web"], "--bind", f"127.0.0.1:{self.port}", "--workers",
