@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
-import json
 import random
 from collections import Counter
 from typing import Any
@@ -26,24 +25,9 @@ from games import days, services
 from games.engine import GAME_IDS, Deal, State, deal
 from games.models import Attempt, Submission
 from games.tests.factories import make_challenge, make_user, token_for
-from games.tests.test_apis import _cards_in, _exposed
+from games.tests.test_apis import Api, _cards_in, _exposed
 
 pytestmark = pytest.mark.django_db
-
-
-class Api:
-    def __init__(self, token: str | None = None) -> None:
-        self.client = Client(HTTP_HOST="localhost")
-        self.headers = {"HTTP_AUTHORIZATION": f"Token {token}"} if token else {}
-
-    def get(self, path: str) -> Any:
-        return self.client.get(f"/api/v1/{path}", **self.headers)
-
-    def post(self, path: str, body: Any = None) -> Any:
-        return self.client.post(
-            f"/api/v1/{path}", json.dumps(body if body is not None else {}), content_type="application/json",
-            **self.headers,
-        )
 
 
 def new_player() -> Api:

@@ -59,6 +59,12 @@ def race(requests: list[Callable[[Client], Any]], token: str) -> list[tuple[int,
     return [answer for answer in answers if answer is not None]
 
 
+def open_attempt(token: str) -> int:
+    """A fresh attempt of the token's player on today's klondike, started outside any race."""
+    client = Client(HTTP_AUTHORIZATION=f"Token {token}")
+    return int(client.post(f"/api/v1/daily/{days.today()}/klondike/attempts").json()["id"])
+
+
 def post(path: str, body: Any = None) -> Callable[[Client], Any]:
     return lambda client: client.post(f"/api/v1/{path}", json.dumps(body or {}), content_type="application/json")
 
@@ -82,8 +88,7 @@ def test_parallel_different_batches_store_exactly_one_of_them() -> None:
     make_challenge()
     user = make_user()
     token = token_for(user)
-    attempt = Client(HTTP_AUTHORIZATION=f"Token {token}").post(f"/api/v1/daily/{days.today()}/klondike/attempts")
-    attempt_id = attempt.json()["id"]
+    attempt_id = open_attempt(token)
     batches = [["s"] * (i + 1) for i in range(PARALLEL)]
     answers = race([post(f"attempts/{attempt_id}/moves", {"from": 0, "moves": b}) for b in batches], token)
     stored = Attempt.objects.get(pk=attempt_id).moves
@@ -98,8 +103,7 @@ def test_parallel_conflicting_batches_store_one_and_409_the_others() -> None:
     make_challenge()
     user = make_user()
     token = token_for(user)
-    attempt_id = Client(HTTP_AUTHORIZATION=f"Token {token}").post(
-        f"/api/v1/daily/{days.today()}/klondike/attempts").json()["id"]
+    attempt_id = open_attempt(token)
     batches = [["s", "u"], ["s", "s"], ["s", "s", "s"], ["s", "u", "s"], ["s", "s", "u"]]
     answers = race([post(f"attempts/{attempt_id}/moves", {"from": 0, "moves": b}) for b in batches], token)
     stored = Attempt.objects.get(pk=attempt_id).moves
@@ -113,8 +117,7 @@ def test_parallel_submits_with_different_last_batches_make_one_submission() -> N
     make_challenge()
     user = make_user()
     token = token_for(user)
-    attempt_id = Client(HTTP_AUTHORIZATION=f"Token {token}").post(
-        f"/api/v1/daily/{days.today()}/klondike/attempts").json()["id"]
+    attempt_id = open_attempt(token)
     batches = [["s"] * (i + 1) for i in range(PARALLEL)]
     answers = race([post(f"attempts/{attempt_id}/submit", {"from": 0, "moves": b}) for b in batches], token)
     submission = Submission.objects.get(attempt_id=attempt_id)
@@ -131,8 +134,7 @@ def test_a_batch_racing_a_submit_is_stored_before_it_or_refused() -> None:
     make_challenge()
     user = make_user()
     token = token_for(user)
-    attempt_id = Client(HTTP_AUTHORIZATION=f"Token {token}").post(
-        f"/api/v1/daily/{days.today()}/klondike/attempts").json()["id"]
+    attempt_id = open_attempt(token)
     answers = race(
         [post(f"attempts/{attempt_id}/moves", {"from": 0, "moves": ["s", "s"]}), post(f"attempts/{attempt_id}/submit")],
         token,
