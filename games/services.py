@@ -437,24 +437,27 @@ def _append_to_log(attempt: Attempt, legal: list[str]) -> None:
 POSITION_CACHE_SECONDS = 6 * 60 * 60
 
 
-def _position_key(attempt: Attempt, length: int) -> str:
-    # The attempt's start time makes the key unique even where ids are reused (a test database);
-    # the log only ever grows by appending legal moves, so its length names its content.
+def _position_key(attempt: Attempt) -> str:
+    # One key per attempt (its start time makes it unique even where ids are reused, as in a test
+    # database), holding (log length, snapshot): the log only ever grows by appending legal moves,
+    # so its length names its content, and an older batch's snapshot is simply not used.
     started = int(attempt.started_at.timestamp() * 1_000_000)
-    return f"dp:position:{attempt.pk}:{attempt.challenge_id}:{started}:{length}"
+    return f"dp:position:{attempt.pk}:{attempt.challenge_id}:{started}"
 
 
 def attempt_position(attempt: Attempt) -> State:
     """The position after the attempt's stored log: from the snapshot cached with it, else replayed."""
     try:
-        snapshot = cache.get(_position_key(attempt, len(attempt.moves)))
+        cached = cache.get(_position_key(attempt))
     except Exception:  # a cache is never needed: replay
         logger.warning("position cache unreadable for attempt %s", attempt.pk, exc_info=True)
-        snapshot = None
-    if snapshot is not None:
+        cached = None
+    if cached is not None:
         try:
-            return State.restore(deal(attempt.challenge.game, attempt.challenge.seed_int), snapshot)
-        except ValueError:
+            length, snapshot = cached
+            if length == len(attempt.moves):
+                return State.restore(deal(attempt.challenge.game, attempt.challenge.seed_int), snapshot)
+        except (TypeError, ValueError):
             logger.warning("position snapshot of attempt %s does not fit its deal: replaying", attempt.pk)
     return attempt_replay(attempt)
 
@@ -462,7 +465,7 @@ def attempt_position(attempt: Attempt) -> State:
 def _position_remember(attempt: Attempt, state: State) -> None:
     """After the commit (a rolled-back batch must leave no snapshot for a length it never stored)."""
     try:
-        cache.set(_position_key(attempt, len(attempt.moves)), state.snapshot(), POSITION_CACHE_SECONDS)
+        cache.set(_position_key(attempt), (len(attempt.moves), state.snapshot()), POSITION_CACHE_SECONDS)
     except Exception:
         logger.warning("position cache not written for attempt %s", attempt.pk, exc_info=True)
 

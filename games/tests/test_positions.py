@@ -52,12 +52,29 @@ def test_without_the_commit_no_snapshot_is_left_and_a_bad_one_is_ignored(
     with django_capture_on_commit_callbacks(execute=False):  # the batch's transaction never commits its hook
         services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=0, moves=["s"])
     stored = Attempt.objects.get(pk=attempt.pk)
-    assert cache.get(services._position_key(stored, 1)) is None
-    cache.set(services._position_key(stored, 1), ("not", "a", "snapshot"))
-    assert services.attempt_position(stored).key() == _replayed(["s"]).key()
+    assert cache.get(services._position_key(stored)) is None
+    for bad in (("not", "a", "snapshot"), (1, ("not", "a", "snapshot")), "junk"):
+        cache.set(services._position_key(stored), bad)
+        assert services.attempt_position(stored).key() == _replayed(["s"]).key()
     other = _replayed(["s"], seed=7).snapshot()  # a snapshot of another deal under this key
-    cache.set(services._position_key(stored, 1), other)
+    cache.set(services._position_key(stored), (1, other))
     assert services.attempt_position(stored).key() == _replayed(["s"]).key()
+    older = _replayed([]).snapshot()  # an older batch's snapshot (length 0) is not used for length 1
+    cache.set(services._position_key(stored), (0, older))
+    assert services.attempt_position(stored).key() == _replayed(["s"]).key()
+
+
+def test_an_attempt_keeps_one_snapshot_whatever_its_number_of_batches(
+    django_capture_on_commit_callbacks: Any
+) -> None:
+    player = make_user()
+    attempt = services.attempt_start(player=player, challenge=make_challenge())
+    for i in range(5):
+        with django_capture_on_commit_callbacks(execute=True):
+            services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=i, moves=["s"])
+    stored = Attempt.objects.get(pk=attempt.pk)
+    length, snapshot = cache.get(services._position_key(stored))
+    assert length == 5 and State.restore(deal("klondike", 2026), snapshot).key() == _replayed(["s"] * 5).key()
 
 
 def test_a_snapshot_restores_an_equal_state_for_every_game() -> None:
