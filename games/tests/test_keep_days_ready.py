@@ -92,3 +92,19 @@ def test_the_command_runs_a_bounded_number_of_rounds(quick_proofs: list[tuple[st
     call_command("keep_days_ready", "--rounds", "1", "--ahead", "1", "--games", "klondike", "maria")
     assert len(ready_days()) == 2 and Challenge.objects.filter(status="ready").count() == 4
     assert capsys.readouterr().out.count("ready") == 4
+
+
+def test_the_loop_submits_ranked_attempts_left_open_after_their_day(
+    quick_proofs: list[tuple[str, int]], django_capture_on_commit_callbacks: object
+) -> None:
+    from games import days
+
+    yesterday = days.today() - dt.timedelta(days=1)
+    challenge = make_challenge(day=yesterday, seed=2026)
+    attempt = Attempt.objects.create(player=make_user(), challenge=challenge, ranked=True, moves=["s"])
+    lines: list[str] = []
+    with django_capture_on_commit_callbacks(execute=True):  # type: ignore[operator]
+        keep_days_ready(ahead=0, rounds=1, games=["klondike"], report=lines.append, sleep=lambda s: None)
+    attempt.refresh_from_db()
+    assert attempt.finished_at is not None and Submission.objects.get(attempt=attempt).status == "valid"
+    assert any("submitted as they stood" in line for line in lines)
