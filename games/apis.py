@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -110,8 +109,7 @@ class AttemptOutput(serializers.Serializer):
     submission = serializers.SerializerMethodField()
 
     def get_elapsed_ms(self, attempt: Attempt) -> int:
-        end = attempt.finished_at or timezone.now()
-        return max(0, int((end - attempt.started_at).total_seconds() * 1000))
+        return attempt.play_time_ms()
 
     def get_submission(self, attempt: Attempt) -> int | None:
         submission = Submission.objects.filter(attempt=attempt).only("id").first()
@@ -158,7 +156,7 @@ def attempt_batch_data(attempt: Attempt, state: Any, applied: int) -> dict[str, 
         "assisted": attempt.assisted,
         "started_at": _DATETIME.to_representation(attempt.started_at),
         "finished_at": None,
-        "elapsed_ms": max(0, int((timezone.now() - attempt.started_at).total_seconds() * 1000)),
+        "elapsed_ms": attempt.play_time_ms(),
         "log_length": len(attempt.moves),
         "applied": applied,
         "state": visible(state),

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from games.engine import GAME_IDS, GAMES
 
@@ -173,6 +176,11 @@ class Attempt(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.finished_at is not None
+
+    def play_time_ms(self, end: dt.datetime | None = None) -> int:
+        """Milliseconds from the start to ``end`` (default: the finish, or now while it is open)."""
+        until = end or self.finished_at or timezone.now()
+        return max(0, int((until - self.started_at).total_seconds() * 1000))
 
 
 class Submission(models.Model):

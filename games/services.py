@@ -499,12 +499,14 @@ def _day_over(attempt: Attempt, *, doing: str) -> DayOver:
     )
 
 
-def _attempt_for_update(*, attempt_id: int, player: AbstractBaseUser) -> Attempt:
+def _attempt_for_update(*, attempt_id: int, player: AbstractBaseUser | None) -> Attempt:
+    """The attempt locked (the player's own; any, with ``player=None``, for the service's own sweeps)."""
+    owner = {} if player is None else {"player": player}
     try:
         # of=("self",): the attempt's row alone. Locking its challenge too made every batch of every
         # player of that challenge wait for the others.
         return Attempt.objects.select_for_update(of=("self",)).select_related("challenge").get(
-            pk=attempt_id, player=player
+            pk=attempt_id, **owner
         )
     except Attempt.DoesNotExist:
         raise NotFound(f"attempt {attempt_id} not found") from None
@@ -592,7 +594,7 @@ def attempts_close_expired() -> int:
     closed = 0
     for attempt_id in ids:
         with transaction.atomic():
-            attempt = Attempt.objects.select_for_update(of=("self",)).select_related("challenge").get(pk=attempt_id)
+            attempt = _attempt_for_update(attempt_id=attempt_id, player=None)
             if attempt.is_finished or Submission.objects.filter(attempt=attempt).exists():
                 continue
             _attempt_close(attempt, tail=[])
@@ -682,7 +684,7 @@ def submission_validate(*, submission_id: int) -> Submission:
             moves=state.moves,
             foundation_cards=state.on_foundations,
             redeals=state.redeals,
-            play_time_ms=max(0, int((finished_at - attempt.started_at).total_seconds() * 1000)),
+            play_time_ms=attempt.play_time_ms(finished_at),
             finished_at=finished_at,
         )
         submission.status = Submission.Status.VALID

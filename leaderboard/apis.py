@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from typing import Any
 
@@ -34,11 +33,6 @@ from leaderboard.serializers import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, EntryS
 
 AROUND_RADIUS = 5
 USERNAME_MAX_LENGTH = 150
-
-
-def parse_board_path(*, date: str, game: str) -> tuple[dt.date, str]:
-    """The (date, game) of a board path: games.selectors' one parser (InvalidDate / UnknownGame, 400)."""
-    return parse_challenge_path(date=date, game=game)
 
 
 _DIGITS = re.compile(r"^[0-9]{1,9}$")
@@ -114,7 +108,7 @@ class LeaderboardApi(APIView):
         ),
     )
     def get(self, request: Request, date: str, game: str) -> HttpResponse:
-        day, game = parse_board_path(date=date, game=game)
+        day, game = parse_challenge_path(date=date, game=game)
         query = _plain_board_query(request.query_params)
         if query is None:
             params = self.InputSerializer(data=request.query_params)

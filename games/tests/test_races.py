@@ -59,6 +59,14 @@ def race(requests: list[Callable[[Client], Any]], token: str) -> list[tuple[int,
     return [answer for answer in answers if answer is not None]
 
 
+@pytest.fixture
+def game() -> tuple[str, int]:
+    """Today's klondike, a player's token, and that player's open attempt, started outside any race."""
+    make_challenge()
+    token = token_for(make_user())
+    return token, open_attempt(token)
+
+
 def open_attempt(token: str) -> int:
     """A fresh attempt of the token's player on today's klondike, started outside any race."""
     client = Client(HTTP_AUTHORIZATION=f"Token {token}")
@@ -84,11 +92,8 @@ def test_parallel_starts_open_one_attempt_and_the_others_get_409_naming_it(trial
     assert list(Attempt.objects.filter(player=user, challenge=challenge).values_list("id", flat=True)) == [winner["id"]]
 
 
-def test_parallel_different_batches_store_exactly_one_of_them() -> None:
-    make_challenge()
-    user = make_user()
-    token = token_for(user)
-    attempt_id = open_attempt(token)
+def test_parallel_different_batches_store_exactly_one_of_them(game: tuple[str, int]) -> None:
+    token, attempt_id = game
     batches = [["s"] * (i + 1) for i in range(PARALLEL)]
     answers = race([post(f"attempts/{attempt_id}/moves", {"from": 0, "moves": b}) for b in batches], token)
     stored = Attempt.objects.get(pk=attempt_id).moves
@@ -99,11 +104,8 @@ def test_parallel_different_batches_store_exactly_one_of_them() -> None:
     assert sum(body["applied"] for _, body in answers) == len(stored)
 
 
-def test_parallel_conflicting_batches_store_one_and_409_the_others() -> None:
-    make_challenge()
-    user = make_user()
-    token = token_for(user)
-    attempt_id = open_attempt(token)
+def test_parallel_conflicting_batches_store_one_and_409_the_others(game: tuple[str, int]) -> None:
+    token, attempt_id = game
     batches = [["s", "u"], ["s", "s"], ["s", "s", "s"], ["s", "u", "s"], ["s", "s", "u"]]
     answers = race([post(f"attempts/{attempt_id}/moves", {"from": 0, "moves": b}) for b in batches], token)
     stored = Attempt.objects.get(pk=attempt_id).moves
@@ -113,11 +115,8 @@ def test_parallel_conflicting_batches_store_one_and_409_the_others() -> None:
         assert status == (200 if agrees else 409), (batch, stored, body)
 
 
-def test_parallel_submits_with_different_last_batches_make_one_submission() -> None:
-    make_challenge()
-    user = make_user()
-    token = token_for(user)
-    attempt_id = open_attempt(token)
+def test_parallel_submits_with_different_last_batches_make_one_submission(game: tuple[str, int]) -> None:
+    token, attempt_id = game
     batches = [["s"] * (i + 1) for i in range(PARALLEL)]
     answers = race([post(f"attempts/{attempt_id}/submit", {"from": 0, "moves": b}) for b in batches], token)
     submission = Submission.objects.get(attempt_id=attempt_id)
@@ -130,11 +129,8 @@ def test_parallel_submits_with_different_last_batches_make_one_submission() -> N
     assert Counter(status for status, _ in answers) == {202: 1, 409: PARALLEL - 1}
 
 
-def test_a_batch_racing_a_submit_is_stored_before_it_or_refused() -> None:
-    make_challenge()
-    user = make_user()
-    token = token_for(user)
-    attempt_id = open_attempt(token)
+def test_a_batch_racing_a_submit_is_stored_before_it_or_refused(game: tuple[str, int]) -> None:
+    token, attempt_id = game
     answers = race(
         [post(f"attempts/{attempt_id}/moves", {"from": 0, "moves": ["s", "s"]}), post(f"attempts/{attempt_id}/submit")],
         token,
