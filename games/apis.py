@@ -116,10 +116,9 @@ class AttemptOutput(serializers.Serializer):
         return submission.pk if submission else None
 
 
-def attempt_data(attempt: Attempt, state: Any, **extra: Any) -> dict[str, Any]:
+def attempt_data(attempt: Attempt, state: Any) -> dict[str, Any]:
     data = dict(AttemptOutput(attempt).data)
     data["state"] = StateOutput(visible(state)).data
-    data.update(extra)
     return data
 
 
