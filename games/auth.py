@@ -1,0 +1,86 @@
+"""Token authentication whose lookup is one cache read instead of a database query.
+
+DRF's ``TokenAuthentication`` joins the token and its user in the database on every request: about
+0.7 ms, the largest single cost of a moves batch. Here the token's user (id, username, active) is
+kept in the cache for :data:`TOKEN_CACHE_SECONDS`; the user object built from it has every other
+field deferred, so reading one (``email``, ``is_staff``...) loads it from the database as usual.
+
+What may be stale, and for how long: a token deleted, or a user saved or deleted, drops the cached
+entry at once (the signals below, for every process sharing the cache). A change that sends no
+signal (``QuerySet.update`` or raw SQL on users or tokens), or one made while Redis is down (each
+process then has its own memory cache), is seen within :data:`TOKEN_CACHE_SECONDS`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.db import DEFAULT_DB_ALIAS
+from django.db.models.signals import post_delete, post_save
+from rest_framework import exceptions
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.authtoken.models import Token
+
+logger = logging.getLogger(__name__)
+
+TOKEN_CACHE_SECONDS = 60
+_CACHED_FIELDS = ("id", "username", "is_active")
+
+
+def _token_cache_key(key: str) -> str:
+    # The token itself is a secret: the cache holds a digest of it, never the key.
+    return "dp:token:" + hashlib.sha256(key.encode()).hexdigest()[:40]
+
+
+def _user_from(values: tuple[Any, ...]) -> Any:
+    user_model = get_user_model()
+    return user_model.from_db(DEFAULT_DB_ALIAS, list(_CACHED_FIELDS), list(values))
+
+
+class CachedTokenAuthentication(TokenAuthentication):
+    def authenticate_credentials(self, key: str) -> tuple[Any, Token]:
+        cache_key = _token_cache_key(key)
+        try:
+            cached = cache.get(cache_key)
+        except Exception:  # the cache is never needed: ask the database
+            logger.warning("token cache unreadable", exc_info=True)
+            cached = None
+        if isinstance(cached, tuple) and len(cached) == len(_CACHED_FIELDS):
+            user = _user_from(cached)
+        else:
+            user, _token = super().authenticate_credentials(key)  # the database's answer, errors included
+            try:
+                cache.set(cache_key, tuple(getattr(user, f) for f in _CACHED_FIELDS), TOKEN_CACHE_SECONDS)
+            except Exception:
+                logger.warning("token cache not written", exc_info=True)
+        if not user.is_active:
+            raise exceptions.AuthenticationFailed("User inactive or deleted.")
+        return user, Token(key=key, user=user)
+
+
+def forget_token(key: str) -> None:
+    try:
+        cache.delete(_token_cache_key(key))
+    except Exception:
+        logger.warning("token cache entry not dropped", exc_info=True)
+
+
+def _token_deleted(sender: type, instance: Token, **kwargs: Any) -> None:
+    forget_token(instance.key)
+
+
+def _user_changed(sender: type, instance: Any, **kwargs: Any) -> None:
+    for key in Token.objects.filter(user_id=instance.pk).values_list("key", flat=True):
+        forget_token(key)
+
+
+def connect() -> None:
+    """Called once from GamesConfig.ready()."""
+    user_model = get_user_model()
+    post_delete.connect(_token_deleted, sender=Token, dispatch_uid="games.auth.token_deleted")
+    post_save.connect(_user_changed, sender=user_model, dispatch_uid="games.auth.user_saved")
+    # A user's deletion deletes its tokens first (cascade), each sending post_delete above.
