@@ -145,8 +145,9 @@ class AttemptBatchOutput(serializers.Serializer):
 _DATETIME = serializers.DateTimeField()
 
 
-def attempt_batch_data(attempt: Attempt, state: Any, applied: int) -> dict[str, Any]:
+def attempt_batch_data(outcome: services.MovesOutcome) -> dict[str, Any]:
     """AttemptBatchOutput's shape, built directly: the hot path of play (O(the position), not the log)."""
+    attempt = outcome.attempt
     return {
         "id": attempt.pk,
         "date": attempt.challenge.date.isoformat(),
@@ -156,9 +157,9 @@ def attempt_batch_data(attempt: Attempt, state: Any, applied: int) -> dict[str, 
         "started_at": _DATETIME.to_representation(attempt.started_at),
         "finished_at": None,
         "elapsed_ms": attempt.play_time_ms(),
-        "log_length": len(attempt.moves),
-        "applied": applied,
-        "state": visible(state),
+        "log_length": outcome.log_length,
+        "applied": outcome.applied,
+        "state": visible(outcome.state),
     }
 
 
@@ -279,7 +280,7 @@ class AttemptMovesApi(APIView):
         )
         if outcome.error is not None:
             raise IllegalMove(_illegal_message(outcome), details=_illegal_details(outcome))
-        return Response(attempt_batch_data(outcome.attempt, outcome.state, outcome.applied))
+        return Response(attempt_batch_data(outcome))
 
 
 def _illegal_message(outcome: services.MovesOutcome) -> str:
@@ -296,7 +297,7 @@ def _illegal_details(outcome: services.MovesOutcome) -> dict[str, Any]:
     return {
         **outcome.error.to_json(),
         "applied": outcome.applied,
-        "log_length": len(outcome.attempt.moves),
+        "log_length": outcome.log_length,
         "state": StateOutput(visible(outcome.state)).data,
     }
 

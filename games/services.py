@@ -335,9 +335,13 @@ def attempt_start(*, player: AbstractBaseUser, challenge: Challenge) -> Attempt:
     ).exists()
     try:
         with transaction.atomic():
-            return Attempt.objects.create(player=player, challenge=challenge, ranked=ranked)
+            attempt = Attempt.objects.create(player=player, challenge=challenge, ranked=ranked)
     except IntegrityError:
         pass  # another start of this player won the race: its attempt is the open one
+    else:
+        # The deal's position for length 0, so that even the first batch takes the unlocked path.
+        transaction.on_commit(lambda: _position_remember(attempt, State(deal(challenge.game, challenge.seed_int))))
+        return attempt
     _refuse_if_open(player=player, challenge=challenge)
     raise Conflict("another attempt on this challenge was started at the same moment: reload and try again")
 
@@ -398,6 +402,7 @@ class MovesOutcome:
     state: State  # the position of the stored log, after this batch's legal moves
     applied: int  # moves of this batch newly stored
     error: ReplayError | None = None  # the batch's first illegal entry (index in the whole log), if any
+    log_length: int = 0  # moves the stored log now holds
 
 
 def attempt_append_moves(*, attempt_id: int, player: AbstractBaseUser, start: int, moves: list[str]) -> MovesOutcome:
@@ -408,7 +413,14 @@ def attempt_append_moves(*, attempt_id: int, player: AbstractBaseUser, start: in
     log alone, so they can only name cards that log has disclosed (SPEC section 7). This
     is the disclosure rule of the service: no response is ever computed from moves that
     are not stored, whether they were legal or not.
+
+    The common batch (legal moves, starting where the cached position ends) is stored by one
+    conditional statement (:func:`_append_at_position`); every other case, and any doubt, takes
+    the locked path below, which alone decides errors, resends and conflicts.
     """
+    fast = _append_at_position(attempt_id=attempt_id, player=player, start=start, moves=moves)
+    if fast is not None:
+        return fast
     with transaction.atomic():
         attempt = _attempt_for_update(attempt_id=attempt_id, player=player)
         _refuse_unless_in_play(attempt, doing="moves")
@@ -417,7 +429,7 @@ def attempt_append_moves(*, attempt_id: int, player: AbstractBaseUser, start: in
         if legal:
             _append_to_log(attempt, legal)
             transaction.on_commit(lambda: _position_remember(attempt, state))
-    return MovesOutcome(attempt=attempt, state=state, applied=len(legal), error=error)
+    return MovesOutcome(attempt=attempt, state=state, applied=len(legal), error=error, log_length=len(attempt.moves))
 
 
 def _append_to_log(attempt: Attempt, legal: list[str]) -> None:
@@ -437,37 +449,131 @@ def _append_to_log(attempt: Attempt, legal: list[str]) -> None:
 POSITION_CACHE_SECONDS = 6 * 60 * 60
 
 
-def _position_key(attempt: Attempt) -> str:
-    # One key per attempt (its start time makes it unique even where ids are reused, as in a test
-    # database), holding (log length, snapshot): the log only ever grows by appending legal moves,
-    # so its length names its content, and an older batch's snapshot is simply not used.
-    started = int(attempt.started_at.timestamp() * 1_000_000)
-    return f"dp:position:{attempt.pk}:{attempt.challenge_id}:{started}"
+@dataclass(frozen=True)
+class _Position:
+    """What the cache holds for an open attempt: the position after its first ``length`` moves, and
+    the attempt's unchanging facts, so that a batch can be checked without reading the attempt.
+
+    The log only ever grows by appending legal moves, so its length names its content; the start
+    time tells the attempt from another one that reused its id (a test database)."""
+
+    length: int
+    snapshot: tuple
+    player_id: int
+    challenge_id: int
+    started_at: dt.datetime
+    game: str
+    seed: int
+    date: dt.date
+    ranked: bool
+
+    def fits(self, attempt: Attempt) -> bool:
+        return (self.player_id, self.challenge_id, self.started_at) == (
+            attempt.player_id, attempt.challenge_id, attempt.started_at
+        ) and self.length == len(attempt.moves)
+
+
+def _position_key(attempt_id: int) -> str:
+    return f"dp:position:{attempt_id}"
+
+
+def _position_cached(attempt_id: int) -> _Position | None:
+    try:
+        cached = cache.get(_position_key(attempt_id))
+    except Exception:  # a cache is never needed: replay
+        logger.warning("position cache unreadable for attempt %s", attempt_id, exc_info=True)
+        return None
+    return cached if isinstance(cached, _Position) else None
 
 
 def attempt_position(attempt: Attempt) -> State:
     """The position after the attempt's stored log: from the snapshot cached with it, else replayed."""
-    try:
-        cached = cache.get(_position_key(attempt))
-    except Exception:  # a cache is never needed: replay
-        logger.warning("position cache unreadable for attempt %s", attempt.pk, exc_info=True)
-        cached = None
-    if cached is not None:
+    cached = _position_cached(attempt.pk)
+    if cached is not None and cached.fits(attempt):
         try:
-            length, snapshot = cached
-            if length == len(attempt.moves):
-                return State.restore(deal(attempt.challenge.game, attempt.challenge.seed_int), snapshot)
+            return State.restore(deal(attempt.challenge.game, attempt.challenge.seed_int), cached.snapshot)
         except (TypeError, ValueError):
             logger.warning("position snapshot of attempt %s does not fit its deal: replaying", attempt.pk)
     return attempt_replay(attempt)
 
 
-def _position_remember(attempt: Attempt, state: State) -> None:
+def _position_remember(attempt: Attempt, state: State, length: int | None = None) -> None:
     """After the commit (a rolled-back batch must leave no snapshot for a length it never stored)."""
+    challenge = attempt.challenge
+    position = _Position(
+        length=len(attempt.moves) if length is None else length,
+        snapshot=state.snapshot(),
+        player_id=attempt.player_id,
+        challenge_id=challenge.pk,
+        started_at=attempt.started_at,
+        game=challenge.game,
+        seed=challenge.seed_int,
+        date=challenge.date,
+        ranked=attempt.ranked,
+    )
     try:
-        cache.set(_position_key(attempt), (len(attempt.moves), state.snapshot()), POSITION_CACHE_SECONDS)
+        cache.set(_position_key(attempt.pk), position, POSITION_CACHE_SECONDS)
     except Exception:
         logger.warning("position cache not written for attempt %s", attempt.pk, exc_info=True)
+
+
+# The one statement of the common batch. Each condition is a reason the locked path must decide
+# instead: another player's attempt, another attempt under this id, an ended attempt, or a log that
+# is no longer the cached position's (a batch of another tab or a retry got there first).
+_APPEND_AT_LENGTH = """
+    UPDATE games_attempt SET moves = moves || %s::jsonb
+    WHERE id = %s AND player_id = %s AND challenge_id = %s AND started_at = %s
+      AND finished_at IS NULL AND jsonb_array_length(moves) = %s
+    RETURNING assisted
+"""
+
+
+def _append_at_position(*, attempt_id: int, player: AbstractBaseUser, start: int, moves: list[str]) -> MovesOutcome | None:
+    """Store a batch of legal moves that starts where the cached position ends, without a lock or a
+    transaction: one conditional UPDATE that appends only if the stored log still has exactly the
+    cached position's length (so it is the log that position was computed from), the attempt is the
+    player's and still open. None means "not this case": the caller takes the locked path.
+
+    Why it is sound: the snapshot for length L was computed from the first L stored moves, which never
+    change (logs only grow); the UPDATE checks, atomically with the append, that the log has L moves,
+    so two batches racing from L cannot both be stored, and the loser is decided by the locked path.
+    Only legal batches take this path, so illegal entries are always reported from the stored log.
+    """
+    if connection.vendor != "postgresql" or not moves or start + len(moves) > MAX_LOG_LENGTH:
+        return None
+    cached = _position_cached(attempt_id)
+    if cached is None or cached.length != start or cached.player_id != player.pk:
+        return None
+    if cached.ranked and cached.date < days.today():
+        return None  # the locked path answers day_over
+    try:
+        state = State.restore(deal(cached.game, cached.seed), cached.snapshot)
+    except (TypeError, ValueError):
+        return None
+    if play_log(state, moves, start=start) is not None:
+        return None  # an illegal entry: reported by the locked path, from the stored log
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _APPEND_AT_LENGTH,
+            [json.dumps(moves), attempt_id, player.pk, cached.challenge_id, cached.started_at, start],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    challenge = Challenge(pk=cached.challenge_id, date=cached.date, game=cached.game, seed=cached.seed)
+    attempt = Attempt(
+        pk=attempt_id,
+        player_id=player.pk,
+        challenge=challenge,
+        ranked=cached.ranked,
+        assisted=row[0],
+        started_at=cached.started_at,
+        finished_at=None,
+    )
+    length = start + len(moves)
+    # On commit: at once in autocommit (a request), and never for a caller's transaction that rolls back.
+    transaction.on_commit(lambda: _position_remember(attempt, state, length))
+    return MovesOutcome(attempt=attempt, state=state, applied=len(moves), log_length=length)
 
 
 def _play_tail(attempt: Attempt, tail: list[str]) -> tuple[State, list[str], ReplayError | None]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -52,15 +54,22 @@ def test_without_the_commit_no_snapshot_is_left_and_a_bad_one_is_ignored(
     with django_capture_on_commit_callbacks(execute=False):  # the batch's transaction never commits its hook
         services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=0, moves=["s"])
     stored = Attempt.objects.get(pk=attempt.pk)
-    assert cache.get(services._position_key(stored)) is None
-    for bad in (("not", "a", "snapshot"), (1, ("not", "a", "snapshot")), "junk"):
-        cache.set(services._position_key(stored), bad)
+    key = services._position_key(stored.pk)
+    assert cache.get(key) is None
+    services._position_remember(stored, _replayed(["s"]))
+    good = cache.get(key)
+    assert good.fits(stored)
+    for bad in (("not", "a", "snapshot"), (1, ("not", "a", "snapshot")), "junk", replace(good, snapshot=("x",))):
+        cache.set(key, bad)
         assert services.attempt_position(stored).key() == _replayed(["s"]).key()
     other = _replayed(["s"], seed=7).snapshot()  # a snapshot of another deal under this key
-    cache.set(services._position_key(stored), (1, other))
+    cache.set(key, replace(good, snapshot=other))
     assert services.attempt_position(stored).key() == _replayed(["s"]).key()
     older = _replayed([]).snapshot()  # an older batch's snapshot (length 0) is not used for length 1
-    cache.set(services._position_key(stored), (0, older))
+    cache.set(key, replace(good, length=0, snapshot=older))
+    assert services.attempt_position(stored).key() == _replayed(["s"]).key()
+    # Another attempt that reused this id (a test database) is told apart by its start time.
+    cache.set(key, replace(good, started_at=good.started_at - dt.timedelta(seconds=1), snapshot=older, length=1))
     assert services.attempt_position(stored).key() == _replayed(["s"]).key()
 
 
@@ -73,8 +82,9 @@ def test_an_attempt_keeps_one_snapshot_whatever_its_number_of_batches(
         with django_capture_on_commit_callbacks(execute=True):
             services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=i, moves=["s"])
     stored = Attempt.objects.get(pk=attempt.pk)
-    length, snapshot = cache.get(services._position_key(stored))
-    assert length == 5 and State.restore(deal("klondike", 2026), snapshot).key() == _replayed(["s"] * 5).key()
+    cached = cache.get(services._position_key(stored.pk))
+    assert cached.length == 5 and cached.fits(stored)
+    assert State.restore(deal("klondike", 2026), cached.snapshot).key() == _replayed(["s"] * 5).key()
 
 
 def test_a_snapshot_restores_an_equal_state_for_every_game() -> None:
