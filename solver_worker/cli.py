@@ -23,6 +23,7 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from games.engine import GAME_IDS
 from games.engine.deal import check_seed
@@ -164,19 +165,33 @@ def _solve_one(args: tuple[str, int, float, int | None]) -> dict[str, object]:
     return solve_row(*args)
 
 
-def _celery_rows(todo: list[tuple[str, int, float, int | None]]) -> Iterator[dict[str, object]]:
+SOLVE_TASK = "solver_worker.solve_seed"  # solver_worker.tasks.solve_seed, named: the CLI imports no Django
+
+
+def celery_app() -> Any:
+    """A plain Celery client on the broker of ``REDIS_URL`` (also the result backend), no Django.
+
+    Only sends ``solver_worker.solve_seed`` by name, to the queue ``CELERY_SOLVER_QUEUE`` (default
+    ``solver``): the same variables, with the same defaults, as the workers' settings.
+    """
+    from celery import Celery
+
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        raise UsageError("--celery needs REDIS_URL: the broker the solver workers read")
+    app = Celery("solver_worker.cli", broker=url, backend=url, set_as_current=False)
+    app.conf.task_default_queue = os.environ.get("CELERY_SOLVER_QUEUE", "solver")
+    return app
+
+
+def _celery_rows(todo: list[tuple[str, int, float, int | None]], app: Any = None) -> Iterator[dict[str, object]]:
     """Send every deal as a ``solver_worker.solve_seed`` task; yield the rows as workers finish them.
 
     Any number of workers on any number of machines sharing the broker take part. A row
     is written to --out as it arrives, so an interrupted study resumes where it stopped.
     """
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    import django
-
-    django.setup()
-    from solver_worker.tasks import solve_seed
-
-    sent = [(solve_seed.delay(*job), job) for job in todo]
+    app = app or celery_app()
+    sent = [(app.send_task(SOLVE_TASK, args=list(job)), job) for job in todo]
     jobs = {result.id: job for result, job in sent}
     results = {result.id: result for result, _ in sent}
     while results:

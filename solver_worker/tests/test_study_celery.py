@@ -1,28 +1,89 @@
-"""A winnability study sent as Celery tasks (in process here; workers anywhere in service)."""
+"""A winnability study sent as Celery tasks to a real worker process, and the CLI free of Django."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from solver_worker.cli import main
 
+ROOT = Path(__file__).resolve().parents[2]
 
-def test_a_celery_study_writes_every_deal_and_resumes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+
+@pytest.fixture
+def solver_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A `celery worker` reading a solver queue of its own on the real broker (REDIS_URL)."""
+    if not os.environ.get("REDIS_URL"):
+        pytest.skip("needs the broker: REDIS_URL")
+    queue = f"solver-test-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setenv("CELERY_SOLVER_QUEUE", queue)
+    log = tmp_path / "worker.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "-Q", queue,
+             "--without-mingle", "--without-gossip", "--without-heartbeat", "--loglevel", "INFO"],
+            cwd=ROOT, env={**os.environ, "CELERY_SOLVER_QUEUE": queue}, stdout=out, stderr=subprocess.STDOUT,
+        )
+    try:
+        yield queue
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_a_celery_study_writes_every_deal_and_resumes(
+    solver_worker: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "study.jsonl"
     assert main(["winnability", "klondike", "--deals", "2", "--seconds", "2", "--start", "2",
                  "--celery", "--out", str(out)]) == 0
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert sorted(r["seed"] for r in rows) == [2, 3]
     assert all(r["status"] in {"solved", "unsolvable", "unknown"} for r in rows)
+    assert all("error" not in r for r in rows), rows  # solved by the worker, not failed tasks
     assert main(["winnability", "klondike", "--deals", "3", "--seconds", "2", "--start", "2",
                  "--celery", "--out", str(out)]) == 0
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert sorted(r["seed"] for r in rows) == [2, 3, 4]  # seeds 2 and 3 were not solved again
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert summary["deals"] == 3 and summary["won"] + summary["lost"] + summary["unknown"] == 3
+
+
+def test_the_cli_never_sets_django_up_even_to_send_celery_tasks() -> None:
+    code = (
+        "import sys\n"
+        "from solver_worker import cli\n"
+        "app = cli.celery_app()\n"
+        "assert app.conf.task_default_queue == 'solver-q', app.conf.task_default_queue\n"
+        # (kombu's JSON encoder imports django.utils.functional when Django is installed: a helper
+        # module, not Django set up. Settings, apps and the ORM are what must stay out.)
+        "loaded = sorted(m for m in ('django.conf', 'django.apps', 'django.db') if m in sys.modules)\n"
+        "assert not loaded, loaded\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    env.update(REDIS_URL="redis://127.0.0.1:6379/15", CELERY_SOLVER_QUEUE="solver-q")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_celery_study_without_a_broker_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    assert main(["winnability", "klondike", "--deals", "1", "--seconds", "1", "--celery",
+                 "--out", str(tmp_path / "s.jsonl")]) == 2
+    assert "REDIS_URL" in capsys.readouterr().err
 
 
 def test_report_counts_undecided_deals_as_neither(tmp_path: Path) -> None:
