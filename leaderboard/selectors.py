@@ -241,15 +241,23 @@ def _db_rank(*, challenge: Challenge, player_id: int, clean: bool) -> int | None
     return rows[0][1] if rows else None
 
 
-def _db_page(*, challenge: Challenge, offset: int, limit: int, clean: bool) -> LeaderboardPage:
-    qs = leaderboard_results(challenge=challenge, clean=clean)
-    total = qs.count()
+def board_page_of(results: QuerySet[Result], *, offset: int, limit: int) -> LeaderboardPage:
+    """Entries ranked ``offset + 1`` .. ``offset + limit`` of any set of a board's rows (the board's
+    own, or a league's members' part of it), ranked 1, 2, 3... within that set, read from the database.
+    The one definition of a board page: the public boards and the league boards use it."""
+    if offset < 0 or limit < 0:
+        raise ValueError("offset and limit must not be negative")
+    total = results.count()
     ranked = (
-        qs.select_related("player")
+        results.select_related("player")
         .annotate(board_rank=Window(RowNumber(), order_by=board_order()))
         .order_by(*board_order())[offset : offset + limit]
     )
     return LeaderboardPage(total=total, entries=[_entry(r, r.board_rank) for r in ranked], source="database")
+
+
+def _db_page(*, challenge: Challenge, offset: int, limit: int, clean: bool) -> LeaderboardPage:
+    return board_page_of(leaderboard_results(challenge=challenge, clean=clean), offset=offset, limit=limit)
 
 
 # --- Boards through Redis -----------------------------------------------------------

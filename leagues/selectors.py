@@ -19,13 +19,11 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db.models import BigIntegerField, Count, F, OuterRef, Q, QuerySet, Subquery, Sum, Value
-from django.db.models.expressions import Window
-from django.db.models.functions import Coalesce, RowNumber
+from django.db.models.functions import Coalesce
 
 from leaderboard.selectors import (
-    LeaderboardEntry,
     LeaderboardPage,
-    board_order,
+    board_page_of,
     counted_results,
     leaderboard_challenge_get,
     leaderboard_results,
@@ -119,32 +117,9 @@ def league_daily_board(*, league: League, day: dt.date, game: str, offset: int, 
 
     leaderboard.errors.BoardNotFound when that challenge has no board (unknown or a future day).
     """
-    if offset < 0 or limit < 0:
-        raise ValueError("offset and limit must not be negative")
     challenge = leaderboard_challenge_get(date=day, game=game)
-    qs = leaderboard_results(challenge=challenge).filter(player_id__in=_member_ids(league))
-    total = qs.count()
-    rows = (
-        qs.select_related("player")
-        .annotate(board_rank=Window(RowNumber(), order_by=board_order()))
-        .order_by(*board_order())[offset : offset + limit]
-    )
-    entries = [
-        LeaderboardEntry(
-            rank=r.board_rank,
-            result_id=r.pk,
-            player_id=r.player_id,
-            player=r.player.get_username(),
-            won=r.won,
-            score=r.score,
-            moves=r.moves,
-            play_time_ms=r.play_time_ms,
-            finished_at=r.finished_at,
-            assisted=r.assisted,
-        )
-        for r in rows
-    ]
-    return LeaderboardPage(total=total, entries=entries, source="database")
+    members = leaderboard_results(challenge=challenge).filter(player_id__in=_member_ids(league))
+    return board_page_of(members, offset=offset, limit=limit)
 
 
 def league_alltime_board(*, league: League, offset: int, limit: int) -> AllTimePage:
