@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
+from django.http import QueryDict
 from rest_framework import serializers
 
 from games.errors import BadRequest
@@ -46,6 +49,23 @@ def game_field(**kwargs: Any) -> serializers.ChoiceField:
     from games.engine import GAME_IDS
 
     return serializers.ChoiceField(choices=list(GAME_IDS), **kwargs)
+
+
+def validated_query(serializer_class: type[serializers.Serializer], request: Any) -> dict[str, Any]:
+    """``validated(serializer_class, request.query_params)``, remembered per query string.
+
+    A query's validation depends on its text alone, and a hot read (a board's top page) sees the same
+    few texts again and again: the serializer runs once per text (errors are not remembered, so a bad
+    query is checked, and answered, each time).
+    """
+    if request.encoding not in (None, "utf-8"):
+        return validated(serializer_class, request.query_params)
+    return dict(_validated_query_text(serializer_class, request.META.get("QUERY_STRING", "")))
+
+
+@lru_cache(maxsize=512)
+def _validated_query_text(serializer_class: type[serializers.Serializer], query: str) -> Mapping[str, Any]:
+    return MappingProxyType(validated(serializer_class, QueryDict(query)))
 
 
 def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:

@@ -528,7 +528,9 @@ _APPEND_AT_LENGTH = """
 """
 
 
-def _append_at_position(*, attempt_id: int, player: AbstractBaseUser, start: int, moves: list[str]) -> MovesOutcome | None:
+def _append_at_position(
+    *, attempt_id: int, player: AbstractBaseUser, start: int, moves: list[str]
+) -> MovesOutcome | None:
     """Store a batch of legal moves that starts where the cached position ends, without a lock or a
     transaction: one conditional UPDATE that appends only if the stored log still has exactly the
     cached position's length (so it is the log that position was computed from), the attempt is the

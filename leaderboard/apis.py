@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import re
-from typing import Any
-
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
@@ -17,7 +14,7 @@ from rest_framework.views import APIView
 
 from games import days as dates
 from games.engine import GAME_IDS
-from games.fields import game_field
+from games.fields import game_field, validated_query
 from games.selectors import parse_challenge_path
 from leaderboard.errors import PlayerNotFound
 from leaderboard.selectors import (
@@ -33,36 +30,6 @@ from leaderboard.serializers import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, EntryS
 
 AROUND_RADIUS = 5
 USERNAME_MAX_LENGTH = 150
-
-
-_DIGITS = re.compile(r"^[0-9]{1,9}$")
-
-
-def _plain_board_query(params: Any) -> dict[str, Any] | None:
-    """The validated query when it only has ``limit``/``offset`` in digits and a literal ``clean``.
-
-    The same values ``LeaderboardApi.InputSerializer`` gives them (it reads the
-    last value of a repeated parameter too), without its cost on the hot path;
-    None for anything else (``around``, other spellings, out of range, unknown
-    names): the serializer decides, with its error messages.
-    """
-    query: dict[str, Any] = {"limit": DEFAULT_LIMIT, "offset": 0, "clean": False}
-    for name in params:
-        value = params.get(name)
-        if name in ("limit", "offset"):
-            if not isinstance(value, str) or not _DIGITS.match(value):
-                return None
-            number = int(value)
-            if name == "limit" and not 1 <= number <= MAX_LIMIT:
-                return None
-            query[name] = number
-        elif name == "clean" and isinstance(value, str) and value.lower() in serializers.BooleanField.TRUE_VALUES:
-            query["clean"] = True
-        elif name == "clean" and isinstance(value, str) and value.lower() in serializers.BooleanField.FALSE_VALUES:
-            query["clean"] = False
-        else:
-            return None
-    return query
 
 
 class LeaderboardApi(APIView):
@@ -109,11 +76,7 @@ class LeaderboardApi(APIView):
     )
     def get(self, request: Request, date: str, game: str) -> HttpResponse:
         day, game = parse_challenge_path(date=date, game=game)
-        query = _plain_board_query(request.query_params)
-        if query is None:
-            params = self.InputSerializer(data=request.query_params)
-            params.is_valid(raise_exception=True)
-            query = params.validated_data
+        query = validated_query(self.InputSerializer, request)
         clean: bool = query["clean"]
         user = request.user if request.user.is_authenticated else None
         if query.get("around") == "me" and user is None:

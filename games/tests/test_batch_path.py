@@ -64,7 +64,7 @@ def _statements(capture: CaptureQueriesContext) -> list[str]:
 
 
 def test_a_legal_batch_is_one_update_without_a_lock_or_a_replay(play: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    user, attempt_id, send = play
+    _user, attempt_id, send = play
     assert send(0, ["s"])[0] == 200  # the token is read from the database once, then from the cache
     monkeypatch.setattr(services, "attempt_replay", lambda attempt: pytest.fail("replayed from the deal"))
     with CaptureQueriesContext(connection) as capture:
@@ -82,7 +82,7 @@ def test_a_legal_batch_is_one_update_without_a_lock_or_a_replay(play: Any, monke
 
 def test_the_answer_is_the_locked_paths_answer(play: Any) -> None:
     """The same batches, once from the cache and once with it dropped before each: equal answers."""
-    user, attempt_id, send = play
+    _user, attempt_id, send = play
     line = ["s", "s", "s", "u", "s"]
     fast = [send(i, [move]) for i, move in enumerate(line)]
     Attempt.objects.filter(pk=attempt_id).update(moves=[])
@@ -99,7 +99,7 @@ def test_the_answer_is_the_locked_paths_answer(play: Any) -> None:
 def test_a_batch_behind_the_cache_takes_the_locked_path(play: Any) -> None:
     """The stored log grew without the cache knowing (another process's batch whose cache write was
     lost): the conditional UPDATE stores nothing, and the locked path decides (resend or 409)."""
-    user, attempt_id, send = play
+    _user, attempt_id, send = play
     assert send(0, ["s"])[0] == 200
     Attempt.objects.filter(pk=attempt_id).update(moves=["s", "s"])  # the cache still says length 1
     status, body = send(1, ["u"])
@@ -117,7 +117,7 @@ def _state_of(moves: list[str]) -> dict[str, Any]:
 
 
 def test_an_ended_attempt_takes_nothing_even_with_its_position_cached(play: Any) -> None:
-    user, attempt_id, send = play
+    _user, attempt_id, send = play
     assert send(0, ["s"])[0] == 200
     Attempt.objects.filter(pk=attempt_id).update(finished_at=dt.datetime.now(dt.UTC))
     status, body = send(1, ["s"])
@@ -126,16 +126,16 @@ def test_an_ended_attempt_takes_nothing_even_with_its_position_cached(play: Any)
 
 
 def test_another_players_id_is_not_found_even_with_its_position_cached(play: Any) -> None:
-    user, attempt_id, send = play
+    _user, attempt_id, send = play
     assert send(0, ["s"])[0] == 200
     intruder = Client(HTTP_HOST="localhost", HTTP_AUTHORIZATION=f"Token {token_for(make_user())}")
-    status, body = send(1, ["s"], who=intruder)
+    status, _body = send(1, ["s"], who=intruder)
     assert status == 404
     assert Attempt.objects.get(pk=attempt_id).moves == ["s"]
 
 
 def test_an_attempt_that_reused_the_id_is_not_written_from_the_old_position(play: Any) -> None:
-    user, attempt_id, send = play
+    _user, attempt_id, send = play
     assert send(0, ["s"])[0] == 200
     attempt = Attempt.objects.get(pk=attempt_id)
     earlier = attempt.started_at - dt.timedelta(hours=1)
@@ -147,7 +147,7 @@ def test_an_attempt_that_reused_the_id_is_not_written_from_the_old_position(play
 
 
 def test_an_illegal_entry_is_reported_from_the_stored_log(play: Any) -> None:
-    user, attempt_id, send = play
+    _user, attempt_id, send = play
     assert send(0, ["s"])[0] == 200
     status, body = send(1, ["s", "f9"])  # "f9" is no move of klondike's notation
     assert status == 400, body
@@ -165,7 +165,7 @@ def test_a_hint_shows_in_the_next_batch_answer(play: Any, django_capture_on_comm
 
 
 def test_the_days_end_ends_the_unlocked_path_too(play: Any) -> None:
-    user, attempt_id, send = play
+    _user, attempt_id, send = play
     assert send(0, ["s"])[0] == 200
     with time_machine.travel(days.next_day_starts_at(days.today()) + dt.timedelta(seconds=1)):
         status, body = send(1, ["s"])
