@@ -23,6 +23,7 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from games.engine import GAME_IDS
@@ -105,11 +106,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     r = sub.add_parser("report", help="a Markdown table of the win rates in study files (JSON lines)")
     r.add_argument("files", nargs="+", metavar="FILE")
+    g = sub.add_parser("plot", help="an SVG chart of the win rates in study files, with their intervals")
+    g.add_argument("files", nargs="+", metavar="FILE")
+    g.add_argument("--out", required=True, help="the SVG file to write")
     return parser
 
 
-def report(paths: list[str]) -> str:
-    """One row per game: proven wins and losses, undecided deals, and an honest 95% interval.
+@dataclass(frozen=True)
+class StudyFigures:
+    """One game's figures over the study files: what ``report`` prints and ``plot`` draws."""
+
+    game: str
+    deals: int
+    won: int
+    lost: int
+    unknown: int
+    low: float  # 95% Wilson lower bound of the proven wins
+    high: float  # 95% Wilson upper bound of the wins plus the undecided deals
+    median_won_seconds: float | None
+
+
+def study_figures(paths: list[str]) -> list[StudyFigures]:
+    """Per game (in GAME_IDS order), from the rows that count across all the files.
 
     The interval runs from the Wilson lower bound of the proven wins to the Wilson upper
     bound of wins plus undecided deals, over all deals: undecided deals are never counted
@@ -121,21 +139,31 @@ def report(paths: list[str]) -> str:
             games = rows.setdefault(game, {})
             if _replaces(games[seed].get("status") if seed in games else None, row.get("status")):
                 games[seed] = row  # across files too, a proof is never replaced by an undecided row
-    lines = [
-        "| game | deals | won | proven lost | undecided | win rate, 95% | median s (won) |",
-        "|---|---|---|---|---|---|---|",
-    ]
+    figures = []
     for game in [g for g in GAME_IDS if g in rows]:
         deals = list(rows[game].values())
         won = sum(1 for r in deals if r["status"] == "solved")
         lost = sum(1 for r in deals if r["status"] == "unsolvable")
         unknown = len(deals) - won - lost
-        low = wilson(won, len(deals))[0]
-        high = wilson(won + unknown, len(deals))[1]
         times = sorted(float(r["seconds"]) for r in deals if r["status"] == "solved")  # type: ignore[arg-type]
-        median = f"{times[len(times) // 2]:.2f}" if times else "-"
-        lines.append(f"| {game} | {len(deals)} | {won} | {lost} | {unknown} | "
-                     f"{100 * low:.1f}% to {100 * high:.1f}% | {median} |")
+        figures.append(StudyFigures(
+            game=game, deals=len(deals), won=won, lost=lost, unknown=unknown,
+            low=wilson(won, len(deals))[0], high=wilson(won + unknown, len(deals))[1],
+            median_won_seconds=times[len(times) // 2] if times else None,
+        ))
+    return figures
+
+
+def report(paths: list[str]) -> str:
+    """One Markdown row per game: proven wins and losses, undecided deals, and an honest 95% interval."""
+    lines = [
+        "| game | deals | won | proven lost | undecided | win rate, 95% | median s (won) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for f in study_figures(paths):
+        median = "-" if f.median_won_seconds is None else f"{f.median_won_seconds:.2f}"
+        lines.append(f"| {f.game} | {f.deals} | {f.won} | {f.lost} | {f.unknown} | "
+                     f"{100 * f.low:.1f}% to {100 * f.high:.1f}% | {median} |")
     return "\n".join(lines)
 
 
@@ -339,6 +367,13 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_solve(args)
         if args.command == "report":
             print(report(args.files))
+            return 0
+        if args.command == "plot":
+            from .plot import win_rate_svg
+
+            with open(args.out, "w", encoding="utf-8") as fh:
+                fh.write(win_rate_svg(study_figures(args.files)))
+            print(f"wrote {args.out}")
             return 0
         return cmd_winnability(args)
     except UsageError as exc:
