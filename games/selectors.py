@@ -34,15 +34,22 @@ def parse_challenge_path(*, date: str, game: str) -> tuple[dt.date, str]:
     return parse_date(date), parse_game(game)
 
 
+def challenges_shown(*, today: dt.date | None = None) -> QuerySet[Challenge]:
+    """The challenges players may see: ready, published, of today or an earlier day (nothing of a
+    future day exists outside). The one definition: every getter and list of challenges starts here."""
+    return Challenge.objects.filter(
+        status=Challenge.Status.READY, published=True, date__lte=today or days.today()
+    )
+
+
 def challenge_get(*, day: dt.date, game: str) -> Challenge:
-    """A published, ready challenge of today or an earlier day; nothing of a future day exists outside."""
+    """A challenge players may see (:func:`challenges_shown`); NotFound otherwise."""
     today = days.today()
     if day > today:
         raise NotFound(f"the {game} challenge of {day} is not published yet")
-    try:
-        challenge = Challenge.objects.get(date=day, game=game, status=Challenge.Status.READY, published=True)
-    except Challenge.DoesNotExist:
-        raise NotFound(f"there is no {game} challenge for {day}") from None
+    challenge = challenges_shown(today=today).filter(date=day, game=game).first()
+    if challenge is None:
+        raise NotFound(f"there is no {game} challenge for {day}")
     return challenge
 
 
@@ -54,7 +61,7 @@ def challenge_from_path(*, date: str, game: str) -> Challenge:
 
 def challenges_of_day(*, day: dt.date) -> list[Challenge]:
     order = {g: i for i, g in enumerate(GAME_IDS)}
-    found = Challenge.objects.filter(date=day, status=Challenge.Status.READY, published=True)
+    found = challenges_shown().filter(date=day)
     return sorted(found, key=lambda c: order.get(c.game, 99))
 
 
@@ -133,12 +140,8 @@ def challenges_archived(*, days_back: int) -> list[Challenge]:
     """Published, ready challenges of the last ``days_back`` days before today, newest first."""
     today = days.today()
     return list(
-        Challenge.objects.filter(
-            date__lt=today,
-            date__gte=today - dt.timedelta(days=days_back),
-            status=Challenge.Status.READY,
-            published=True,
-        ).order_by("-date")
+        challenges_shown(today=today).filter(date__lt=today, date__gte=today - dt.timedelta(days=days_back))
+        .order_by("-date")
     )
 
 

@@ -32,7 +32,7 @@ from django.db.models.functions import RowNumber
 
 from games import days as dates
 from games.models import Challenge, Result
-from games.selectors import counted_results
+from games.selectors import challenges_shown, counted_results
 from leaderboard import redis_store
 from leaderboard.errors import BoardNotFound, PlayerNotFound
 from leaderboard.models import PlayerStats
@@ -172,7 +172,7 @@ def leaderboard_challenge_get(
         hit = _shown_challenges.get(key)
         if hit is not None and hit[0] > time.monotonic():
             return Challenge.from_db(DEFAULT_DB_ALIAS, ["id", "date", "game"], [hit[1], date, game])
-    challenge = Challenge.objects.filter(date=date, game=game, status=Challenge.Status.READY, published=True).first()
+    challenge = challenges_shown(today=today).filter(date=date, game=game).first()
     if challenge is None:
         raise BoardNotFound(f"There is no {game} challenge on {date.isoformat()}.")
     if key is not None:
@@ -312,6 +312,7 @@ def _entries_for(challenge: Challenge, result_ids: list[int], first_rank: int, c
         row[0]: row
         for row in leaderboard_results(challenge=challenge, clean=clean)
         .filter(pk__in=result_ids)
+        .order_by()  # (the model's default order would only sort rows put in order below)
         .values_list(*_ENTRY_FIELDS)
     }
     missing = [rid for rid in result_ids if rid not in rows]
