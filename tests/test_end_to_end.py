@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +20,7 @@ from django.test import Client
 
 from games import days
 from games.tests.factories import make_challenge
+from tests.processes import celery_worker
 
 ROOT = Path(__file__).resolve().parent.parent
 WINS = ROOT / "games" / "tests" / "data" / "winning_logs.json"
@@ -53,23 +52,9 @@ def worker(tmp_path: Path) -> Iterator[Path]:
     from config.celery import app
 
     app.control.purge()  # nothing left over from an earlier run reaches this worker
-    env = {**os.environ, "DATABASE_URL": database_url()}
     log = tmp_path / "worker.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo",
-             "--without-mingle", "--without-gossip", "--without-heartbeat", "--loglevel", "INFO"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )
-    try:
+    with celery_worker(log, env={"DATABASE_URL": database_url()}):
         yield log
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def api(client: Client, method: str, path: str, token: str | None = None, body: Any = None) -> Any:

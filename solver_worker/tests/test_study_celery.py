@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from solver_worker.cli import main
+from tests.processes import celery_worker
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,22 +25,8 @@ def solver_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[s
         pytest.skip("needs the broker: REDIS_URL")
     queue = f"solver-test-{uuid.uuid4().hex[:8]}"
     monkeypatch.setenv("CELERY_SOLVER_QUEUE", queue)
-    log = tmp_path / "worker.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "-Q", queue,
-             "--without-mingle", "--without-gossip", "--without-heartbeat", "--loglevel", "INFO"],
-            cwd=ROOT, env={**os.environ, "CELERY_SOLVER_QUEUE": queue}, stdout=out, stderr=subprocess.STDOUT,
-        )
-    try:
+    with celery_worker(tmp_path / "worker.log", queues=queue, env={"CELERY_SOLVER_QUEUE": queue}):
         yield queue
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def test_a_celery_study_writes_every_deal_and_resumes(
