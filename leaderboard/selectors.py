@@ -19,6 +19,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, TypeVar
 
 import redis
@@ -305,16 +306,43 @@ _ENTRY_FIELDS = (
 )
 
 
+def _entry_rows_query(challenge_id: int, result_ids: list[int], clean: bool) -> QuerySet[Result]:
+    return (
+        leaderboard_results(challenge=challenge_id, clean=clean)
+        .filter(pk__in=result_ids)
+        .order_by()  # (the model's default order would only sort rows put in order by the caller)
+        .values_list(*_ENTRY_FIELDS)
+    )
+
+
+@lru_cache(maxsize=64)
+def _entry_rows_sql(n: int, clean: bool) -> tuple[str, tuple[object, ...]]:
+    """The SQL of :func:`_entry_rows_query` for ``n`` ids, compiled once by the ORM itself (with stand-in
+    values: the challenge -1, the ids -2 .. -n-1, none of which a row can have), and its parameters
+    with those stand-ins in place: building and compiling the query cost more than running it."""
+    stand_ins = list(range(-2, -2 - n, -1))
+    sql, params = _entry_rows_query(-1, stand_ins, clean).query.sql_with_params()
+    return sql, tuple(params)
+
+
+def _entry_rows(challenge_id: int, result_ids: list[int], clean: bool) -> list[tuple[Any, ...]]:
+    """The counted rows among ``result_ids`` (``_ENTRY_FIELDS``, any order). On PostgreSQL from the
+    compiled query (its rows are values_list's: no field there needs a converter), else the ORM."""
+    ids = list(dict.fromkeys(result_ids))  # the ORM's IN removes repeats too
+    if connection.vendor != "postgresql" or not ids:
+        return list(_entry_rows_query(challenge_id, ids, clean))
+    sql, template = _entry_rows_sql(len(ids), clean)
+    value = {-1: challenge_id, **{-2 - i: rid for i, rid in enumerate(ids)}}
+    params = [value.get(p, p) if isinstance(p, int) and not isinstance(p, bool) else p for p in template]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
 def _entries_for(challenge: Challenge, result_ids: list[int], first_rank: int, clean: bool) -> list[LeaderboardEntry]:
     """The board's entries for result ids read off Redis: still counted (else the board is stale), in
     that order. Plain rows, no model instances: a page is 50 of them."""
-    rows = {
-        row[0]: row
-        for row in leaderboard_results(challenge=challenge, clean=clean)
-        .filter(pk__in=result_ids)
-        .order_by()  # (the model's default order would only sort rows put in order below)
-        .values_list(*_ENTRY_FIELDS)
-    }
+    rows = {row[0]: row for row in _entry_rows(challenge.pk, result_ids, clean)}
     missing = [rid for rid in result_ids if rid not in rows]
     if missing:
         raise _StaleBoard(f"results {missing} are not on the board")

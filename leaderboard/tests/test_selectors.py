@@ -362,3 +362,29 @@ def test_default_prefix_names_the_database(settings: Any) -> None:
     challenge = make_challenge(date=DAY)
     keys = redis_store.board_keys(challenge=challenge)
     assert keys.all == f"{redis_store.prefix()}:{{{DAY.isoformat()}:klondike:{challenge.pk}}}:all"
+
+
+@pytest.mark.parametrize("clean", [False, True])
+def test_the_compiled_entries_query_reads_what_the_orm_reads(clean: bool) -> None:
+    """Board entries read by the ORM's query compiled once (stand-in values replaced): the same rows
+    as the ORM's own, whatever the ids (counted or not, repeated, another board's, unknown)."""
+    from leaderboard.selectors import _entry_rows, _entry_rows_query
+
+    challenge, other = make_challenge(date=DAY), make_challenge(date=DAY, game="klondike-3")
+    kinds = [{}, {"assisted": True}, {"disqualified": True}, {"ranked": False},
+             {"status": Submission.Status.INVALID}, {"status": Submission.Status.PENDING}]
+    results = [make_result(challenge=challenge, player=make_user(f"c{i}"), score=i, **kinds[i % len(kinds)])
+               for i in range(18)]
+    results.append(make_result(challenge=other, player=make_user("elsewhere")))
+    ids = [r.pk for r in results]
+    rng = random.Random(7)
+    for n in (1, 2, 5, 11, 19):
+        for _ in range(3):
+            picked = rng.sample(ids, n) + [max(ids) + 1000]
+            picked += picked[:2]  # repeats
+            got = sorted(_entry_rows(challenge.pk, picked, clean))
+            assert got == sorted(_entry_rows_query(challenge.pk, list(dict.fromkeys(picked)), clean))
+    assert {row[0] for row in _entry_rows(challenge.pk, ids, clean)} == {
+        r.pk for r in results[:18] if r.ranked and not r.disqualified and r.submission.status == "valid"
+        and not (clean and r.assisted)
+    }
