@@ -1,0 +1,89 @@
+"""How far complete search goes (issue 12, item 4): the core's complete depth-first search alone,
+with a large node cap and table, on deals the solver left undecided.
+
+    python bench/complete.py [--games josephine,forty-thieves,maria,forty-and-eight] [--deals 20]
+                             [--nodes 50000000] [--mb 2048] [--study docs/winnability]
+
+For each game, the first ``--deals`` seeds that the study file ``<study>/<game>.jsonl`` records
+as undecided are searched to the end or to ``--nodes`` nodes (one core, one table of ``--mb`` MB
+per deal): it prints each deal's verdict (won, proven lost, or capped), nodes, the positions the
+table held and the entries it had to replace, then per game the distribution of the finished
+searches' sizes and how many ran into the cap. A win is replayed by the engine before it counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from games.engine import deal as make_deal
+from solver_worker.search import core
+from solver_worker.search.log import to_log, wins
+from solver_worker.search.search import SOLVED, UNKNOWN
+from solver_worker.search.state import SearchState
+
+TWO_DECK = "josephine,forty-thieves,maria,forty-and-eight"
+
+
+def undecided_seeds(path: str, count: int) -> list[int]:
+    """The first ``count`` seeds of a study file that no row of it decided (won or proven lost)."""
+    decided, seen = set(), set()
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            seen.add(row["seed"])
+            if row.get("status") in ("solved", "unsolvable"):
+                decided.add(row["seed"])
+    return sorted(seen - decided)[:count]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", default=TWO_DECK)
+    parser.add_argument("--deals", type=int, default=20)
+    parser.add_argument("--nodes", type=int, default=50_000_000)
+    parser.add_argument("--mb", type=float, default=2048.0)
+    parser.add_argument("--study", default="docs/winnability")
+    args = parser.parse_args()
+    core.require()
+    print(f"complete search alone, cap {args.nodes:,} nodes, table {args.mb:.0f} MB, one core\n", flush=True)
+    summary = []
+    for game in args.games.split(","):
+        seeds = undecided_seeds(os.path.join(args.study, f"{game}.jsonl"), args.deals)
+        finished: list[int] = []
+        capped = 0
+        verdicts = {"won": 0, "lost": 0}
+        for seed in seeds:
+            deal = make_deal(game, seed)
+            started = time.perf_counter()
+            out = core.search(SearchState(deal), deadline=time.perf_counter() + 3600, max_nodes=args.nodes, mb=args.mb)
+            seconds = time.perf_counter() - started
+            if out.status == UNKNOWN:
+                capped += 1
+                verdict = "capped"
+            else:
+                if out.status == SOLVED and not wins(deal, to_log(deal, out.path), limit=False):
+                    raise SystemExit(f"{game} {seed}: the core's win does not replay in the engine")
+                verdict = "won" if out.status == SOLVED else "lost"
+                verdicts[verdict] += 1
+                finished.append(out.nodes)
+            print(f"  {game:>16} {seed}: {verdict:>6}  {out.nodes:>12,} nodes  {out.stored:>11,} positions  "
+                  f"{out.evictions:>10,} replaced  {seconds:6.1f} s", flush=True)
+        sizes = (f"{min(finished):,} / {int(statistics.median(finished)):,} / {max(finished):,}"
+                 if finished else "-")
+        summary.append(f"| {game} | {len(seeds)} | {len(finished)} ({verdicts['won']} won, {verdicts['lost']} lost) "
+                       f"| {sizes} | {capped} |")
+    print("\n| game | deals | finished | nodes of the finished: min / median / max | at the cap |")
+    print("|---|---|---|---|---|")
+    print("\n".join(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
