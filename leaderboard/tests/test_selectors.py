@@ -380,7 +380,7 @@ def test_the_compiled_entries_query_reads_what_the_orm_reads(clean: bool) -> Non
     rng = random.Random(7)
     for n in (1, 2, 5, 11, 19):
         for _ in range(3):
-            picked = rng.sample(ids, n) + [max(ids) + 1000]
+            picked = [*rng.sample(ids, n), max(ids) + 1000]
             picked += picked[:2]  # repeats
             got = sorted(_entry_rows(challenge.pk, picked, clean))
             assert got == sorted(_entry_rows_query(challenge.pk, list(dict.fromkeys(picked)), clean))
