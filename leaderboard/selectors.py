@@ -365,6 +365,19 @@ def _redis_page(challenge: Challenge, *, offset: int, limit: int, clean: bool) -
     return _via_redis(challenge, read)
 
 
+def _redis_around(challenge: Challenge, *, player_id: int, radius: int, clean: bool) -> LeaderboardAround | None:
+    def read(client: redis.Redis, keys: redis_store.BoardKeys, aged: bool) -> LeaderboardAround:
+        total, position, start, ids = redis_store.board_around(
+            client, keys, clean=clean, player_id=player_id, radius=radius, accept_aged=aged
+        )
+        if position is None:
+            return LeaderboardAround(rank=None, total=total, entries=[], source="redis")
+        entries = _entries_for(challenge, ids, start + 1, clean)
+        return LeaderboardAround(rank=position + 1, total=total, entries=entries, source="redis")
+
+    return _via_redis(challenge, read)
+
+
 def _redis_rank(challenge: Challenge, *, player_id: int, clean: bool) -> tuple[int | None] | None:
     def read(client: redis.Redis, keys: redis_store.BoardKeys, aged: bool) -> tuple[int | None]:
         position = redis_store.board_rank(client, keys, clean=clean, player_id=player_id, accept_aged=aged)
@@ -433,6 +446,10 @@ def leaderboard_around(
     """The player's rank and the entries ranked within ``radius`` of it (empty without a rank)."""
     if radius < 0:
         raise ValueError("radius must not be negative")
+    player_id = player if isinstance(player, int) else player.pk
+    around = _redis_around(challenge, player_id=player_id, radius=radius, clean=clean)
+    if around is not None:
+        return around
     rank = leaderboard_rank(challenge=challenge, player=player, clean=clean)
     if rank is None:
         total = leaderboard_page(challenge=challenge, offset=0, limit=0, clean=clean).total

@@ -388,3 +388,39 @@ def test_the_compiled_entries_query_reads_what_the_orm_reads(clean: bool) -> Non
         r.pk for r in results[:18] if r.ranked and not r.disqualified and r.submission.status == "valid"
         and not (clean and r.assisted)
     }
+
+
+@pytest.mark.parametrize("clean", [False, True])
+def test_the_one_round_trip_neighbourhood_is_the_databases(
+    clean: bool, redis_client: redis.Redis, settings: Any
+) -> None:
+    """Every player and radius: the neighbourhood read from Redis in one script equals the one the
+    database computes (rank, total, the entries and their ranks), ties and assisted results included."""
+    challenge = make_challenge(date=DAY)
+    rng = random.Random(11)
+    players = [make_user(f"n{i:02d}") for i in range(14)]
+    for player in players[:12]:
+        make_result(challenge=challenge, player=player, score=rng.choice([500, 600, 700]),
+                    moves=rng.choice([100, 120]), assisted=rng.random() < 0.3)
+    make_result(challenge=challenge, player=players[12], ranked=False)
+    via_redis = {}
+    for player in players:
+        for radius in range(5):
+            found = leaderboard_around(challenge=challenge, player=player, radius=radius, clean=clean)
+            assert found.source == "redis"
+            via_redis[player.pk, radius] = found
+    settings.REDIS_URL = ""
+    for (player_id, radius), found in via_redis.items():
+        expected = leaderboard_around(challenge=challenge, player=player_id, radius=radius, clean=clean)
+        assert (found.rank, found.total, found.entries) == (expected.rank, expected.total, expected.entries)
+
+
+def test_a_stale_neighbourhood_is_dropped_and_the_database_answers(redis_client: redis.Redis) -> None:
+    challenge = make_challenge(date=DAY)
+    players = [make_user(f"t{i}") for i in range(5)]
+    results = [make_result(challenge=challenge, player=p, score=10 - i) for i, p in enumerate(players)]
+    assert leaderboard_around(challenge=challenge, player=players[2], radius=1).source == "redis"
+    Result.objects.filter(pk=results[1].pk).update(disqualified=True)  # behind the board's back
+    around = leaderboard_around(challenge=challenge, player=players[2], radius=1)
+    # The stale board was dropped; the answer comes from the board built again from the database.
+    assert (around.rank, around.total, names(around.entries)) == (2, 4, ["t0", "t2", "t3"])
