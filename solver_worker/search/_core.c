@@ -540,7 +540,22 @@ static int twin_at_hand(const State *s, int card, const signed char *fu) {
     return s->found[twin & 3] == (twin >> 2) + 1;
 }
 
-static void gen_moves(const State *s, MoveList *ml, Rng *rng) {
+/* Lemma T's conditions (1), (2), (4), (5) for moving c off u (moves.py's _twin_idle). */
+static int twin_idle(const State *s, int c, int u, uint64_t playable, const Tops *tops) {
+    if ((playable >> u) & 1) return 0;
+    for (int k = 0; k < s->nparents[u]; k++)
+        if (tops[(int)s->parents[u][k]].n) return 0;
+    for (int t = 0; t < 52; t++)
+        if (tops[t].n && (s->builds[c * 52 + t] || (t != c && s->builds[u * 52 + t]))) return 0;
+    int lo = s->passes != 0 ? 0 : (s->p > 0 ? s->p - 1 : 0);
+    for (int j = lo; j < s->tlen; j++) {
+        int t = s->talon[j];
+        if (s->builds[c * 52 + t] || (t != c && s->builds[u * 52 + t])) return 0;
+    }
+    return 1;
+}
+
+static void gen_moves(const State *s, MoveList *ml, Rng *rng, int twins) {
     ml->n = 0;
     uint64_t playable = 0;
     const int *found = s->found;
@@ -554,15 +569,17 @@ static void gen_moves(const State *s, MoveList *ml, Rng *rng) {
 #define PLAYABLE(c) ((playable >> (c)) & 1)
     Tops tops[52];
     for (int c = 0; c < 52; c++) tops[c].n = 0;
-    int empty = -1;
+    int empty = -1, nempty = 0;
     for (int i = 0; i < s->ncols; i++) {
         if (s->len[i]) {
             Tops *t = &tops[s->col[i][s->len[i] - 1]];
             if (t->n < 2) t->c[t->n++] = i;
-        } else if (empty < 0) {
-            empty = i;
+        } else {
+            nempty++;
+            if (empty < 0) empty = i;
         }
     }
+    int twin_rule = twins && s->two && !s->runs && !s->klondike && nempty <= 1;
     signed char fu[52];
     int fu_done = 0;
     for (int a = 0; a < s->ncols; a++) {
@@ -591,6 +608,17 @@ static void gen_moves(const State *s, MoveList *ml, Rng *rng) {
                     if (t->c[q] != a) dests[nd++] = t->c[q];
             }
             int to_empty = empty >= 0 && rest && (!s->king_only || base >> 2 == KING);
+            if (twin_rule && rest && s->builds[col[rest - 1] * 52 + base] &&
+                twin_idle(s, base, col[rest - 1], playable, tops)) { /* Lemma T */
+                if (nempty) {
+                    to_empty = 0;
+                } else {
+                    int keep = 0;
+                    for (int q = 0; q < nd; q++)
+                        if (s->col[dests[q]][s->len[dests[q]] - 1] != col[rest - 1]) dests[keep++] = dests[q];
+                    nd = keep;
+                }
+            }
             if (!nd && !to_empty) continue;
             if (s->klondike && rest > s->down[a] && longest == size - s->down[a]) {
                 if (!fu_done) {
@@ -859,7 +887,7 @@ typedef struct {
     Vec path, hist, frames, moves, best;
     MoveList ml;
     Rng rng;
-    int width, keep_best, best_left, nomem, dead;
+    int width, keep_best, best_left, nomem, dead, twins;
     long long nodes, dead_cuts;
 } Search;
 
@@ -925,7 +953,7 @@ static int enter(Search *S) {
         for (int i = 0; i < safe; i++) pop_move(S);
         return 0;
     }
-    gen_moves(s, &S->ml, &S->rng);
+    gen_moves(s, &S->ml, &S->rng, S->twins);
     int n = S->ml.n;
     if (S->width >= 0 && n > S->width) n = S->width;
     if (vec_reserve(&S->moves, (size_t)n) < 0) {
@@ -1199,13 +1227,13 @@ fail:
 
 static PyObject *core_search(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"state", "seconds", "max_nodes", "table_mb", "width", "rng", "noise",
-                            "keep_best", "dead", "prefix", NULL};
+                            "keep_best", "dead", "prefix", "twins", NULL};
     PyObject *st, *rng = Py_None, *prefix = Py_None;
     double seconds, table_mb, noise = 0;
     long long max_nodes = -1;
-    int width = -1, keep_best = 0, dead = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdLd|iOdppO", names, &st, &seconds, &max_nodes, &table_mb, &width,
-                                     &rng, &noise, &keep_best, &dead, &prefix))
+    int width = -1, keep_best = 0, dead = 0, twins = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdLd|iOdppOp", names, &st, &seconds, &max_nodes, &table_mb, &width,
+                                     &rng, &noise, &keep_best, &dead, &prefix, &twins))
         return NULL;
     uint32_t mt[625];
     if (rng != Py_None) {
@@ -1248,6 +1276,7 @@ static PyObject *core_search(PyObject *self, PyObject *args, PyObject *kw) {
     S->width = width;
     S->keep_best = keep_best;
     S->dead = dead;
+    S->twins = twins;
     S->best_left = 1 << 30;
     S->rng.on = rng != Py_None;
     if (S->rng.on) {

@@ -49,6 +49,11 @@ PREFIX_SHARE = 0.5
 # the option stays tested (both searches, random small positions where it does cut).
 DEAD_EVERY_NODE = False
 
+# Lemma T (``safe``): in the one-card two-deck games, twin shuffles whose exposed card has no
+# use in sight are not generated (complete search and restarts alike). See docs/solver.md
+# for the measurement that decided its default.
+TWIN_SHUFFLES = False
+
 # Which search loop runs: "c" (the compiled core, ``core``: the service's) or "python"
 # (``search``: the reference the tests hold the core to). Same moves, order and verdicts.
 CORES = ("c", "python")
@@ -123,10 +128,10 @@ def _solve_deal(
     root = SearchState(deal)  # the core only reads it: every restart starts from this one
     if core == "c":
         outcome = c_core.search(root, deadline=start + share * seconds, max_nodes=first_cap,
-                                mb=table_mb, dead=DEAD_EVERY_NODE)
+                                mb=table_mb, dead=DEAD_EVERY_NODE, twins=TWIN_SHUFFLES)
     else:
         outcome = search(SearchState(deal), deadline=start + share * seconds, max_nodes=first_cap,
-                         table_limit=table_limit, dead=DEAD_EVERY_NODE)
+                         table_limit=table_limit, dead=DEAD_EVERY_NODE, twins=TWIN_SHUFFLES)
     # the complete search's table: what it stored, its capacity, entries it had to replace
     stored, slots, evictions = outcome.stored, outcome.slots, outcome.evictions
     outcome_dead = outcome.dead_cuts
@@ -145,13 +150,14 @@ def _solve_deal(
             prefix = best_line[: rng.randint(0, len(best_line))]
         if core == "c":  # the core plays the prefix and draws the same numbers from ``rng``
             outcome = c_core.search(root, deadline=deadline, max_nodes=cap, mb=table_mb,
-                                    rng=rng, noise=RESTART_NOISE, keep_best=True, prefix=prefix)
+                                    rng=rng, noise=RESTART_NOISE, keep_best=True, prefix=prefix,
+                                    twins=TWIN_SHUFFLES)
         else:
             st = SearchState(deal)
             for m in prefix:
                 st.play(m)
             outcome = search(st, deadline=deadline, max_nodes=cap, table_limit=table_limit,
-                             rng=rng, noise=RESTART_NOISE, keep_best=True)
+                             rng=rng, noise=RESTART_NOISE, keep_best=True, twins=TWIN_SHUFFLES)
         total += outcome.nodes
         depth = max(depth, outcome.depth)
         if outcome.status == SOLVED:

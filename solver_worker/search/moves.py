@@ -83,9 +83,12 @@ def stock_positions(st: SearchState) -> list[tuple[int, int, int, int]]:
     return out
 
 
-def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0) -> list[tuple[int, ...]]:
+def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0,
+              twins: bool = False) -> list[tuple[int, ...]]:
     """Legal moves (up to key equivalence), best first; with ``rng``, each score gets a
-    random bonus below ``noise`` first (restarts use this to vary the order)."""
+    random bonus below ``noise`` first (restarts use this to vary the order). With
+    ``twins`` (one-card two-deck games only), twin shuffles Lemma T in ``safe`` shows no
+    shortest win starts with are left out."""
     cols, builds, down = st.cols, st.builds, st.down
     parents = PARENTS[st.suit_build]
     king_only = st.king_only
@@ -98,12 +101,18 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0)
         playable = {found[s] * 4 + s for s in range(4) if found[s] < 13}
     scored: list[tuple[int, tuple[int, ...]]] = []
     empty = -1
+    nempty = 0
     tops: dict[int, list[int]] = {}
     for i, col in enumerate(cols):
         if col:
             tops.setdefault(col[-1], []).append(i)
-        elif empty < 0:
-            empty = i
+        else:
+            nempty += 1
+            if empty < 0:
+                empty = i
+    # Lemma T (``safe``): one card moves at a time, two decks; with more than one empty
+    # column neither kind of twin shuffle is ever left out.
+    twin_rule = twins and st.two and not st.runs and not klondike and nempty <= 1
     # Klondike partial-run moves (Lemma P in ``safe``): only when the card they expose can be
     # used next; computed on first need.
     faceup: dict[int, int] | None = None
@@ -127,6 +136,13 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0)
             rest = size - n
             dests = [b for parent in parents[base] for b in tops.get(parent, ()) if b != a]
             to_empty = empty >= 0 and rest and (not king_only or base >> 2 == KING)
+            if twin_rule and rest and builds[col[rest - 1] * 52 + base] \
+                    and _twin_idle(st, base, col[rest - 1], playable, tops, parents):
+                # Lemma T: a twin shuffle off ``under`` whose exposed card has no use in sight
+                if nempty:
+                    to_empty = False
+                else:
+                    dests = [b for b in dests if cols[b][-1] != col[rest - 1]]
             if not dests and not to_empty:
                 continue
             if klondike and rest > down[a] and longest == size - down[a]:
@@ -221,6 +237,25 @@ def _first_movable(col: list[int], low: int, a: int, parents: tuple[tuple[int, .
             if faceup.get(parent, a) != a:
                 return i
     return 1 << 30
+
+
+def _twin_idle(st: SearchState, c: int, u: int, playable: set[int], tops: dict[int, list[int]],
+               parents: tuple[tuple[int, ...], ...]) -> bool:
+    """Lemma T's conditions (1), (2), (4) and (5) for moving ``c`` off ``u`` (``safe``): ``u``
+    cannot go up, no parent of ``u`` is a column's top, and no card that builds on ``c``,
+    nor any other than ``c``'s copies that builds on ``u``, is a column's top or can be
+    brought to the waste's top."""
+    if u in playable:
+        return False
+    for parent in parents[u]:
+        if parent in tops:
+            return False
+    builds = st.builds
+    lo = 0 if st.passes != 0 else max(st.p - 1, 0)  # the talon cards a stock move reaches
+    for t in (*tops, *st.talon[lo:]):
+        if builds[c * 52 + t] or (t != c and builds[u * 52 + t]):
+            return False
+    return True
 
 
 def _twin_at_hand(card: int, faceup: dict[int, int], talon: list[int], found: list[int]) -> bool:

@@ -60,12 +60,14 @@ def search(
     noise: int = 0,
     keep_best: bool = False,
     dead: bool = False,
+    twins: bool = False,
 ) -> SearchOutcome:
     """Search from ``st``, which is played on in place (restored only when the search fails).
     With ``keep_best`` the line to the entered position with the fewest cards left off the
     foundations is kept (restarts grow their next tries from it). With ``dead`` Lemma D is
     tried at every new position, not only the root: a position it proves lost is pruned
-    (its key stays in the table, as a lost position's may: pruning it loses no win)."""
+    (its key stays in the table, as a lost position's may: pruning it loses no win). With
+    ``twins`` the move generator leaves out the twin shuffles of Lemma T (``safe``)."""
     path: list[tuple[int, ...]] = []  # every move played from the root, safe ones included
     table: set[bytes] = set()
     path_keys: list[bytes] = []
@@ -113,7 +115,7 @@ def search(
                 undo(path.pop())
             return 0
         path_keys.append(key)
-        moves = gen_moves(st, rng, noise)
+        moves = gen_moves(st, rng, noise, twins)
         if width is not None:
             del moves[width:]
         frames.append([moves, 0, safe])
