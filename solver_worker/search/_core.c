@@ -113,6 +113,7 @@ typedef struct {
     unsigned char builds[52 * 52];
     signed char parents[52][2];
     int nparents[52];
+    uint64_t kids[52];
 } State;
 
 static void col_push(State *s, int i, int card) {
@@ -540,19 +541,13 @@ static int twin_at_hand(const State *s, int card, const signed char *fu) {
     return s->found[twin & 3] == (twin >> 2) + 1;
 }
 
-/* Lemma T's conditions (1), (2), (4), (5) for moving c off u (moves.py's _twin_idle). */
-static int twin_idle(const State *s, int c, int u, uint64_t playable, const Tops *tops) {
+/* Lemma T's conditions (1), (2), (4), (5) for moving c off u (moves.py's _twin_idle);
+ * ``near``: the column tops and the talon cards a stock move reaches, one bit per card. */
+static int twin_idle(const State *s, int c, int u, uint64_t playable, uint64_t tops, uint64_t near) {
     if ((playable >> u) & 1) return 0;
     for (int k = 0; k < s->nparents[u]; k++)
-        if (tops[(int)s->parents[u][k]].n) return 0;
-    for (int t = 0; t < 52; t++)
-        if (tops[t].n && (s->builds[c * 52 + t] || (t != c && s->builds[u * 52 + t]))) return 0;
-    int lo = s->passes != 0 ? 0 : (s->p > 0 ? s->p - 1 : 0);
-    for (int j = lo; j < s->tlen; j++) {
-        int t = s->talon[j];
-        if (s->builds[c * 52 + t] || (t != c && s->builds[u * 52 + t])) return 0;
-    }
-    return 1;
+        if ((tops >> s->parents[u][k]) & 1) return 0;
+    return !((s->kids[c] | (s->kids[u] & ~(1ULL << c))) & near);
 }
 
 static void gen_moves(const State *s, MoveList *ml, Rng *rng, int twins) {
@@ -580,6 +575,8 @@ static void gen_moves(const State *s, MoveList *ml, Rng *rng, int twins) {
         }
     }
     int twin_rule = twins && s->two && !s->runs && !s->klondike && nempty <= 1;
+    uint64_t topbits = 0, nearbits = 0; /* Lemma T: computed on first need */
+    int bits_done = 0;
     signed char fu[52];
     int fu_done = 0;
     for (int a = 0; a < s->ncols; a++) {
@@ -608,8 +605,16 @@ static void gen_moves(const State *s, MoveList *ml, Rng *rng, int twins) {
                     if (t->c[q] != a) dests[nd++] = t->c[q];
             }
             int to_empty = empty >= 0 && rest && (!s->king_only || base >> 2 == KING);
+            if (twin_rule && rest && s->builds[col[rest - 1] * 52 + base] && !bits_done) {
+                for (int i = 0; i < s->ncols; i++)
+                    if (s->len[i]) topbits |= 1ULL << s->col[i][s->len[i] - 1];
+                nearbits = topbits;
+                for (int j = s->passes != 0 ? 0 : (s->p > 0 ? s->p - 1 : 0); j < s->tlen; j++)
+                    nearbits |= 1ULL << s->talon[j];
+                bits_done = 1;
+            }
             if (twin_rule && rest && s->builds[col[rest - 1] * 52 + base] &&
-                twin_idle(s, base, col[rest - 1], playable, tops)) { /* Lemma T */
+                twin_idle(s, base, col[rest - 1], playable, topbits, nearbits)) { /* Lemma T */
                 if (nempty) {
                     to_empty = 0;
                 } else {
@@ -1134,6 +1139,11 @@ static int load_state(PyObject *o, State *s) {
                 ok = s->suit_build ? (card & 3) == (top & 3) : RED[card & 3] != RED[top & 3];
             s->builds[top * 52 + card] = (unsigned char)ok;
         }
+    for (int top = 0; top < 52; top++) { /* kids[top]: the cards that build on top */
+        s->kids[top] = 0;
+        for (int card = 0; card < 52; card++)
+            if (s->builds[top * 52 + card]) s->kids[top] |= 1ULL << card;
+    }
     for (int card = 0; card < 52; card++) {
         int r = card >> 2, su = card & 3;
         s->nparents[card] = 0;
