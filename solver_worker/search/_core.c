@@ -550,7 +550,28 @@ static int twin_idle(const State *s, int c, int u, uint64_t playable, uint64_t t
     return !((s->kids[c] | (s->kids[u] & ~(1ULL << c))) & near);
 }
 
-static void gen_moves(const State *s, MoveList *ml, Rng *rng, int twins) {
+/* Lemma F's (a)-(d) for taking z down from its foundation (moves.py's _card_down_use). */
+static int card_down_use(const State *s, int z, const signed char *fu, int has_empty) {
+    int r = z >> 2, su = z & 3;
+    if (r == 0) return 1;
+    for (int k = 0; k < 2; k++) {
+        int t = OTHER_COLOUR[su][k];
+        int w = (r - 1) * 4 + t;
+        if (fu[w] >= 0 || s->found[t] == r || fu[r * 4 + t] >= 0) return 1;
+        for (int j = 0; j < s->tlen; j++)
+            if (s->talon[j] == w) return 1;
+    }
+    for (int q = 0; q < 4; q++) {
+        if (q == su || !s->found[q]) continue;
+        int x = (s->found[q] - 1) * 4 + q;
+        if (has_empty && x >> 2 == KING) return 1;
+        for (int k = 0; k < s->nparents[x]; k++)
+            if (fu[(int)s->parents[x][k]] >= 0) return 1;
+    }
+    return 0;
+}
+
+static void gen_moves(const State *s, MoveList *ml, Rng *rng, int twins, int postpone) {
     ml->n = 0;
     uint64_t playable = 0;
     const int *found = s->found;
@@ -739,12 +760,23 @@ static void gen_moves(const State *s, MoveList *ml, Rng *rng, int twins) {
         for (int su = 0; su < 4; su++) {
             if (found[su] && !klondike_safe(found, found[su] - 1, su)) {
                 int card = (found[su] - 1) * 4 + su;
+                int use = 1;
+                if (postpone) { /* Lemma F */
+                    if (!fu_done) {
+                        memset(fu, -1, sizeof fu);
+                        for (int i = 0; i < s->ncols; i++)
+                            for (int q = s->down[i]; q < s->len[i]; q++) fu[s->col[i][q]] = (signed char)i;
+                        fu_done = 1;
+                    }
+                    use = card_down_use(s, card, fu, empty >= 0);
+                }
                 for (int k = 0; k < s->nparents[card]; k++) {
                     const Tops *t = &tops[(int)s->parents[card][k]];
                     for (int r = 0; r < t->n; r++)
-                        add(ml, -100, (Move){F2T, (signed char)su, (signed char)t->c[r], 0, 1, -1, 0, 0});
+                        if (use || first_movable(s, t->c[r], fu, empty >= 0) < (1 << 30))
+                            add(ml, -100, (Move){F2T, (signed char)su, (signed char)t->c[r], 0, 1, -1, 0, 0});
                 }
-                if (empty >= 0 && card >> 2 == KING)
+                if (empty >= 0 && card >> 2 == KING && use)
                     add(ml, -150, (Move){F2T, (signed char)su, (signed char)empty, 0, 1, -1, 0, 0});
             }
         }
@@ -892,7 +924,7 @@ typedef struct {
     Vec path, hist, frames, moves, best;
     MoveList ml;
     Rng rng;
-    int width, keep_best, best_left, nomem, dead, twins;
+    int width, keep_best, best_left, nomem, dead, twins, postpone;
     long long nodes, dead_cuts;
 } Search;
 
@@ -958,7 +990,7 @@ static int enter(Search *S) {
         for (int i = 0; i < safe; i++) pop_move(S);
         return 0;
     }
-    gen_moves(s, &S->ml, &S->rng, S->twins);
+    gen_moves(s, &S->ml, &S->rng, S->twins, S->postpone);
     int n = S->ml.n;
     if (S->width >= 0 && n > S->width) n = S->width;
     if (vec_reserve(&S->moves, (size_t)n) < 0) {
@@ -1237,13 +1269,13 @@ fail:
 
 static PyObject *core_search(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"state", "seconds", "max_nodes", "table_mb", "width", "rng", "noise",
-                            "keep_best", "dead", "prefix", "twins", NULL};
+                            "keep_best", "dead", "prefix", "twins", "postpone", NULL};
     PyObject *st, *rng = Py_None, *prefix = Py_None;
     double seconds, table_mb, noise = 0;
     long long max_nodes = -1;
-    int width = -1, keep_best = 0, dead = 0, twins = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdLd|iOdppOp", names, &st, &seconds, &max_nodes, &table_mb, &width,
-                                     &rng, &noise, &keep_best, &dead, &prefix, &twins))
+    int width = -1, keep_best = 0, dead = 0, twins = 0, postpone = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdLd|iOdppOpp", names, &st, &seconds, &max_nodes, &table_mb, &width,
+                                     &rng, &noise, &keep_best, &dead, &prefix, &twins, &postpone))
         return NULL;
     uint32_t mt[625];
     if (rng != Py_None) {
@@ -1287,6 +1319,7 @@ static PyObject *core_search(PyObject *self, PyObject *args, PyObject *kw) {
     S->keep_best = keep_best;
     S->dead = dead;
     S->twins = twins;
+    S->postpone = postpone;
     S->best_left = 1 << 30;
     S->rng.on = rng != Py_None;
     if (S->rng.on) {
