@@ -60,7 +60,8 @@ TWIN_SHUFFLES = True
 # that uses it could follow (complete search and restarts alike). Measured with the core
 # (seeds 1-20 and 1000000-1000049 of both Klondikes, 3,000,000 nodes each, docs/solver.md):
 # the same decided counts but one draw-3 deal fewer, nodes within 0.1% on the deals decided
-# either way, 2-18% fewer nodes per second. So it is off; the option stays tested.
+# either way, and nodes per second from 18% fewer to 6% more (load). So it is off; the
+# option stays tested.
 FOUNDATION_POSTPONE = False
 
 # Which search loop runs: "c" (the compiled core, ``core``: the service's) or "python"
