@@ -1,7 +1,8 @@
 """Solver benchmark: fixed seeds per game, one core, one table per game.
 
     python bench/solver.py [--seeds 50] [--seconds 10] [--games klondike,josephine] [--start 1]
-                           [--core c|python|both] [--nodes N]
+                           [--core c|python|both] [--nodes N] [--twins on|off] [--postpone on|off]
+                           [--out FILE.jsonl]
 
 For each game and core: how many deals were solved / proven unsolvable / left unknown, the
 median and 90th percentile of seconds per deal (the whole call, log shortening included),
@@ -10,12 +11,16 @@ second of the search phases over the whole run.
 Seeds are ``start .. start+N-1`` (fixed, so runs are comparable). ``--core both`` runs the
 compiled core and the Python search on the same deals, one after the other, and prints
 their rows side by side with the speed-up. ``--nodes`` adds a node budget per deal (then
-the results no longer depend on the machine's speed).
+the results no longer depend on the machine's speed). ``--twins`` sets ``api.TWIN_SHUFFLES``
+(Lemma T) for the run, ``--postpone`` ``api.FOUNDATION_POSTPONE`` (Lemma F); ``--out``
+appends one JSON line per deal (game, seed, core, status, nodes, seconds), to compare two
+runs deal by deal. ``nodes`` is the total over the run.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -23,7 +28,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from games.engine import GAME_IDS
-from solver_worker.search import solve
+from solver_worker.search import api, solve
 
 TARGETS = {  # share of deals decided within 10 s (the issue's goals; 80% for the others)
     "josephine": 0.95, "klondike": 0.995, "klondike-3": 0.995, "lucas": 1.0, "limited": 1.0,
@@ -46,7 +51,16 @@ def main() -> int:
     parser.add_argument("--games", default=",".join(GAME_IDS))
     parser.add_argument("--core", choices=("c", "python", "both"), default="c")
     parser.add_argument("--nodes", type=int, default=None, help="node budget per deal")
+    parser.add_argument("--twins", choices=("on", "off"), default=None,
+                        help="Lemma T on or off (default: api.TWIN_SHUFFLES as shipped)")
+    parser.add_argument("--postpone", choices=("on", "off"), default=None,
+                        help="Lemma F on or off (default: api.FOUNDATION_POSTPONE as shipped)")
+    parser.add_argument("--out", default=None, help="append one JSON line per deal to this file")
     args = parser.parse_args()
+    if args.twins is not None:
+        api.TWIN_SHUFFLES = args.twins == "on"
+    if args.postpone is not None:
+        api.FOUNDATION_POSTPONE = args.postpone == "on"
     cores = ["c", "python"] if args.core == "both" else [args.core]
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     for g in games:
@@ -54,9 +68,10 @@ def main() -> int:
             print(f"unknown game {g!r}: expected some of {', '.join(GAME_IDS)}", file=sys.stderr)
             return 2
     budget = f", at most {args.nodes:,} nodes" if args.nodes else ""
-    print(f"{args.seeds} seeds from {args.start}, {args.seconds:g} s each{budget}, one process")
+    print(f"{args.seeds} seeds from {args.start}, {args.seconds:g} s each{budget}, one process, "
+          f"Lemma T {'on' if api.TWIN_SHUFFLES else 'off'}, Lemma F {'on' if api.FOUNDATION_POSTPONE else 'off'}")
     header = f"{'game':<16}{'core':>7}{'solved':>7}{'unsolv':>7}{'unknown':>8}{'decided':>9}{'median s':>10}" \
-             f"{'p90 s':>8}{'decide ms':>10}{'nodes/s':>10}{'target':>8}"
+             f"{'p90 s':>8}{'decide ms':>10}{'nodes/s':>10}{'target':>8}{'nodes':>14}"
     print(header)
     print("-" * len(header))
     for game in games:
@@ -72,12 +87,19 @@ def main() -> int:
                 times.append(result.seconds)
                 decide.append(result.stats["decide_us"] / 1e6)
                 nodes += result.nodes
+                if args.out:
+                    with open(args.out, "a") as out:
+                        out.write(json.dumps({"game": game, "seed": seed, "core": core, "status": result.status,
+                                              "nodes": result.nodes, "seconds": round(result.seconds, 4),
+                                              "twins": api.TWIN_SHUFFLES,
+                                              "postpone": api.FOUNDATION_POSTPONE}) + "\n")
             decided = (counts["solved"] + counts["unsolvable"]) / args.seeds
             target = TARGETS.get(game, 0.80)
             speed[core] = nodes / max(sum(decide), 1e-9)
             print(f"{game:<16}{core:>7}{counts['solved']:>7}{counts['unsolvable']:>7}{counts['unknown']:>8}"
                   f"{decided:>9.0%}{statistics.median(times):>10.3f}{percentile(times, 0.9):>8.2f}"
-                  f"{1000 * statistics.median(decide):>10.1f}{speed[core]:>10.0f}{target:>8.1%}", flush=True)
+                  f"{1000 * statistics.median(decide):>10.1f}{speed[core]:>10.0f}{target:>8.1%}{nodes:>14,}",
+                  flush=True)
         if len(speed) == 2:
             print(f"{'':<16}{'C/Py':>7} nodes/s x{speed['c'] / max(speed['python'], 1e-9):.1f}", flush=True)
     return 0

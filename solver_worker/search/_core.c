@@ -113,6 +113,7 @@ typedef struct {
     unsigned char builds[52 * 52];
     signed char parents[52][2];
     int nparents[52];
+    uint64_t kids[52];
 } State;
 
 static void col_push(State *s, int i, int card) {
@@ -540,7 +541,37 @@ static int twin_at_hand(const State *s, int card, const signed char *fu) {
     return s->found[twin & 3] == (twin >> 2) + 1;
 }
 
-static void gen_moves(const State *s, MoveList *ml, Rng *rng) {
+/* Lemma T's conditions (1), (2), (4), (5) for moving c off u (moves.py's _twin_idle);
+ * ``near``: the column tops and the talon cards a stock move reaches, one bit per card. */
+static int twin_idle(const State *s, int c, int u, uint64_t playable, uint64_t tops, uint64_t near) {
+    if ((playable >> u) & 1) return 0;
+    for (int k = 0; k < s->nparents[u]; k++)
+        if ((tops >> s->parents[u][k]) & 1) return 0;
+    return !((s->kids[c] | (s->kids[u] & ~(1ULL << c))) & near);
+}
+
+/* Lemma F's (a)-(d) for taking z down from its foundation (moves.py's _card_down_use). */
+static int card_down_use(const State *s, int z, const signed char *fu, int has_empty) {
+    int r = z >> 2, su = z & 3;
+    if (r == 0) return 1;
+    for (int k = 0; k < 2; k++) {
+        int t = OTHER_COLOUR[su][k];
+        int w = (r - 1) * 4 + t;
+        if (fu[w] >= 0 || s->found[t] == r || fu[r * 4 + t] >= 0) return 1;
+        for (int j = 0; j < s->tlen; j++)
+            if (s->talon[j] == w) return 1;
+    }
+    for (int q = 0; q < 4; q++) {
+        if (q == su || !s->found[q]) continue;
+        int x = (s->found[q] - 1) * 4 + q;
+        if (has_empty && x >> 2 == KING) return 1;
+        for (int k = 0; k < s->nparents[x]; k++)
+            if (fu[(int)s->parents[x][k]] >= 0) return 1;
+    }
+    return 0;
+}
+
+static void gen_moves(const State *s, MoveList *ml, Rng *rng, int twins, int postpone) {
     ml->n = 0;
     uint64_t playable = 0;
     const int *found = s->found;
@@ -554,15 +585,19 @@ static void gen_moves(const State *s, MoveList *ml, Rng *rng) {
 #define PLAYABLE(c) ((playable >> (c)) & 1)
     Tops tops[52];
     for (int c = 0; c < 52; c++) tops[c].n = 0;
-    int empty = -1;
+    int empty = -1, nempty = 0;
     for (int i = 0; i < s->ncols; i++) {
         if (s->len[i]) {
             Tops *t = &tops[s->col[i][s->len[i] - 1]];
             if (t->n < 2) t->c[t->n++] = i;
-        } else if (empty < 0) {
-            empty = i;
+        } else {
+            nempty++;
+            if (empty < 0) empty = i;
         }
     }
+    int twin_rule = twins && s->two && !s->runs && !s->klondike && nempty <= 1;
+    uint64_t topbits = 0, nearbits = 0; /* Lemma T: computed on first need */
+    int bits_done = 0;
     signed char fu[52];
     int fu_done = 0;
     for (int a = 0; a < s->ncols; a++) {
@@ -591,6 +626,25 @@ static void gen_moves(const State *s, MoveList *ml, Rng *rng) {
                     if (t->c[q] != a) dests[nd++] = t->c[q];
             }
             int to_empty = empty >= 0 && rest && (!s->king_only || base >> 2 == KING);
+            if (twin_rule && rest && s->builds[col[rest - 1] * 52 + base] && !bits_done) {
+                for (int i = 0; i < s->ncols; i++)
+                    if (s->len[i]) topbits |= 1ULL << s->col[i][s->len[i] - 1];
+                nearbits = topbits;
+                for (int j = s->passes != 0 ? 0 : (s->p > 0 ? s->p - 1 : 0); j < s->tlen; j++)
+                    nearbits |= 1ULL << s->talon[j];
+                bits_done = 1;
+            }
+            if (twin_rule && rest && s->builds[col[rest - 1] * 52 + base] &&
+                twin_idle(s, base, col[rest - 1], playable, topbits, nearbits)) { /* Lemma T */
+                if (nempty) {
+                    to_empty = 0;
+                } else {
+                    int keep = 0;
+                    for (int q = 0; q < nd; q++)
+                        if (s->col[dests[q]][s->len[dests[q]] - 1] != col[rest - 1]) dests[keep++] = dests[q];
+                    nd = keep;
+                }
+            }
             if (!nd && !to_empty) continue;
             if (s->klondike && rest > s->down[a] && longest == size - s->down[a]) {
                 if (!fu_done) {
@@ -706,12 +760,23 @@ static void gen_moves(const State *s, MoveList *ml, Rng *rng) {
         for (int su = 0; su < 4; su++) {
             if (found[su] && !klondike_safe(found, found[su] - 1, su)) {
                 int card = (found[su] - 1) * 4 + su;
+                int use = 1;
+                if (postpone) { /* Lemma F */
+                    if (!fu_done) {
+                        memset(fu, -1, sizeof fu);
+                        for (int i = 0; i < s->ncols; i++)
+                            for (int q = s->down[i]; q < s->len[i]; q++) fu[s->col[i][q]] = (signed char)i;
+                        fu_done = 1;
+                    }
+                    use = card_down_use(s, card, fu, empty >= 0);
+                }
                 for (int k = 0; k < s->nparents[card]; k++) {
                     const Tops *t = &tops[(int)s->parents[card][k]];
                     for (int r = 0; r < t->n; r++)
-                        add(ml, -100, (Move){F2T, (signed char)su, (signed char)t->c[r], 0, 1, -1, 0, 0});
+                        if (use || first_movable(s, t->c[r], fu, empty >= 0) < (1 << 30))
+                            add(ml, -100, (Move){F2T, (signed char)su, (signed char)t->c[r], 0, 1, -1, 0, 0});
                 }
-                if (empty >= 0 && card >> 2 == KING)
+                if (empty >= 0 && card >> 2 == KING && use)
                     add(ml, -150, (Move){F2T, (signed char)su, (signed char)empty, 0, 1, -1, 0, 0});
             }
         }
@@ -859,7 +924,7 @@ typedef struct {
     Vec path, hist, frames, moves, best;
     MoveList ml;
     Rng rng;
-    int width, keep_best, best_left, nomem, dead;
+    int width, keep_best, best_left, nomem, dead, twins, postpone;
     long long nodes, dead_cuts;
 } Search;
 
@@ -925,7 +990,7 @@ static int enter(Search *S) {
         for (int i = 0; i < safe; i++) pop_move(S);
         return 0;
     }
-    gen_moves(s, &S->ml, &S->rng);
+    gen_moves(s, &S->ml, &S->rng, S->twins, S->postpone);
     int n = S->ml.n;
     if (S->width >= 0 && n > S->width) n = S->width;
     if (vec_reserve(&S->moves, (size_t)n) < 0) {
@@ -1106,6 +1171,11 @@ static int load_state(PyObject *o, State *s) {
                 ok = s->suit_build ? (card & 3) == (top & 3) : RED[card & 3] != RED[top & 3];
             s->builds[top * 52 + card] = (unsigned char)ok;
         }
+    for (int top = 0; top < 52; top++) { /* kids[top]: the cards that build on top */
+        s->kids[top] = 0;
+        for (int card = 0; card < 52; card++)
+            if (s->builds[top * 52 + card]) s->kids[top] |= 1ULL << card;
+    }
     for (int card = 0; card < 52; card++) {
         int r = card >> 2, su = card & 3;
         s->nparents[card] = 0;
@@ -1199,13 +1269,13 @@ fail:
 
 static PyObject *core_search(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"state", "seconds", "max_nodes", "table_mb", "width", "rng", "noise",
-                            "keep_best", "dead", "prefix", NULL};
+                            "keep_best", "dead", "prefix", "twins", "postpone", NULL};
     PyObject *st, *rng = Py_None, *prefix = Py_None;
     double seconds, table_mb, noise = 0;
     long long max_nodes = -1;
-    int width = -1, keep_best = 0, dead = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdLd|iOdppO", names, &st, &seconds, &max_nodes, &table_mb, &width,
-                                     &rng, &noise, &keep_best, &dead, &prefix))
+    int width = -1, keep_best = 0, dead = 0, twins = 0, postpone = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdLd|iOdppOpp", names, &st, &seconds, &max_nodes, &table_mb, &width,
+                                     &rng, &noise, &keep_best, &dead, &prefix, &twins, &postpone))
         return NULL;
     uint32_t mt[625];
     if (rng != Py_None) {
@@ -1248,6 +1318,8 @@ static PyObject *core_search(PyObject *self, PyObject *args, PyObject *kw) {
     S->width = width;
     S->keep_best = keep_best;
     S->dead = dead;
+    S->twins = twins;
+    S->postpone = postpone;
     S->best_left = 1 << 30;
     S->rng.on = rng != Py_None;
     if (S->rng.on) {

@@ -103,20 +103,22 @@ def search(
     keep_best: bool = False,
     dead: bool = False,
     prefix: list[tuple[int, ...]] | None = None,
+    twins: bool = False,
+    postpone: bool = False,
 ) -> SearchOutcome:
     """``search.search`` in C. ``rng`` jitters the move order as in ``search.search``: the
     core runs Python's generator from ``rng``'s state (``rng`` itself is not advanced).
     ``mb`` bounds the table (default: ``table_mb()``); ``dead``: Lemma D at every node, as
-    in ``search.search``. ``st`` is left as it is (the core searches a copy), ``prefix`` is
-    played on the copy first (moves that do not fit raise ValueError); the lines returned
-    start after it."""
+    in ``search.search``; ``twins`` and ``postpone``: Lemmas T and F, as there. ``st`` is
+    left as it is (the core searches a copy), ``prefix`` is played on the copy first (moves
+    that do not fit raise ValueError); the lines returned start after it."""
     require()
     assert _core is not None
     seconds = max(0.0, deadline - time.perf_counter())
     status, path, nodes, depth, replaced, best_left, best_path, stored, slots, cuts = _core.search(
         st, seconds, -1 if max_nodes is None else max_nodes, table_mb() if mb is None else mb,
         -1 if width is None else width, None if rng is None else rng.getstate()[1], noise, keep_best, dead,
-        prefix,
+        prefix, twins, postpone,
     )
     verdict = _STATUS[status]
     if verdict == SOLVED:  # as ``search.search`` returns a win: no best line

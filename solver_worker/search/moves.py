@@ -11,14 +11,16 @@ all empty columns are alike (only the first is a target), and a whole column nev
 to an empty column. A card the redeal would bring back that is also reachable in the
 current pass is only offered in the current pass (same position, passes left >= ).
 Klondike also leaves out (``safe``) foundation cards Lemma K would put straight back
-(Corollary K) and partial-run moves whose exposed card has no use in sight (Lemma P).
+(Corollary K) and partial-run moves whose exposed card has no use in sight (Lemma P), and
+as an option (``postpone``) foundation cards taken down with no use in sight (Lemma F); the
+one-card two-deck games, with ``twins``, twin shuffles with no use in sight (Lemma T).
 """
 
 from __future__ import annotations
 
 import random
 
-from .safe import klondike_safe
+from .safe import _OTHER_COLOUR, klondike_safe
 from .state import F2T, RED, T2F, T2T, W2F, W2T, SearchState
 
 KING = 12
@@ -83,9 +85,13 @@ def stock_positions(st: SearchState) -> list[tuple[int, int, int, int]]:
     return out
 
 
-def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0) -> list[tuple[int, ...]]:
+def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0,
+              twins: bool = False, postpone: bool = False) -> list[tuple[int, ...]]:
     """Legal moves (up to key equivalence), best first; with ``rng``, each score gets a
-    random bonus below ``noise`` first (restarts use this to vary the order)."""
+    random bonus below ``noise`` first (restarts use this to vary the order). With
+    ``twins`` (one-card two-deck games only), twin shuffles Lemma T in ``safe`` shows no
+    shortest win starts with are left out; with ``postpone`` (Klondike), so are the
+    foundation-to-column moves Lemma F leaves out."""
     cols, builds, down = st.cols, st.builds, st.down
     parents = PARENTS[st.suit_build]
     king_only = st.king_only
@@ -98,12 +104,18 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0)
         playable = {found[s] * 4 + s for s in range(4) if found[s] < 13}
     scored: list[tuple[int, tuple[int, ...]]] = []
     empty = -1
+    nempty = 0
     tops: dict[int, list[int]] = {}
     for i, col in enumerate(cols):
         if col:
             tops.setdefault(col[-1], []).append(i)
-        elif empty < 0:
-            empty = i
+        else:
+            nempty += 1
+            if empty < 0:
+                empty = i
+    # Lemma T (``safe``): one card moves at a time, two decks; with more than one empty
+    # column neither kind of twin shuffle is ever left out.
+    twin_rule = twins and st.two and not st.runs and not klondike and nempty <= 1
     # Klondike partial-run moves (Lemma P in ``safe``): only when the card they expose can be
     # used next; computed on first need.
     faceup: dict[int, int] | None = None
@@ -127,6 +139,13 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0)
             rest = size - n
             dests = [b for parent in parents[base] for b in tops.get(parent, ()) if b != a]
             to_empty = empty >= 0 and rest and (not king_only or base >> 2 == KING)
+            if twin_rule and rest and builds[col[rest - 1] * 52 + base] \
+                    and _twin_idle(st, base, col[rest - 1], playable, tops, parents):
+                # Lemma T: a twin shuffle off ``under`` whose exposed card has no use in sight
+                if nempty:
+                    to_empty = False
+                else:
+                    dests = [b for b in dests if cols[b][-1] != col[rest - 1]]
             if not dests and not to_empty:
                 continue
             if klondike and rest > down[a] and longest == size - down[a]:
@@ -192,15 +211,22 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0)
         if empty >= 0 and (not king_only or card >> 2 == KING):
             scored.append((fill, (W2T, -1, empty, 1, j, k1, rd, k2)))
     # Klondike: a foundation's top card back to a column, unless Lemma K would put it
-    # straight back (Corollary K in ``safe``: no shortest win starts with that move).
+    # straight back (Corollary K in ``safe``: no shortest win starts with that move), and
+    # (Lemma F, with ``postpone``) only when a move that uses it could follow.
     if klondike:
         for s in range(4):
             if found[s] and not klondike_safe(found, found[s] - 1, s):
                 card = (found[s] - 1) * 4 + s
+                use = True
+                if postpone:
+                    if faceup is None:
+                        faceup = {c: i for i, cc in enumerate(cols) for c in cc[down[i]:]}
+                    use = _card_down_use(st, card, faceup, parents, empty >= 0)
                 for parent in parents[card]:
                     for b in tops.get(parent, ()):
-                        scored.append((-100, (F2T, s, b, 1, -1, 0, 0, 0)))
-                if empty >= 0 and card >> 2 == KING:
+                        if use or _first_movable(cols[b], down[b], b, parents, faceup, empty >= 0) < 1 << 30:
+                            scored.append((-100, (F2T, s, b, 1, -1, 0, 0, 0)))
+                if empty >= 0 and card >> 2 == KING and use:
                     scored.append((-150, (F2T, s, empty, 1, -1, 0, 0, 0)))
     if rng is not None:
         rand = rng.random
@@ -221,6 +247,46 @@ def _first_movable(col: list[int], low: int, a: int, parents: tuple[tuple[int, .
             if faceup.get(parent, a) != a:
                 return i
     return 1 << 30
+
+
+def _card_down_use(st: SearchState, z: int, faceup: dict[int, int], parents: tuple[tuple[int, ...], ...],
+                   has_empty: bool) -> bool:
+    """Lemma F's (a)-(d) (``safe``) for taking ``z`` down from its foundation (Klondike):
+    whether a card that builds on ``z`` is face up in a column, in the talon or on top of
+    its foundation, a parent of the card below ``z`` on its pile is face up, or another
+    foundation's top card has a parent face up (or is a king while a column is empty)."""
+    r, s = z >> 2, z & 3
+    if r == 0:
+        return True
+    found = st.found
+    for t in _OTHER_COLOUR[s]:
+        w = (r - 1) * 4 + t  # builds on z
+        if w in faceup or found[t] == r or w in st.talon:  # (a), (c)
+            return True
+        if r * 4 + t in faceup:  # (d): a parent of the card below z
+            return True
+    for q in range(4):
+        if q != s and found[q]:
+            x = (found[q] - 1) * 4 + q  # (b)
+            if (has_empty and x >> 2 == KING) or any(p in faceup for p in parents[x]):
+                return True
+    return False
+
+
+def _twin_idle(st: SearchState, c: int, u: int, playable: set[int], tops: dict[int, list[int]],
+               parents: tuple[tuple[int, ...], ...]) -> bool:
+    """Lemma T's conditions (1), (2), (4) and (5) for moving ``c`` off ``u`` (``safe``): ``u``
+    cannot go up, no parent of ``u`` is a column's top, and no card that builds on ``c``,
+    nor any other than ``c``'s copies that builds on ``u``, is a column's top or can be
+    brought to the waste's top."""
+    if u in playable:
+        return False
+    for parent in parents[u]:
+        if parent in tops:
+            return False
+    builds = st.builds
+    lo = 0 if st.passes != 0 else max(st.p - 1, 0)  # the talon cards a stock move reaches
+    return not any(builds[c * 52 + t] or (t != c and builds[u * 52 + t]) for t in (*tops, *st.talon[lo:]))
 
 
 def _twin_at_hand(card: int, faceup: dict[int, int], talon: list[int], found: list[int]) -> bool:

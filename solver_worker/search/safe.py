@@ -113,6 +113,100 @@ with a move the generator keeps. Proof.
 Only column a's shape is assumed, so ``gen_moves`` applies the rule only where column a's
 face-up cards are one run (always, in real positions).
 
+Lemma T (twin shuffles in the one-card two-deck games: Forty Thieves, Lucas, Limited,
+Maria, Forty and Eight). One card moves at a time, and the two copies of a card are the
+same integer (interchangeable). A *twin shuffle* moves a column's top ``c`` off the card
+``u`` below it that it is built on, either onto ``u'``, the other copy of ``u``, on top of
+another column b, or into an empty column e; ``u`` is left on top of column a. Every other
+move is a *non-shuffle*. Such a move P is left out when, in the position S before it,
+  (1) ``u`` cannot go up;
+  (2) no card ``u`` builds on (a parent of ``u``) is a column's top;
+  (3) no column is empty (onto ``u'``), or no column but e is empty (into e);
+  (4) no card that builds on ``c`` (a *child* of ``c``) is a column's top or a talon card a
+      stock move can play (the waste's top and the stock; with a redeal left, any); and
+  (5) the same for every card other than ``c`` that builds on ``u`` (Maria: the two copies
+      of c's rank in the other suit of c's colour; with same-suit building there is none).
+Claim: from a winnable S some shortest winning line (counted in solver moves, K+ draws
+folded in, as in Corollary K) starts with a move the generator keeps. Proof.
+  * Closure: shuffles alone keep (1)-(5). A shuffle changes no foundation and no talon (so
+    (1) and the talon part of (4)-(5) stay); it never empties a column (the parent stays)
+    and an empty target is used up (so (3) stays). A card z that is not a column's top
+    becomes one only when the card w on it leaves or z itself is brought from the talon;
+    if w is built on z, w's shuffle goes onto z's other copy (which must then be a top) or
+    into an empty column, otherwise w's move is a non-shuffle. The sets of (2), (4) and (5)
+    hold both copies of each card in them, so by induction over the shuffles none of their
+    cards becomes a top; that is what makes the rule sound for chains of shuffles, each
+    preparing the next.
+  * Shortness. Let W = P I1 .. Ik N ... be a shortest win from S, I1 .. Ik shuffles and N
+    its first non-shuffle (one exists: cards must go up). After P the tops of columns a and
+    b (or e) are ``u`` and ``c``. Let Q be the first of I1 .. Ik, N that touches column a, b
+    or e. The moves before Q, played from S without P, are legal and leave everything as
+    with P except where ``c`` lies. Q is not a move of ``c``: dropping P and moving ``c``
+    from column a to the same place gives the same position one move sooner (two, for
+    ``c`` back onto ``u``). Q does not put c'' (``c``'s other copy) onto ``u``: without P,
+    c'' onto ``u'`` in b (or into e) gives the same position (``c`` and c'' are one
+    integer) one move sooner. Nor is Q anything else, even if it is N (only shuffles came
+    before it, so (1)-(5) still hold by the closure): ``u`` cannot go up, has no parent on
+    top and no empty column to go to; the only cards that can go onto ``c``, or onto ``u``
+    besides ``c`` and c'', are those of (4) and (5), none a top or in reach; and e holds
+    ``c``, so it is nobody's empty target. So Q does not exist.
+  * Hence I1 .. Ik N, played from S without P, are legal and leave a, b (e) as in S; P is
+    legal after them and reaches W's position after N. So W' = I1 .. Ik N P ... is a
+    shortest win too, and its first non-shuffle comes one place sooner.
+  * Take a shortest win whose first non-shuffle comes as soon as possible. If it started
+    with a left-out shuffle, the step above would give one with it sooner still; so it
+    starts with a non-shuffle (always generated, up to the equivalences in ``moves``) or
+    a kept shuffle.
+Klondike has no twin shuffles to leave out: a card's two parents there differ in suit and
+only a king (built on nothing) may go to an empty column; Lemma P is its analogue.
+
+Lemma F (Klondike: a foundation's top card is taken down only for a use). Let F take ``z``
+(rank r >= 1, suit s) from its pile onto a column's top ``t`` in column b, or (a king) into
+an empty column e; ``y`` is the card left on top of the pile (rank r-1, suit s). Call a
+move *quiet* when it moves cards from column to column, turns no card and empties no
+column (every partial move of Lemma P is quiet), and *loud* when it is neither quiet nor
+a foundation-to-column move (it turns a card, empties a column, or plays to or from the
+talon or a foundation). F is generated only when, in the position S before it,
+  (a) a card that builds on ``z`` (rank r-1, other colour) is face up in a column or
+      anywhere in the talon; or
+  (b) another pile's top card has a parent face up in a column, or is a king while a
+      column is empty; or
+  (c) a card that builds on ``z`` is the top card of its pile; or
+  (d) a parent of ``y`` (rank r, other colour) is face up in a column; or
+  (e) (onto ``t``) some face-up card of column b has a parent face up in another column,
+      or is a king while a column is empty.
+Claim: from a winnable S some shortest winning line (counted as in Corollary K) starts
+with a move the generator keeps. Proof.
+  * Closure. Quiet moves change neither the set of face-up cards, nor the empty columns,
+    the talon or the piles. After F, with none of (a)-(e), no foundation-to-column move is
+    possible until a loud move: by (b) and (c) no pile's top card other than ``y`` has a
+    parent face up (``z`` is the only new face-up card), by (d) ``y`` has none (``z`` has
+    its suit), no king awaits an empty column; so only quiet moves can follow F.
+  * Postponing. Let W = F I1 .. Ik U ... win from S, U the first move after F that moves
+    ``z`` (alone or at the top of a run), puts a card on ``z`` or takes ``y`` down. The
+    I's touch neither ``z``, nor pile s (only ``z`` fits on it), nor column b (its top is
+    ``z``, and anything taken from b takes ``z`` too) nor e; without F they are the same
+    legal moves (the only difference, pile s one higher and ``t`` bare, is something they
+    do not use), and F is legal after them: so I1 .. Ik F U ... wins too, as long.
+  * In a shortest W, U does not move ``z`` alone: back up, dropping F and U gives the same
+    position two moves sooner; elsewhere, taking ``z`` there from the pile at U's place
+    gives it one move sooner. U must come (``z`` must go up some time).
+  * With none of (a)-(e) in S, U needs a loud move among I1 .. Ik: a card put on ``z`` is a
+    child of ``z``, none face up, in the talon or on top of a pile, and quiet moves and no
+    foundation-to-column move (closure) make none so; ``y`` needs a parent face up, none
+    is, none becomes so; a run that holds ``z`` leaves column b only onto a face-up parent
+    of its bottom card in another column or, a king's, into an empty column, and (e) says
+    there is none, nor can quiet moves bring one (a card put into column b goes on ``z``).
+  * Together with Lemma P. Measure a shortest win by N, the place of its first loud move,
+    and then by the number of pairs (quiet move, foundation-to-column move after it)
+    before N. Postponing a left-out F past a loud move lowers N. Postponing a left-out
+    partial move P (Lemma P) past the moves to its M passes a non-partial move, which by
+    Lemma P's proof turns a card, empties a column, plays to or from the talon or a
+    foundation: a loud move (N drops) or a foundation-to-column move with none loud (N
+    stays, and the pairs drop by the number of those passed; no other pair changes). A
+    shortest win with the least measure therefore starts with a generated move
+    (Corollary K's moves never start a shortest win).
+
 Aces satisfy Lemma K always and twos whenever both aces of the other colour are up.
 With draw 3 a card leaving the waste changes how later passes are grouped in threes, so
 there only column tops are played automatically.

@@ -11,7 +11,7 @@ complete: evicting entries (when it is full) only makes positions be explored ag
 keys of the current path are kept, so the loop cannot cycle. It does need (1) two
 positions with the same key to be interchangeable (see ``state.key``: columns sorted,
 foundation piles per suit as a multiset, the talon exactly), (2) the generated moves to
-reach every successor up to that equivalence, or (Corollary K and Lemma P in ``safe``) a
+reach every successor up to that equivalence, or (Corollary K, Lemmas P, T, F in ``safe``) a
 winning one whenever the position can be won (see ``moves``), (3) the moves played without branching
 to be safe (see ``safe``). No depth limit is used. A root position whose cards can never
 all leave their places (Lemma D in ``dead``) is lost without searching.
@@ -60,12 +60,16 @@ def search(
     noise: int = 0,
     keep_best: bool = False,
     dead: bool = False,
+    twins: bool = False,
+    postpone: bool = False,
 ) -> SearchOutcome:
     """Search from ``st``, which is played on in place (restored only when the search fails).
     With ``keep_best`` the line to the entered position with the fewest cards left off the
     foundations is kept (restarts grow their next tries from it). With ``dead`` Lemma D is
     tried at every new position, not only the root: a position it proves lost is pruned
-    (its key stays in the table, as a lost position's may: pruning it loses no win)."""
+    (its key stays in the table, as a lost position's may: pruning it loses no win). With
+    ``twins`` the move generator leaves out the twin shuffles of Lemma T (``safe``), with
+    ``postpone`` the Klondike foundation-to-column moves of Lemma F."""
     path: list[tuple[int, ...]] = []  # every move played from the root, safe ones included
     table: set[bytes] = set()
     path_keys: list[bytes] = []
@@ -113,7 +117,7 @@ def search(
                 undo(path.pop())
             return 0
         path_keys.append(key)
-        moves = gen_moves(st, rng, noise)
+        moves = gen_moves(st, rng, noise, twins, postpone)
         if width is not None:
             del moves[width:]
         frames.append([moves, 0, safe])
