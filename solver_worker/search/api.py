@@ -15,7 +15,7 @@ from .log import SolverBug, to_log, wins
 from .result import SolveResult
 from .search import SOLVED, UNKNOWN, search
 from .shorten import shorten
-from .state import SearchState
+from .state import SearchMove, SearchState
 
 # Schedule: the first share of the budget goes to one complete depth-first search (the
 # only phase that can prove a deal lost, and often the quickest win); the rest to restarts:
@@ -149,7 +149,7 @@ def _solve_deal(
     outcome_dead = outcome.dead_cuts
     total, depth, restarts = outcome.nodes, outcome.depth, 0
     first_left = outcome.best_left
-    best_line: list[tuple[int, ...]] = []
+    best_line: list[SearchMove] = []
     line_left = 1 << 30
     while outcome.status == UNKNOWN and time.perf_counter() < deadline:
         cap = RESTART_NODES if max_nodes is None else min(RESTART_NODES, max_nodes - total)
@@ -157,7 +157,7 @@ def _solve_deal(
             break
         restarts += 1
         rng = random.Random(restarts)
-        prefix: list[tuple[int, ...]] = []
+        prefix: list[SearchMove] = []
         if best_line and rng.random() < PREFIX_SHARE:
             prefix = best_line[: rng.randint(0, len(best_line))]
         if core == "c":  # the core plays the prefix and draws the same numbers from ``rng``

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from .search import SOLVED, UNKNOWN, UNSOLVABLE, SearchOutcome
-from .state import SearchState
+from .state import SearchMove, SearchState
 
 _SOURCE = Path(__file__).with_name("_core.c")
 _IMPORT_ERROR: Exception | None = None
@@ -102,7 +102,7 @@ def search(
     noise: int = 0,
     keep_best: bool = False,
     dead: bool = False,
-    prefix: list[tuple[int, ...]] | None = None,
+    prefix: list[SearchMove] | None = None,
     twins: bool = False,
     postpone: bool = False,
 ) -> SearchOutcome:
@@ -121,9 +121,11 @@ def search(
         prefix, twins, postpone,
     )
     verdict = _STATUS[status]
+    path = [SearchMove._make(m) for m in path]  # the core's moves are plain 8-tuples of the same fields
+    best_path = [SearchMove._make(m) for m in best_path] if keep_best else []
     if verdict == SOLVED:  # as ``search.search`` returns a win: no best line
         out = SearchOutcome(verdict, path, nodes, depth, replaced)
     else:
-        out = SearchOutcome(verdict, [], nodes, depth, replaced, best_left, best_path if keep_best else [])
+        out = SearchOutcome(verdict, [], nodes, depth, replaced, best_left, best_path)
     out.stored, out.slots, out.dead_cuts = stored, slots, cuts
     return out

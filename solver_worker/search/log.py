@@ -5,7 +5,7 @@ from __future__ import annotations
 from games.engine import MAX_LOG_LENGTH, Deal, State
 from games.engine.moves import Move
 
-from .state import F2T, T2F, T2T, W2F, W2T
+from .state import F2T, T2F, T2T, W2F, W2T, SearchMove
 
 
 class SolverBug(RuntimeError):
@@ -19,7 +19,7 @@ def _foundation_for(state: State, card: int) -> int:
     raise SolverBug(f"no foundation takes card {card}")
 
 
-def to_log(deal: Deal, path: list[tuple[int, ...]]) -> list[str]:
+def to_log(deal: Deal, path: list[SearchMove]) -> list[str]:
     """Translate and replay ``path``; the engine must accept every entry and end won."""
     state = State(deal)
     log: list[str] = []
@@ -31,14 +31,14 @@ def to_log(deal: Deal, path: list[tuple[int, ...]]) -> list[str]:
             raise SolverBug(f"engine refused {text!r} at entry {len(log)}: {exc}") from exc
         log.append(text)
 
-    for m in path:
-        kind, a, b, n, _j, k1, rd, k2 = m
+    for m in map(SearchMove._make, path):
+        kind, a, b, n = m.kind, m.src, m.dst, m.cards
         if kind in (W2F, W2T):
-            for _ in range(k1):
+            for _ in range(m.draws):
                 emit("s")
-            if rd:
+            if m.redeal:
                 emit("r")
-            for _ in range(k2):
+            for _ in range(m.draws_after):
                 emit("s")
         if kind == T2F:
             emit(f"t{a + 1}f{_foundation_for(state, state.tab[a][-1]) + 1}")

@@ -21,7 +21,16 @@ from __future__ import annotations
 import random
 
 from .safe import _OTHER_COLOUR, klondike_safe
-from .state import F2T, RED, T2F, T2T, W2F, W2T, SearchState
+from .state import (
+    RED,
+    W2F,
+    W2T,
+    SearchMove,
+    SearchState,
+    column_to_column,
+    column_to_foundation,
+    foundation_to_column,
+)
 
 KING = 12
 DRAW_COST = 50
@@ -86,7 +95,7 @@ def stock_positions(st: SearchState) -> list[tuple[int, int, int, int]]:
 
 
 def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0,
-              twins: bool = False, postpone: bool = False) -> list[tuple[int, ...]]:
+              twins: bool = False, postpone: bool = False) -> list[SearchMove]:
     """Legal moves (up to key equivalence), best first; with ``rng``, each score gets a
     random bonus below ``noise`` first (restarts use this to vary the order). With
     ``twins`` (one-card two-deck games only), twin shuffles Lemma T in ``safe`` shows no
@@ -102,7 +111,7 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0,
         playable = {found[i] * 4 + (i >> 1) for i in range(8) if found[i] < 13}
     else:
         playable = {found[s] * 4 + s for s in range(4) if found[s] < 13}
-    scored: list[tuple[int, tuple[int, ...]]] = []
+    scored: list[tuple[float, SearchMove]] = []
     empty = -1
     nempty = 0
     tops: dict[int, list[int]] = {}
@@ -127,7 +136,7 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0,
         top = col[-1]
         if top in playable:
             bonus = 100 if size == 1 or (klondike and down[a] == size - 1) else 0
-            scored.append((1000 + bonus, (T2F, a, -1, 1, -1, 0, 0, 0)))
+            scored.append((1000 + bonus, column_to_foundation(a)))
         longest = 1
         if st.runs:
             lowest = down[a]
@@ -176,9 +185,9 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0,
                     if n == longest:
                         score += 30
             for b in dests:
-                scored.append((score, (T2T, a, b, n, -1, 0, 0, 0)))
+                scored.append((score, column_to_column(a, b, n)))
             if to_empty:
-                scored.append((score - 200, (T2T, a, empty, n, -1, 0, 0, 0)))
+                scored.append((score - 200, column_to_column(a, empty, n)))
     # Cards the stock can bring to the waste's top.
     talon = st.talon
     # Each draw buries a card under the waste's top: costly when passes are limited, so
@@ -204,12 +213,12 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0,
         else:
             up, build, fill = 700 - 3 * cost, 250 - 3 * cost, 50 - 3 * cost
         if card in playable:
-            scored.append((up, (W2F, -1, -1, 1, j, k1, rd, k2)))
+            scored.append((up, SearchMove(W2F, -1, -1, 1, j, k1, rd, k2)))
         for parent in parents[card]:
             for b in tops.get(parent, ()):
-                scored.append((build, (W2T, -1, b, 1, j, k1, rd, k2)))
+                scored.append((build, SearchMove(W2T, -1, b, 1, j, k1, rd, k2)))
         if empty >= 0 and (not king_only or card >> 2 == KING):
-            scored.append((fill, (W2T, -1, empty, 1, j, k1, rd, k2)))
+            scored.append((fill, SearchMove(W2T, -1, empty, 1, j, k1, rd, k2)))
     # Klondike: a foundation's top card back to a column, unless Lemma K would put it
     # straight back (Corollary K in ``safe``: no shortest win starts with that move), and
     # (Lemma F, with ``postpone``) only when a move that uses it could follow.
@@ -225,9 +234,9 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0,
                 for parent in parents[card]:
                     for b in tops.get(parent, ()):
                         if use or _first_movable(cols[b], down[b], b, parents, faceup, empty >= 0) < 1 << 30:
-                            scored.append((-100, (F2T, s, b, 1, -1, 0, 0, 0)))
+                            scored.append((-100, foundation_to_column(s, b)))
                 if empty >= 0 and card >> 2 == KING and use:
-                    scored.append((-150, (F2T, s, empty, 1, -1, 0, 0, 0)))
+                    scored.append((-150, foundation_to_column(s, empty)))
     if rng is not None:
         rand = rng.random
         scored = [(score + noise * rand(), m) for score, m in scored]
@@ -309,5 +318,5 @@ def _buried(talon: list[int], p: int, found: list[int], two: bool) -> list[int]:
     return out
 
 
-def _first(item: tuple[int, tuple[int, ...]]) -> int:
+def _first(item: tuple[float, SearchMove]) -> float:
     return item[0]

@@ -214,7 +214,7 @@ there only column tops are played automatically.
 
 from __future__ import annotations
 
-from .state import T2F, W2F, SearchState
+from .state import W2F, SearchMove, SearchState, column_to_foundation
 
 _OTHER_COLOUR = ((1, 2), (0, 3), (0, 3), (1, 2))
 
@@ -261,14 +261,14 @@ def safe_cards(st: SearchState) -> list[int]:
     return out
 
 
-def safe_move(st: SearchState) -> tuple[int, ...] | None:
+def safe_move(st: SearchState) -> SearchMove | None:
     cards = safe_cards(st)
     if not cards:
         return None
     for i, col in enumerate(st.cols):
         if col and col[-1] in cards:
-            return (T2F, i, -1, 1, -1, 0, 0, 0)
+            return column_to_foundation(i)
     p = st.p
     if p and st.draw == 1 and st.talon[p - 1] in cards:
-        return (W2F, -1, -1, 1, p - 1, 0, 0, 0)
+        return SearchMove(W2F, -1, -1, 1, p - 1, 0, 0, 0)
     return None

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from .dead import lost
 from .moves import gen_moves
 from .safe import safe_move
-from .state import SearchState
+from .state import SearchMove, SearchState
 
 SOLVED = "solved"
 UNSOLVABLE = "unsolvable"
@@ -38,12 +38,12 @@ CHECK_EVERY = 256
 @dataclass
 class SearchOutcome:
     status: str
-    path: list[tuple[int, ...]] = field(default_factory=list)
+    path: list[SearchMove] = field(default_factory=list)
     nodes: int = 0
     depth: int = 0
     evictions: int = 0
     best_left: int = 1 << 30  # fewest cards off the foundations in any position entered
-    best_path: list[tuple[int, ...]] = field(default_factory=list)  # its line (keep_best only)
+    best_path: list[SearchMove] = field(default_factory=list)  # its line (keep_best only)
     dead_cuts: int = 0  # positions Lemma D proved lost inside the search (``dead``)
     stored: int = 0  # compiled core: table entries written (replaced ones aside)
     slots: int = 0  # compiled core: the table's capacity in entries
@@ -70,7 +70,7 @@ def search(
     (its key stays in the table, as a lost position's may: pruning it loses no win). With
     ``twins`` the move generator leaves out the twin shuffles of Lemma T (``safe``), with
     ``postpone`` the Klondike foundation-to-column moves of Lemma F."""
-    path: list[tuple[int, ...]] = []  # every move played from the root, safe ones included
+    path: list[SearchMove] = []  # every move played from the root, safe ones included
     table: set[bytes] = set()
     path_keys: list[bytes] = []
     frames: list[list] = []  # [moves, next index, safe moves played on entry]
@@ -81,7 +81,7 @@ def search(
     node_cap = max_nodes if max_nodes is not None else 1 << 62
     clock = time.perf_counter
     best_left = 1 << 30
-    best_path: list[tuple[int, ...]] = []
+    best_path: list[SearchMove] = []
     dead_cuts = 0
 
     def enter() -> int:

@@ -23,6 +23,7 @@ optionally a redeal and ``draws_after`` more draws (the "K+" stock moves).
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 from games.engine import Deal
 from games.engine.rules import Build, Layout, Unit
@@ -33,6 +34,33 @@ T2T = 1  # a = source column, b = destination column, n = cards
 W2F = 2  # talon card j to foundation
 W2T = 3  # talon card j to column b
 F2T = 4  # Klondike: foundation of suit a to column b
+
+
+class SearchMove(NamedTuple):
+    """One move of the solver's search: a plain 8-tuple (the compiled core reads and returns the
+    same fields in this order), named for the Python code. Unused fields are -1 (``src``, ``dst``,
+    ``talon``) or 0."""
+
+    kind: int  # T2F, T2T, W2F, W2T or F2T
+    src: int  # the source column (T2F, T2T) or the foundation's suit (F2T)
+    dst: int  # the destination column (T2T, W2T, F2T)
+    cards: int  # how many cards move (T2T: a run's length)
+    talon: int  # W2F, W2T: the talon index of the card played
+    draws: int  # stock draws before the card is on the waste's top...
+    redeal: int  # ...then 1 if the waste is turned over...
+    draws_after: int  # ...then the draws after that redeal
+
+
+def column_to_foundation(a: int) -> SearchMove:
+    return SearchMove(T2F, a, -1, 1, -1, 0, 0, 0)
+
+
+def column_to_column(a: int, b: int, n: int) -> SearchMove:
+    return SearchMove(T2T, a, b, n, -1, 0, 0, 0)
+
+
+def foundation_to_column(suit: int, b: int) -> SearchMove:
+    return SearchMove(F2T, suit, b, 1, -1, 0, 0, 0)
 
 RED = (False, True, True, False)
 
@@ -121,10 +149,10 @@ class SearchState:
 
     # -- play and undo --------------------------------------------------------------------------
 
-    def play(self, m: tuple[int, ...]) -> None:
-        kind = m[0]
+    def play(self, m: SearchMove) -> None:
+        kind = m.kind
         if kind == T2F:
-            a = m[1]
+            a = m.src
             col = self.cols[a]
             slot = self.found_slot(col[-1])
             col.pop()
@@ -137,7 +165,7 @@ class SearchState:
                 flip = 1
             self.hist.append((slot, flip))
         elif kind == T2T:
-            a, b, n = m[1], m[2], m[3]
+            a, b, n = m.src, m.dst, m.cards
             src = self.cols[a]
             if n == 1:
                 self.cols[b].append(src.pop())
@@ -151,30 +179,30 @@ class SearchState:
                 flip = 1
             self.hist.append((flip,))
         elif kind in (W2F, W2T):
-            card = self.talon.pop(m[4])
+            card = self.talon.pop(m.talon)
             slot = -1
             if kind == W2F:
                 slot = self.found_slot(card)
                 self.found[slot] += 1
                 self.left -= 1
             else:
-                self.cols[m[2]].append(card)
+                self.cols[m.dst].append(card)
             self.hist.append((self.p, self.passes, card, slot))
-            self.p = m[4]
-            if m[6] and self.passes > 0:
+            self.p = m.talon
+            if m.redeal and self.passes > 0:
                 self.passes -= 1
         else:  # F2T (one deck)
-            s, b = m[1], m[2]
+            s, b = m.src, m.dst
             self.found[s] -= 1
             self.left += 1
             self.cols[b].append(self.found[s] * 4 + s)
             self.hist.append(())
 
-    def undo(self, m: tuple[int, ...]) -> None:
-        kind = m[0]
+    def undo(self, m: SearchMove) -> None:
+        kind = m.kind
         h = self.hist.pop()
         if kind == T2F:
-            a = m[1]
+            a = m.src
             slot, flip = h
             if flip:
                 self.down[a] += 1
@@ -182,7 +210,7 @@ class SearchState:
             self.left += 1
             self.cols[a].append(self.found[slot] * 4 + (slot >> 1 if self.two else slot))
         elif kind == T2T:
-            a, b, n = m[1], m[2], m[3]
+            a, b, n = m.src, m.dst, m.cards
             if h[0]:
                 self.down[a] += 1
             dst = self.cols[b]
@@ -197,12 +225,12 @@ class SearchState:
                 self.found[slot] -= 1
                 self.left += 1
             else:
-                self.cols[m[2]].pop()
-            self.talon.insert(m[4], card)
+                self.cols[m.dst].pop()
+            self.talon.insert(m.talon, card)
             self.p = p
             self.passes = passes
         else:
-            s, b = m[1], m[2]
+            s, b = m.src, m.dst
             self.cols[b].pop()
             self.found[s] += 1
             self.left -= 1
