@@ -94,41 +94,74 @@ def stock_positions(st: SearchState) -> list[tuple[int, int, int, int]]:
     return out
 
 
+class _Scan:
+    """What every kind of move needs to know about the position, found once per ``gen_moves``."""
+
+    __slots__ = ("_faceup", "empty", "nempty", "parents", "playable", "st", "tops")
+
+    def __init__(self, st: SearchState) -> None:
+        self.st = st
+        self.parents = PARENTS[st.suit_build]
+        found = st.found
+        # the cards that can go up now (at most one per foundation pile)
+        if st.two:
+            self.playable = {found[i] * 4 + (i >> 1) for i in range(8) if found[i] < 13}
+        else:
+            self.playable = {found[s] * 4 + s for s in range(4) if found[s] < 13}
+        self.empty = -1  # the first empty column (all are alike), or -1
+        self.nempty = 0
+        self.tops: dict[int, list[int]] = {}  # card -> the columns it tops
+        for i, col in enumerate(st.cols):
+            if col:
+                self.tops.setdefault(col[-1], []).append(i)
+            else:
+                self.nempty += 1
+                if self.empty < 0:
+                    self.empty = i
+        self._faceup: dict[int, int] | None = None
+
+    @property
+    def faceup(self) -> dict[int, int]:
+        """Klondike: face-up card -> its column (computed on first need)."""
+        if self._faceup is None:
+            st = self.st
+            self._faceup = {c: i for i, cc in enumerate(st.cols) for c in cc[st.down[i]:]}
+        return self._faceup
+
+
 def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0,
               twins: bool = False, postpone: bool = False) -> list[SearchMove]:
     """Legal moves (up to key equivalence), best first; with ``rng``, each score gets a
     random bonus below ``noise`` first (restarts use this to vary the order). With
     ``twins`` (one-card two-deck games only), twin shuffles Lemma T in ``safe`` shows no
     shortest win starts with are left out; with ``postpone`` (Klondike), so are the
-    foundation-to-column moves Lemma F leaves out."""
+    foundation-to-column moves Lemma F leaves out.
+
+    The kinds are scored in this order (the sort is stable: equal scores keep it): column
+    moves, then talon moves, then Klondike's foundation-to-column moves."""
+    scan = _Scan(st)
+    scored: list[tuple[float, SearchMove]] = []
+    _column_moves(scan, scored, twins=twins)
+    _talon_moves(scan, scored, restart=rng is not None)
+    if st.klondike:
+        _foundation_moves(scan, scored, postpone=postpone)
+    if rng is not None:
+        rand = rng.random
+        scored = [(score + noise * rand(), m) for score, m in scored]
+    scored.sort(key=_first, reverse=True)
+    return [m for _, m in scored]
+
+
+def _column_moves(scan: _Scan, scored: list[tuple[float, SearchMove]], *, twins: bool) -> None:
+    """Column tops to foundations, then column to column (runs, where they move as a unit)."""
+    st = scan.st
     cols, builds, down = st.cols, st.builds, st.down
-    parents = PARENTS[st.suit_build]
+    parents, playable, tops, empty, nempty = scan.parents, scan.playable, scan.tops, scan.empty, scan.nempty
     king_only = st.king_only
     klondike = st.klondike
-    # the cards that can go up now (at most one per foundation pile)
-    found = st.found
-    if st.two:
-        playable = {found[i] * 4 + (i >> 1) for i in range(8) if found[i] < 13}
-    else:
-        playable = {found[s] * 4 + s for s in range(4) if found[s] < 13}
-    scored: list[tuple[float, SearchMove]] = []
-    empty = -1
-    nempty = 0
-    tops: dict[int, list[int]] = {}
-    for i, col in enumerate(cols):
-        if col:
-            tops.setdefault(col[-1], []).append(i)
-        else:
-            nempty += 1
-            if empty < 0:
-                empty = i
     # Lemma T (``safe``): one card moves at a time, two decks; with more than one empty
     # column neither kind of twin shuffle is ever left out.
     twin_rule = twins and st.two and not st.runs and not klondike and nempty <= 1
-    # Klondike partial-run moves (Lemma P in ``safe``): only when the card they expose can be
-    # used next; computed on first need.
-    faceup: dict[int, int] | None = None
-    # Column tops to foundations, then column to column.
     for a, col in enumerate(cols):
         size = len(col)
         if not size:
@@ -158,46 +191,60 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0,
             if not dests and not to_empty:
                 continue
             if klondike and rest > down[a] and longest == size - down[a]:
-                if faceup is None:
-                    faceup = {c: i for i, cc in enumerate(cols) for c in cc[down[i]:]}
+                # Klondike partial-run moves (Lemma P in ``safe``): only when the card they
+                # expose can be used next.
+                faceup = scan.faceup
                 if reach < 0:
                     reach = _first_movable(col, down[a], a, parents, faceup, empty >= 0)
                 if not (rest > reach or col[rest - 1] in playable
-                        or _twin_at_hand(base, faceup, st.talon, found)):
+                        or _twin_at_hand(base, faceup, st.talon, st.found)):
                     continue  # Lemma P: no shortest win starts with this move
-            score = 300 - 5 * n
-            if rest == 0:
-                score += 150
-            else:
-                under = col[rest - 1]
-                if klondike and down[a] == rest:
-                    score += 400 + 10 * rest
-                elif rest >= down[a]:
-                    if builds[under * 52 + base]:
-                        score -= 450  # the unit already sits on a card it builds on
-                    if under in playable:
-                        score += 200
-                    else:
-                        for parent in parents[under]:
-                            if parent in tops:
-                                score += 60  # the card it exposes has a place to go
-                                break
-                    if n == longest:
-                        score += 30
+            score = _column_move_score(scan, a, n, longest)
             for b in dests:
                 scored.append((score, column_to_column(a, b, n)))
             if to_empty:
                 scored.append((score - 200, column_to_column(a, empty, n)))
-    # Cards the stock can bring to the waste's top.
+
+
+def _column_move_score(scan: _Scan, a: int, n: int, longest: int) -> int:
+    """How promising moving the top ``n`` cards of column ``a`` looks (``longest``: its run)."""
+    st = scan.st
+    col, builds, down = st.cols[a], st.builds, st.down
+    rest = len(col) - n
+    base = col[rest]
+    score = 300 - 5 * n
+    if rest == 0:
+        return score + 150
+    under = col[rest - 1]
+    if st.klondike and down[a] == rest:
+        score += 400 + 10 * rest
+    elif rest >= down[a]:
+        if builds[under * 52 + base]:
+            score -= 450  # the unit already sits on a card it builds on
+        if under in scan.playable:
+            score += 200
+        else:
+            for parent in scan.parents[under]:
+                if parent in scan.tops:
+                    score += 60  # the card it exposes has a place to go
+                    break
+        if n == longest:
+            score += 30
+    return score
+
+
+def _talon_moves(scan: _Scan, scored: list[tuple[float, SearchMove]], *, restart: bool) -> None:
+    """Cards the stock can bring to the waste's top, to a foundation or a column.
+
+    Each draw buries a card under the waste's top: costly when passes are limited, so cards
+    that need draws come after the useful column moves, the nearest first."""
+    st = scan.st
     talon = st.talon
-    # Each draw buries a card under the waste's top: costly when passes are limited, so
-    # cards that need draws come after the useful column moves, the nearest first.
+    parents, playable, tops, empty = scan.parents, scan.playable, scan.tops, scan.empty
     limited = st.passes >= 0
-    dc = DRAW_COST
+    dc = RESTART_DRAW_COST if restart and limited else DRAW_COST
     buried: list[int] | None = None  # restarts, one pass left: buried[k] = how needed the first k stock cards are
-    bury = rng is not None and st.passes == 0
-    if rng is not None and limited:
-        dc = RESTART_DRAW_COST
+    bury = restart and st.passes == 0
     for j, k1, rd, k2 in stock_positions(st):
         card = talon[j]
         cost = k1 + k2 + 5 * rd
@@ -207,7 +254,7 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0,
             up, build, fill = 250 - dc * cost, 200 - dc * cost, 30 - dc * cost
             if bury:
                 if buried is None:
-                    buried = _buried(talon, st.p, found, st.two)
+                    buried = _buried(talon, st.p, st.found, st.two)
                 pen = BURY_COST * buried[j - st.p]  # no redeal left: j >= p here
                 up, build, fill = up - pen, build - pen, fill - pen
         else:
@@ -217,31 +264,29 @@ def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0,
         for parent in parents[card]:
             for b in tops.get(parent, ()):
                 scored.append((build, SearchMove(W2T, -1, b, 1, j, k1, rd, k2)))
-        if empty >= 0 and (not king_only or card >> 2 == KING):
+        if empty >= 0 and (not st.king_only or card >> 2 == KING):
             scored.append((fill, SearchMove(W2T, -1, empty, 1, j, k1, rd, k2)))
-    # Klondike: a foundation's top card back to a column, unless Lemma K would put it
-    # straight back (Corollary K in ``safe``: no shortest win starts with that move), and
-    # (Lemma F, with ``postpone``) only when a move that uses it could follow.
-    if klondike:
-        for s in range(4):
-            if found[s] and not klondike_safe(found, found[s] - 1, s):
-                card = (found[s] - 1) * 4 + s
-                use = True
-                if postpone:
-                    if faceup is None:
-                        faceup = {c: i for i, cc in enumerate(cols) for c in cc[down[i]:]}
-                    use = _card_down_use(st, card, faceup, parents, empty >= 0)
-                for parent in parents[card]:
-                    for b in tops.get(parent, ()):
-                        if use or _first_movable(cols[b], down[b], b, parents, faceup, empty >= 0) < 1 << 30:
-                            scored.append((-100, foundation_to_column(s, b)))
-                if empty >= 0 and card >> 2 == KING and use:
-                    scored.append((-150, foundation_to_column(s, empty)))
-    if rng is not None:
-        rand = rng.random
-        scored = [(score + noise * rand(), m) for score, m in scored]
-    scored.sort(key=_first, reverse=True)
-    return [m for _, m in scored]
+
+
+def _foundation_moves(scan: _Scan, scored: list[tuple[float, SearchMove]], *, postpone: bool) -> None:
+    """Klondike: a foundation's top card back to a column, unless Lemma K would put it straight
+    back (Corollary K in ``safe``: no shortest win starts with that move), and (Lemma F, with
+    ``postpone``) only when a move that uses it could follow."""
+    st = scan.st
+    cols, down, found = st.cols, st.down, st.found
+    parents, tops, empty = scan.parents, scan.tops, scan.empty
+    for s in range(4):
+        if found[s] and not klondike_safe(found, found[s] - 1, s):
+            card = (found[s] - 1) * 4 + s
+            use = True
+            if postpone:
+                use = _card_down_use(st, card, scan.faceup, parents, empty >= 0)
+            for parent in parents[card]:
+                for b in tops.get(parent, ()):
+                    if use or _first_movable(cols[b], down[b], b, parents, scan.faceup, empty >= 0) < 1 << 30:
+                        scored.append((-100, foundation_to_column(s, b)))
+            if empty >= 0 and card >> 2 == KING and use:
+                scored.append((-150, foundation_to_column(s, empty)))
 
 
 def _first_movable(col: list[int], low: int, a: int, parents: tuple[tuple[int, ...], ...],
