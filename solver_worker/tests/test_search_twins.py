@@ -69,22 +69,19 @@ def rule_generator(skip: str, fired: list[int]):
     return gen
 
 
-def oracle_disagreements(game: str, skip: str, monkeypatch, positions: int, want: int = 1 << 30):
-    """Random small positions of ``game`` (2-4 columns, 10-20 cards off the foundations)
-    where the rule (minus ``skip``) left a move out: (checked, wrong verdicts, verdicts seen)
-    of the Python search with that rule against the engine's exhaustive search."""
-    fired: list[int] = []
-    monkeypatch.setattr(search_module, "gen_moves", rule_generator(skip, fired))
-    rng = random.Random(f"twins-{game}")
+def _disagreements(generator, fired: list[int], make, monkeypatch, positions: int, limit: int, want: int):
+    """The Python search with ``generator`` against the engine's exhaustive search (node cap
+    ``limit``) on ``positions`` deals ``make(i)``, counting only those where the rule fired:
+    (checked, wrong verdicts, verdicts seen)."""
+    monkeypatch.setattr(search_module, "gen_moves", generator)
     checked, wrong, seen = 0, 0, set()
-    for _ in range(positions):
-        d = random_endgame(game, rng, rng.randint(10, 20), rng.choice((0.0, 0.2, 0.4)),
-                           columns=rng.choice((2, 3, 4)))
+    for i in range(positions):
+        d = make(i)
         fired.clear()
         out = search_module.search(SearchState(d), deadline=1e18, max_nodes=100_000)
         if not fired or out.status == "unknown":
             continue
-        truth = brute_force(d, limit=100_000)
+        truth = brute_force(d, limit=limit)
         if truth is None:
             continue
         checked += 1
@@ -95,6 +92,20 @@ def oracle_disagreements(game: str, skip: str, monkeypatch, positions: int, want
                 break
     monkeypatch.undo()
     return checked, wrong, seen
+
+
+def oracle_disagreements(game: str, skip: str, monkeypatch, positions: int, want: int = 1 << 30):
+    """Random small positions of ``game`` (2-4 columns, 10-20 cards off the foundations)
+    where the rule (minus ``skip``) left a move out: (checked, wrong verdicts, verdicts seen)
+    of the Python search with that rule against the engine's exhaustive search."""
+    fired: list[int] = []
+    rng = random.Random(f"twins-{game}")
+
+    def make(_i: int):
+        return random_endgame(game, rng, rng.randint(10, 20), rng.choice((0.0, 0.2, 0.4)),
+                              columns=rng.choice((2, 3, 4)))
+
+    return _disagreements(rule_generator(skip, fired), fired, make, monkeypatch, positions, 100_000, want)
 
 
 @pytest.mark.parametrize("game", ONE_CARD)
@@ -257,29 +268,14 @@ def klondike_disagreements(game: str, skip: str, monkeypatch, positions: int, wa
     """As ``oracle_disagreements``, for Lemma F on Klondike positions, half of them shaped
     like real ones (face-up runs over face-down cards)."""
     fired: list[int] = []
-    monkeypatch.setattr(search_module, "gen_moves", down_generator(skip, fired))
     rng = random.Random(f"postpone-{game}")
-    checked, wrong, seen = 0, 0, set()
-    for i in range(positions):
+
+    def make(i: int):
         if i % 2:
-            d = klondike_endgame(game, rng, rng.randint(16, 26), rng.choice((3, 4)))
-        else:
-            d = random_endgame(game, rng, rng.randint(10, 20), rng.choice((0.0, 0.3)), columns=rng.choice((2, 3, 4)))
-        fired.clear()
-        out = search_module.search(SearchState(d), deadline=1e18, max_nodes=100_000)
-        if not fired or out.status == "unknown":
-            continue
-        truth = brute_force(d, limit=200_000)
-        if truth is None:
-            continue
-        checked += 1
-        seen.add(truth)
-        if (out.status == "solved") != truth:
-            wrong += 1
-            if wrong >= want:
-                break
-    monkeypatch.undo()
-    return checked, wrong, seen
+            return klondike_endgame(game, rng, rng.randint(16, 26), rng.choice((3, 4)))
+        return random_endgame(game, rng, rng.randint(10, 20), rng.choice((0.0, 0.3)), columns=rng.choice((2, 3, 4)))
+
+    return _disagreements(down_generator(skip, fired), fired, make, monkeypatch, positions, 200_000, want)
 
 
 @pytest.mark.parametrize(("game", "positions"), [("klondike", 100), ("klondike-3", 300)])
