@@ -150,9 +150,9 @@ class SearchState:
     # -- play and undo --------------------------------------------------------------------------
 
     def play(self, m: SearchMove) -> None:
-        kind = m.kind
+        # By position (SearchMove's fields): a move may also be the core's plain 8-tuple.
+        kind, a, b, n, j, _draws, redeal, _after = m
         if kind == T2F:
-            a = m.src
             col = self.cols[a]
             slot = self.found_slot(col[-1])
             col.pop()
@@ -165,7 +165,6 @@ class SearchState:
                 flip = 1
             self.hist.append((slot, flip))
         elif kind == T2T:
-            a, b, n = m.src, m.dst, m.cards
             src = self.cols[a]
             if n == 1:
                 self.cols[b].append(src.pop())
@@ -179,30 +178,30 @@ class SearchState:
                 flip = 1
             self.hist.append((flip,))
         elif kind in (W2F, W2T):
-            card = self.talon.pop(m.talon)
+            card = self.talon.pop(j)
             slot = -1
             if kind == W2F:
                 slot = self.found_slot(card)
                 self.found[slot] += 1
                 self.left -= 1
             else:
-                self.cols[m.dst].append(card)
+                self.cols[b].append(card)
             self.hist.append((self.p, self.passes, card, slot))
-            self.p = m.talon
-            if m.redeal and self.passes > 0:
+            self.p = j
+            if redeal and self.passes > 0:
                 self.passes -= 1
         else:  # F2T (one deck)
-            s, b = m.src, m.dst
+            s = a
             self.found[s] -= 1
             self.left += 1
             self.cols[b].append(self.found[s] * 4 + s)
             self.hist.append(())
 
     def undo(self, m: SearchMove) -> None:
-        kind = m.kind
+        # By position (SearchMove's fields): a move may also be the core's plain 8-tuple.
+        kind, a, b, n, j, _draws, _redeal, _after = m
         h = self.hist.pop()
         if kind == T2F:
-            a = m.src
             slot, flip = h
             if flip:
                 self.down[a] += 1
@@ -210,7 +209,6 @@ class SearchState:
             self.left += 1
             self.cols[a].append(self.found[slot] * 4 + (slot >> 1 if self.two else slot))
         elif kind == T2T:
-            a, b, n = m.src, m.dst, m.cards
             if h[0]:
                 self.down[a] += 1
             dst = self.cols[b]
@@ -225,12 +223,12 @@ class SearchState:
                 self.found[slot] -= 1
                 self.left += 1
             else:
-                self.cols[m.dst].pop()
-            self.talon.insert(m.talon, card)
+                self.cols[b].pop()
+            self.talon.insert(j, card)
             self.p = p
             self.passes = passes
         else:
-            s, b = m.src, m.dst
+            s = a
             self.cols[b].pop()
             self.found[s] += 1
             self.left -= 1
