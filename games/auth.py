@@ -51,15 +51,15 @@ class CachedTokenAuthentication(TokenAuthentication):
             cached = None
         if isinstance(cached, tuple) and len(cached) == len(_CACHED_FIELDS):
             user = _user_from(cached)
-        else:
-            user, _token = super().authenticate_credentials(key)  # the database's answer, errors included
-            try:
-                cache.set(cache_key, tuple(getattr(user, f) for f in _CACHED_FIELDS), TOKEN_CACHE_SECONDS)
-            except Exception:
-                logger.warning("token cache not written", exc_info=True)
-        if not user.is_active:
-            raise exceptions.AuthenticationFailed("User inactive or deleted.")
-        return user, Token(key=key, user=user)
+            if not user.is_active:
+                raise exceptions.AuthenticationFailed("User inactive or deleted.")
+            return user, Token(key=key, user=user)
+        user, token = super().authenticate_credentials(key)  # the database's answer, errors included
+        try:
+            cache.set(cache_key, tuple(getattr(user, f) for f in _CACHED_FIELDS), TOKEN_CACHE_SECONDS)
+        except Exception:
+            logger.warning("token cache not written", exc_info=True)
+        return user, token
 
 
 def forget_token(key: str) -> None:
@@ -73,7 +73,9 @@ def _token_deleted(sender: type, instance: Token, **kwargs: Any) -> None:
     forget_token(instance.key)
 
 
-def _user_changed(sender: type, instance: Any, **kwargs: Any) -> None:
+def _user_changed(sender: type, instance: Any, update_fields: Any = None, **kwargs: Any) -> None:
+    if update_fields is not None and not set(update_fields) & set(_CACHED_FIELDS):
+        return  # e.g. a login's last_login: nothing the cache holds changed
     for key in Token.objects.filter(user_id=instance.pk).values_list("key", flat=True):
         forget_token(key)
 

@@ -546,7 +546,8 @@ def _append_at_position(
     cached = _position_cached(attempt_id)
     if cached is None or cached.length != start or cached.player_id != player.pk:
         return None
-    if cached.ranked and cached.date < days.today():
+    challenge = Challenge(pk=cached.challenge_id, date=cached.date, game=cached.game, seed=cached.seed)
+    if cached.ranked and _day_is_over(challenge):
         return None  # the locked path answers day_over
     try:
         state = State.restore(deal(cached.game, cached.seed), cached.snapshot)
@@ -562,7 +563,6 @@ def _append_at_position(
         row = cursor.fetchone()
     if row is None:
         return None
-    challenge = Challenge(pk=cached.challenge_id, date=cached.date, game=cached.game, seed=cached.seed)
     attempt = Attempt(
         pk=attempt_id,
         player_id=player.pk,

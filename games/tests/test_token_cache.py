@@ -108,3 +108,15 @@ def test_an_unreadable_cache_falls_back_to_the_database(monkeypatch: pytest.Monk
     assert client.get(ME).status_code == 200
     key = Token.objects.get(user=user).key
     assert auth.CachedTokenAuthentication().authenticate_credentials(key)[0].username == user.username
+
+
+def test_a_save_of_fields_the_cache_does_not_hold_leaves_it_and_costs_no_query() -> None:
+    user = make_user()
+    client = _client(token_for(user))
+    assert client.get(ME).status_code == 200
+    with CaptureQueriesContext(connection) as capture:
+        user.save(update_fields=["last_login"])  # what a login does
+    assert _token_queries(capture) == []
+    user.is_active = False
+    user.save(update_fields=["is_active"])  # a field the cache holds: dropped at once
+    assert client.get(ME).status_code == 401
