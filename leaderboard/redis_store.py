@@ -456,6 +456,14 @@ def board_rank(
     return None if position is None else int(position)
 
 
+def _run_script(client: redis.Redis, source: str, sha: str, keys: Sequence[str], args: Sequence[str]) -> Any:
+    """A read script by its digest (one short command), sent whole only when Redis lacks it."""
+    try:
+        return client.evalsha(sha, len(keys), *keys, *args)
+    except redis.exceptions.NoScriptError:
+        return client.eval(source, len(keys), *keys, *args)
+
+
 # KEYS: members, all, clean; ARGV: player id, radius, clean ("1"/"0"). What board_rank and
 # board_page read for a player's neighbourhood, in one command instead of three round trips.
 _AROUND_LUA = """
@@ -480,11 +488,8 @@ def board_around(
 ) -> tuple[int, int | None, int, list[int]]:
     """(total, the player's 0-based position or None, the first listed position, the result ids
     ranked within ``radius`` of it: none without a position). One round trip. Raises BoardNotBuilt."""
-    args = (keys.members, keys.all, keys.clean, str(player_id), str(radius), "1" if clean else "0")
-    try:
-        reply = client.evalsha(_AROUND_SHA, 3, *args)
-    except redis.exceptions.NoScriptError:
-        reply = client.eval(_AROUND_LUA, 3, *args)
+    reply = _run_script(client, _AROUND_LUA, _AROUND_SHA, (keys.members, keys.all, keys.clean),
+                        (str(player_id), str(radius), "1" if clean else "0"))
     built, want_all, want_clean, n_all, n_clean, position, start, members = reply
     _check([built, want_all, want_clean], int(n_all), int(n_clean), keys, accept_aged=accept_aged)
     total = int(n_clean) if clean else int(n_all)
@@ -517,11 +522,8 @@ def board_cached_page(client: redis.Redis, keys: BoardKeys, *, field: str) -> tu
     (missing, inconsistent or aged): the caller's normal read repairs it first,
     and the page computed then is not stored.
     """
-    args = (keys.members, keys.all, keys.clean, keys.version, keys.pages, field)
-    try:
-        reply = client.evalsha(_PAGE_READ_SHA, 5, *args)
-    except redis.exceptions.NoScriptError:
-        reply = client.eval(_PAGE_READ_LUA, 5, *args)
+    reply = _run_script(client, _PAGE_READ_LUA, _PAGE_READ_SHA,
+                        (keys.members, keys.all, keys.clean, keys.version, keys.pages), (field,))
     built, want_all, want_clean, n_all, n_clean, version, cached = reply
     header = [built, want_all, want_clean]
     try:

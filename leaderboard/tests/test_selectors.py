@@ -424,3 +424,18 @@ def test_a_stale_neighbourhood_is_dropped_and_the_database_answers(redis_client:
     around = leaderboard_around(challenge=challenge, player=players[2], radius=1)
     # The stale board was dropped; the answer comes from the board built again from the database.
     assert (around.rank, around.total, names(around.entries)) == (2, 4, ["t0", "t2", "t3"])
+
+
+def test_read_scripts_are_sent_whole_when_redis_has_forgotten_them(redis_client: redis.Redis) -> None:
+    """After SCRIPT FLUSH (a restarted or failed-over Redis) the first call by digest fails with
+    NOSCRIPT; the read then sends the script itself and answers as before."""
+    challenge = make_challenge(date=DAY)
+    players = [make_user(f"f{i}") for i in range(3)]
+    for i, player in enumerate(players):
+        make_result(challenge=challenge, player=player, score=10 - i)
+    first = leaderboard_around(challenge=challenge, player=players[1], radius=1)
+    redis_client.script_flush()
+    again = leaderboard_around(challenge=challenge, player=players[1], radius=1)
+    assert first.rank == 2 and again.source == "redis"
+    assert (again.rank, again.entries) == (first.rank, first.entries)
+    assert redis_client.script_exists(redis_store._AROUND_SHA) == [True]
