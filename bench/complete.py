@@ -14,7 +14,6 @@ searches' sizes and how many ran into the cap. A win is replayed by the engine b
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -23,6 +22,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from games.engine import deal as make_deal
+from solver_worker.cli import study_rows
 from solver_worker.search import core
 from solver_worker.search.log import to_log, wins
 from solver_worker.search.search import SOLVED, UNKNOWN
@@ -31,16 +31,10 @@ from solver_worker.search.state import SearchState
 TWO_DECK = "josephine,forty-thieves,maria,forty-and-eight"
 
 
-def undecided_seeds(path: str, count: int) -> list[int]:
+def undecided_seeds(path: str, game: str, count: int) -> list[int]:
     """The first ``count`` seeds of a study file that no row of it decided (won or proven lost)."""
-    decided, seen = set(), set()
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            row = json.loads(line)
-            seen.add(row["seed"])
-            if row.get("status") in ("solved", "unsolvable"):
-                decided.add(row["seed"])
-    return sorted(seen - decided)[:count]
+    rows = study_rows(path, game)  # the row that counts per seed: a decided one beats an undecided one
+    return sorted(seed for (_, seed), row in rows.items() if row.get("status") == "unknown")[:count]
 
 
 def main() -> int:
@@ -55,7 +49,7 @@ def main() -> int:
     print(f"complete search alone, cap {args.nodes:,} nodes, table {args.mb:.0f} MB, one core\n", flush=True)
     summary = []
     for game in args.games.split(","):
-        seeds = undecided_seeds(os.path.join(args.study, f"{game}.jsonl"), args.deals)
+        seeds = undecided_seeds(os.path.join(args.study, f"{game}.jsonl"), game, args.deals)
         finished: list[int] = []
         capped = 0
         verdicts = {"won": 0, "lost": 0}
