@@ -18,7 +18,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from games import days, services
-from games.engine import State, deal
+from games.engine import State, deal, visible
 from games.models import Attempt, Submission
 from games.tests.factories import make_challenge, make_user, token_for
 
@@ -36,6 +36,11 @@ def _replayed(moves: list[str]) -> State:
     for text in moves:
         state.play_text(text)
     return state
+
+
+def _state_of(moves: list[str]) -> dict[str, Any]:
+    """The visible state after ``moves``, as the API's JSON carries it."""
+    return json.loads(json.dumps(visible(_replayed(moves))))
 
 
 @pytest.fixture
@@ -108,12 +113,6 @@ def test_a_batch_behind_the_cache_takes_the_locked_path(play: Any) -> None:
     status, body = send(1, ["s"])  # what the log holds: a harmless resend
     assert status == 200 and body["applied"] == 0 and body["log_length"] == 2
     assert body["state"] == _state_of(["s", "s"])
-
-
-def _state_of(moves: list[str]) -> dict[str, Any]:
-    from games.engine import visible
-
-    return json.loads(json.dumps(visible(_replayed(moves))))
 
 
 def test_an_ended_attempt_takes_nothing_even_with_its_position_cached(play: Any) -> None:
