@@ -94,17 +94,27 @@ with a move the generator keeps. Proof.
     ``u'`` (covered), so it touches the same cards without P: a move onto or off R's top part
     (R holds no king, so no part of it goes to an empty column), a move elsewhere, a draw or
     a foundation move. Both columns stay non-empty and turn no card. Afterwards P is legal.
-  * In a shortest W, M does not move ``v``: ``v`` can go only onto ``u`` (then dropping P and
-    M gives the same position in two moves fewer) or up (then dropping P gives the same
-    position one move sooner). And M exists, since ``u`` must go up some time.
+    The safe moves played after each move are the same both ways: Lemma K never plays ``u``
+    or ``u'`` up while ``v``, which builds on both, is in a column.
+  * In a shortest W, M does not move ``v`` as the bottom card of what it moves: ``v`` can go
+    only onto ``u`` (then dropping P and M gives the same position in two moves fewer) or up
+    (then dropping P gives the same position one move sooner). M may move ``v`` inside a run
+    of column b that holds ``u'`` (next point). And M exists, since ``u`` must go up some time.
   * If none of (a)-(c) holds in S, some Ij is not a partial move: M is ``u`` going up (its
     pile must rise first: a foundation move), a run topped by ``u`` going onto a parent of
     its bottom card ``t`` (no parent is face up outside column a in S, and none inside it
     can be reached without moving ``u``: one must be turned or come from the talon or a
     foundation), or onto an empty column (none in S; a partial move empties no column), or
     ``v'`` (with its run) or ``v`` onto ``u`` (``v`` is excluded above; ``v'`` must be turned
-    or come down from its foundation). A partial move turns no card, empties no column,
-    and moves nothing to or from the talon or a foundation.
+    or come down from its foundation), or a run of column b that holds ``u'`` (and so ``v``).
+    That run's bottom card is ``u'`` itself: a run is built down, so a card under ``u'`` in
+    it would be a parent of ``u'``, and so of ``u``, face up outside column a, which is (b). It goes onto a parent of
+    ``u'`` (the same cards as u's) on top of another column: by (b) none is face up outside
+    column a, and the only one that can be face up inside it lies under ``u``, which M would
+    have to move first; or, ``u'`` a king, into an empty column: then ``u`` is a king too, and
+    (b) would see the empty column. A partial move turns no card, empties no column, and
+    moves nothing to or from the talon or a foundation; it moves face-up cards only between
+    columns, so none of this can come about through partial moves alone.
   * So take a shortest winning line; while it starts with a partial move the generator
     drops, postpone that move to just before its M. The line stays a shortest win and its
     first non-partial move comes one place sooner, so this ends with a line whose first
