@@ -101,7 +101,7 @@ static void init_zobrist(void) {
 /* ---- state (state.py) ------------------------------------------------------------------ */
 
 typedef struct {
-    int two, klondike, draw, runs, king_only, suit_build, ncols, p_in_key, nfound;
+    int two, klondike, draw, runs, king_only, suit_build, ncols, p_in_key, nfound, any_talon;
     int passes, p, left, tlen;
     int len[MAXCOLS];
     int down[MAXCOLS];
@@ -335,6 +335,19 @@ static int safe_move(const State *s, Move *m) {
     if (s->p && s->draw == 1 && (cards >> s->talon[s->p - 1] & 1)) {
         *m = (Move){W2F, -1, -1, 0, 1, (short)(s->p - 1), 0, 0};
         return 1;
+    }
+    if (s->any_talon && s->klondike && s->draw == 1 && s->passes < 0) { /* Corollary S (safe.py) */
+        int p = s->p, size = s->tlen;
+        for (int j = p; j < size; j++)
+            if (cards >> s->talon[j] & 1) {
+                *m = (Move){W2F, -1, -1, 0, 1, (short)j, (short)(j - p + 1), 0};
+                return 1;
+            }
+        for (int j = 0; j < p - 1; j++)
+            if (cards >> s->talon[j] & 1) {
+                *m = (Move){W2F, -1, -1, 1, 1, (short)j, (short)(size - p), (short)(j + 1)};
+                return 1;
+            }
     }
     return 0;
 }
@@ -1269,13 +1282,13 @@ fail:
 
 static PyObject *core_search(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"state", "seconds", "max_nodes", "table_mb", "width", "rng", "noise",
-                            "keep_best", "dead", "prefix", "twins", "postpone", NULL};
+                            "keep_best", "dead", "prefix", "twins", "postpone", "any_talon", NULL};
     PyObject *st, *rng = Py_None, *prefix = Py_None;
     double seconds, table_mb, noise = 0;
     long long max_nodes = -1;
-    int width = -1, keep_best = 0, dead = 0, twins = 0, postpone = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdLd|iOdppOpp", names, &st, &seconds, &max_nodes, &table_mb, &width,
-                                     &rng, &noise, &keep_best, &dead, &prefix, &twins, &postpone))
+    int width = -1, keep_best = 0, dead = 0, twins = 0, postpone = 0, any_talon = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdLd|iOdppOppp", names, &st, &seconds, &max_nodes, &table_mb, &width,
+                                     &rng, &noise, &keep_best, &dead, &prefix, &twins, &postpone, &any_talon))
         return NULL;
     uint32_t mt[625];
     if (rng != Py_None) {
@@ -1302,7 +1315,12 @@ static PyObject *core_search(PyObject *self, PyObject *args, PyObject *kw) {
     }
     State *s = malloc(sizeof(State));
     if (!s) return PyErr_NoMemory();
-    if (load_state(st, s) < 0 || (prefix != Py_None && play_prefix(s, prefix) < 0)) {
+    if (load_state(st, s) < 0) {
+        free(s);
+        return NULL;
+    }
+    s->any_talon = any_talon;
+    if (prefix != Py_None && play_prefix(s, prefix) < 0) {
         free(s);
         return NULL;
     }

@@ -16,8 +16,9 @@ from solver_worker.search import search as search_module
 from solver_worker.search.dead import lost
 from solver_worker.search.log import wins
 from solver_worker.search.moves import gen_moves, stock_positions
-from solver_worker.search.safe import is_safe
-from solver_worker.search.state import F2T, T2T, SearchState
+from solver_worker.search import safe as safe_module
+from solver_worker.search.safe import is_safe, safe_move
+from solver_worker.search.state import F2T, T2T, W2F, SearchState
 
 from .test_search_helpers import brute_force, klondike_endgame, make_deal, random_endgame
 
@@ -279,6 +280,72 @@ def test_klondike_worry_back_rule_and_no_take_back_of_safe_cards():
     st.ncols = 4
     taken = {m[1] for m in gen_moves(st) if m[0] == F2T}
     assert taken == {0}
+
+
+def test_klondike_draw_one_plays_a_safe_card_from_anywhere_in_the_talon(monkeypatch):
+    """Corollary S: with draw 1 and unlimited redeals a Lemma-K-safe card goes up from the stock
+    or from under the waste's top (a K+ move), not only from the waste's top; with draw 3, or
+    the rule off, it does not."""
+    hearts = [f"{r}H" for r in "3456789TJQ"]
+    spades = [f"{r}S" for r in "23456789TJQK"]
+    clubs_diamonds = [f"{r}C" for r in "456789TJ"] + ["KC"] + [f"{r}D" for r in "3456789T"]
+    tableau = [[*hearts, *spades, "KH"], [*clubs_diamonds, "KD"]]
+    stock = ["QD", "3C", "QC", "JD"]
+    found = ["2C", "2D", "2H", "AS"]
+    d = make_deal("klondike", tableau, stock, found, face_down=(22, 17), columns=2)
+    st = SearchState(d)
+    assert is_safe(st, parse_card("3C"))  # both red twos up, and the ace of its twin suit
+    assert safe_move(st) == (W2F, -1, -1, 1, 1, 2, 0, 0)  # two draws, then the 3C up
+    st.p = 3  # drawn past it: the 3C lies under the QC, the waste's top
+    assert safe_move(st) == (W2F, -1, -1, 1, 1, 1, 1, 2)  # draw the JD, redeal, two draws
+    st.play(safe_move(st))
+    assert st.found[0] == 3 and st.talon == [parse_card(c) for c in ("QD", "QC", "JD")]
+    assert safe_move(st) is None
+    monkeypatch.setattr(safe_module, "ANY_TALON_CARD", False)
+    assert safe_move(SearchState(d)) is None
+    monkeypatch.undo()
+    d3 = make_deal("klondike-3", tableau, stock, found, face_down=(22, 17), columns=2)
+    assert safe_move(SearchState(d3)) is None
+    # both searches play it (the same nodes), and the exhaustive search agrees: lost
+    c, py = (solve_deal(d, seconds=10, shorten_log=False, core=core) for core in ("c", "python"))
+    assert (c.status, c.nodes) == (py.status, py.nodes) == ("unsolvable", py.nodes)
+    assert brute_force(d, limit=200_000) is False
+
+
+@pytest.mark.parametrize("core", ["python", "c"])
+def test_klondike_safe_talon_cards_agree_with_exhaustive_search(core, monkeypatch):
+    """Random draw-1 positions shaped like real ones, most cards in the stock, where Corollary S
+    played a card from inside the talon: the verdict matches the engine's exhaustive search."""
+    fired = []
+    plain = search_module.safe_move
+
+    def counting(st):
+        m = plain(st)
+        if m is not None and m[0] == W2F and (m[5] or m[6]):  # draws or a redeal: not the waste's top
+            fired.append(1)
+        return m
+
+    monkeypatch.setattr(search_module, "safe_move", counting)
+    rng = random.Random("talon-safe")
+    checked = lost_seen = 0
+    for _ in range(300):
+        d = klondike_endgame("klondike", rng, rng.randint(14, 24), rng.choice((2, 3)))
+        fired.clear()
+        python = solve_deal(d, seconds=20, shorten_log=False, core="python")
+        if not fired:
+            continue
+        truth = brute_force(d, limit=100_000)
+        if truth is None:
+            continue
+        result = python if core == "python" else solve_deal(d, seconds=20, shorten_log=False)
+        assert (result.status == "solved") == truth, d
+        if result.status == "solved":
+            assert_wins(d, result)
+        checked += 1
+        lost_seen += not truth
+        if checked >= 25:
+            break
+    assert checked >= 25 and lost_seen >= 3
 
 
 def test_klondike_rule_needs_its_twin_suit_within_two():
