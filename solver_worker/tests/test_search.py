@@ -282,6 +282,21 @@ def test_klondike_worry_back_rule_and_no_take_back_of_safe_cards():
     assert taken == {0}
 
 
+def fired_positions(make, fired: list, tries: int):
+    """The positions ``make()`` gives, of ``tries``, where a rule fired (``fired`` was appended
+    to) in the Python search and the engine's exhaustive search decides: (deal, the Python
+    search's result, whether the deal can be won)."""
+    for _ in range(tries):
+        d = make()
+        fired.clear()
+        result = solve_deal(d, seconds=20, shorten_log=False, core="python")
+        if not fired:
+            continue
+        truth = brute_force(d, limit=100_000)
+        if truth is not None:
+            yield d, result, truth
+
+
 def test_klondike_draw_one_plays_a_safe_card_from_anywhere_in_the_talon(monkeypatch):
     """Corollary S: with draw 1 and unlimited redeals a Lemma-K-safe card goes up from the stock
     or from under the waste's top (a K+ move), not only from the waste's top; with draw 3, or
@@ -328,15 +343,9 @@ def test_klondike_safe_talon_cards_agree_with_exhaustive_search(core, monkeypatc
     monkeypatch.setattr(search_module, "safe_move", counting)
     rng = random.Random("talon-safe")
     checked = lost_seen = 0
-    for _ in range(300):
-        d = klondike_endgame("klondike", rng, rng.randint(14, 24), rng.choice((2, 3)))
-        fired.clear()
-        python = solve_deal(d, seconds=20, shorten_log=False, core="python")
-        if not fired:
-            continue
-        truth = brute_force(d, limit=100_000)
-        if truth is None:
-            continue
+    positions = fired_positions(lambda: klondike_endgame("klondike", rng, rng.randint(14, 24), rng.choice((2, 3))),
+                                fired, 300)
+    for d, python, truth in positions:
         result = python if core == "python" else solve_deal(d, seconds=20, shorten_log=False)
         assert (result.status == "solved") == truth, d
         if result.status == "solved":
@@ -431,15 +440,9 @@ def test_klondike_partial_move_rule_agrees_with_exhaustive_search(game, monkeypa
     monkeypatch.setattr(moves_module, "_twin_at_hand", counting)
     rng = random.Random(f"partial-{game}")
     checked = 0
-    for _ in range(200):
-        d = klondike_endgame(game, rng, rng.randint(16, 26), rng.choice((3, 4)))
-        dropped.clear()
-        result = solve_deal(d, seconds=20, shorten_log=False, core="python")
-        if not dropped:
-            continue
-        truth = brute_force(d, limit=100_000)
-        if truth is None:
-            continue
+    positions = fired_positions(lambda: klondike_endgame(game, rng, rng.randint(16, 26), rng.choice((3, 4))),
+                                dropped, 200)
+    for d, result, truth in positions:
         assert (result.status == "solved") == truth, d
         assert solve_deal(d, seconds=20, shorten_log=False).status == result.status, d
         checked += 1
