@@ -37,8 +37,9 @@ because a child of ``c`` can come back down onto it. Instead (the classical "wor
 rule, the condition Solvitaire uses, for which Blake and Gent give a proof):
 
 Lemma K. Let ``c`` (rank r, suit s, pile s at r) be a column's top, or the waste's top with
-draw 1 (or, Corollary S below, any talon card with draw 1 and unlimited redeals), such that both suits of the other colour have at least r cards up and the other
-suit of c's colour (its *twin*) at least r-1. Then moving ``c`` up is safe.
+draw 1 (or, Corollary S below, any talon card with draw 1 and unlimited redeals), such that
+both suits of the other colour have at least r cards up and the other suit of c's colour
+(its *twin*) at least r-1. Then moving ``c`` up is safe.
 Proof. Call *low* the cards below these levels: other-colour ranks < r, twin ranks < r-1,
 own-suit ranks < r. All are up in S. Take a winning line W from S and play it from S'
 (S with ``c`` up) skipping every move of ``c`` or of a low card (a run keeps only its part

@@ -12,11 +12,11 @@ import pytest
 from games.engine import GAME_IDS, Deal, State, deal, find_rules, parse_card
 from solver_worker.search import SolveResult, difficulty, solve, solve_deal
 from solver_worker.search import moves as moves_module
+from solver_worker.search import safe as safe_module
 from solver_worker.search import search as search_module
 from solver_worker.search.dead import lost
 from solver_worker.search.log import wins
 from solver_worker.search.moves import gen_moves, stock_positions
-from solver_worker.search import safe as safe_module
 from solver_worker.search.safe import is_safe, safe_move
 from solver_worker.search.state import F2T, T2T, W2F, SearchState
 
