@@ -323,6 +323,47 @@ static uint64_t safe_mask(const State *s) {
     return mask;
 }
 
+/* Every talon card a stock move can bring to the waste's top, cheapest route only, in the
+ * order moves.py's stock_positions gives them: (talon index, draws, redeal, draws after it). */
+typedef struct {
+    int j, k1, rd, k2;
+} Route;
+
+#define MAXROUTES (2 * MAXTALON + 4)
+
+static int stock_routes(const State *s, Route *out) {
+    int p = s->p, size = s->tlen, draw = s->draw, n = 0;
+#define ROUTE(J, K1, RD, K2) (out[n++] = (Route){(J), (K1), (RD), (K2)})
+    if (p) ROUTE(p - 1, 0, 0, 0);
+    if (draw == 1) {
+        for (int j = p; j < size; j++) ROUTE(j, j - p + 1, 0, 0);
+        if (s->passes != 0)
+            for (int j = 0; j < p - 1; j++) ROUTE(j, size - p, 1, j + 1);
+        return n;
+    }
+    unsigned char seen[MAXTALON + 1];
+    memset(seen, 0, sizeof seen);
+    if (p) seen[p - 1] = 1;
+    int k = 1;
+    while (p + draw * (k - 1) < size) {
+        int j = (p + draw * k < size ? p + draw * k : size) - 1;
+        ROUTE(j, k, 0, 0);
+        seen[j] = 1;
+        k++;
+    }
+    if (s->passes != 0 && size) {
+        int to_end = k - 1;
+        k = 1;
+        while (draw * (k - 1) < size) {
+            int j = (draw * k < size ? draw * k : size) - 1;
+            if (!seen[j]) ROUTE(j, to_end, 1, k);
+            k++;
+        }
+    }
+#undef ROUTE
+    return n;
+}
+
 static int safe_move(const State *s, Move *m) {
     uint64_t cards = safe_mask(s);
     if (!cards) return 0;
@@ -337,15 +378,11 @@ static int safe_move(const State *s, Move *m) {
         return 1;
     }
     if (s->any_talon && s->klondike && s->draw == 1 && s->passes < 0) { /* Corollary S (safe.py) */
-        int p = s->p, size = s->tlen;
-        for (int j = p; j < size; j++)
-            if (cards >> s->talon[j] & 1) {
-                *m = (Move){W2F, -1, -1, 0, 1, (short)j, (short)(j - p + 1), 0};
-                return 1;
-            }
-        for (int j = 0; j < p - 1; j++)
-            if (cards >> s->talon[j] & 1) {
-                *m = (Move){W2F, -1, -1, 1, 1, (short)j, (short)(size - p), (short)(j + 1)};
+        Route r[MAXROUTES];
+        int n = stock_routes(s, r);
+        for (int q = 0; q < n; q++)
+            if (cards >> s->talon[r[q].j] & 1) {
+                *m = (Move){W2F, -1, -1, (signed char)r[q].rd, 1, (short)r[q].j, (short)r[q].k1, (short)r[q].k2};
                 return 1;
             }
     }
@@ -696,45 +733,17 @@ static void gen_moves(const State *s, MoveList *ml, Rng *rng, int twins, int pos
             if (to_empty) add(ml, score - 200, (Move){T2T, (signed char)a, (signed char)empty, 0, (short)n, -1, 0, 0});
         }
     }
-    /* stock positions (K+), cheapest route only */
-    int p = s->p, size = s->tlen, draw = s->draw;
-    int pos_j[2 * MAXTALON + 4], pos_k1[2 * MAXTALON + 4], pos_rd[2 * MAXTALON + 4], pos_k2[2 * MAXTALON + 4];
-    int np = 0;
-#define POS(J, K1, RD, K2) (pos_j[np] = (J), pos_k1[np] = (K1), pos_rd[np] = (RD), pos_k2[np] = (K2), np++)
-    if (p) POS(p - 1, 0, 0, 0);
-    if (draw == 1) {
-        for (int j = p; j < size; j++) POS(j, j - p + 1, 0, 0);
-        if (s->passes != 0)
-            for (int j = 0; j < p - 1; j++) POS(j, size - p, 1, j + 1);
-    } else {
-        unsigned char seen[MAXTALON + 1];
-        memset(seen, 0, sizeof seen);
-        if (p) seen[p - 1] = 1;
-        int k = 1;
-        while (p + draw * (k - 1) < size) {
-            int j = (p + draw * k < size ? p + draw * k : size) - 1;
-            POS(j, k, 0, 0);
-            seen[j] = 1;
-            k++;
-        }
-        if (s->passes != 0 && size) {
-            int to_end = k - 1;
-            k = 1;
-            while (draw * (k - 1) < size) {
-                int j = (draw * k < size ? draw * k : size) - 1;
-                if (!seen[j]) POS(j, to_end, 1, k);
-                k++;
-            }
-        }
-    }
+    Route pos[MAXROUTES];
+    int np = stock_routes(s, pos);
     int limited = s->passes >= 0;
     int dc = DRAW_COST;
     int bury = rng->on && s->passes == 0;
     if (rng->on && limited) dc = RESTART_DRAW_COST;
     int buried[MAXTALON + 1];
     int buried_done = 0;
+    int p = s->p, size = s->tlen;
     for (int q = 0; q < np; q++) {
-        int j = pos_j[q], k1 = pos_k1[q], rd = pos_rd[q], k2 = pos_k2[q];
+        int j = pos[q].j, k1 = pos[q].k1, rd = pos[q].rd, k2 = pos[q].k2;
         int card = s->talon[j];
         int cost = k1 + k2 + 5 * rd;
         int up, build, fill;
@@ -795,7 +804,6 @@ static void gen_moves(const State *s, MoveList *ml, Rng *rng, int twins, int pos
         }
     }
 #undef PLAYABLE
-#undef POS
     if (rng->on)
         for (int i = 0; i < ml->n; i++) ml->score[i] += rng->noise * rng_next(rng);
     /* stable sort, best first (Python's sort(reverse=True) keeps equal scores in order) */

@@ -30,6 +30,7 @@ from .state import (
     column_to_column,
     column_to_foundation,
     foundation_to_column,
+    stock_positions,
 )
 
 KING = 12
@@ -59,39 +60,6 @@ def _parents(suit_build: bool) -> tuple[tuple[int, ...], ...]:
 
 
 PARENTS = {True: _parents(True), False: _parents(False)}
-
-
-def stock_positions(st: SearchState) -> list[tuple[int, int, int, int]]:
-    """``(j, draws, redeal, draws_after)`` for every talon card that can be brought to the
-    waste's top, cheapest route only."""
-    talon, p, draw = st.talon, st.p, st.draw
-    size = len(talon)
-    out: list[tuple[int, int, int, int]] = []
-    if p:
-        out.append((p - 1, 0, 0, 0))
-    if draw == 1:
-        for j in range(p, size):
-            out.append((j, j - p + 1, 0, 0))
-        if st.passes != 0:
-            for j in range(0, p - 1):
-                out.append((j, size - p, 1, j + 1))
-        return out
-    seen = {p - 1}
-    k = 1
-    while p + draw * (k - 1) < size:
-        j = min(p + draw * k, size) - 1
-        out.append((j, k, 0, 0))
-        seen.add(j)
-        k += 1
-    if st.passes != 0 and size:
-        to_end = k - 1
-        k = 1
-        while draw * (k - 1) < size:
-            j = min(draw * k, size) - 1
-            if j not in seen:
-                out.append((j, to_end, 1, k))
-            k += 1
-    return out
 
 
 class _Scan:

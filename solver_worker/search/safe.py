@@ -109,9 +109,9 @@ with a move the generator keeps. Proof.
     ``v'`` (with its run) or ``v`` onto ``u`` (``v`` is excluded above; ``v'`` must be turned
     or come down from its foundation), or a run of column b that holds ``u'`` (and so ``v``).
     That run's bottom card is ``u'`` itself: a run is built down, so a card under ``u'`` in
-    it would be a parent of ``u'``, and so of ``u``, face up outside column a, which is (b). It goes onto a parent of
-    ``u'`` (the same cards as u's) on top of another column: by (b) none is face up outside
-    column a, and the only one that can be face up inside it lies under ``u``, which M would
+    it would be a parent of ``u'``, and so of ``u``, face up outside column a, which is (b).
+    It goes onto a parent of ``u'`` (the same cards as u's) on top of another column: by (b)
+    none is face up outside column a, and the only one that can be face up inside it lies under ``u``, which M would
     have to move first; or, ``u'`` a king, into an empty column: then ``u`` is a king too, and
     (b) would see the empty column. A partial move turns no card, empties no column, and
     moves nothing to or from the talon or a foundation; it moves face-up cards only between
@@ -244,7 +244,7 @@ nodes instead of 38.4 M, and seed 39, lost, in 75 M instead of more than 150 M).
 
 from __future__ import annotations
 
-from .state import W2F, SearchMove, SearchState, column_to_foundation
+from .state import W2F, SearchMove, SearchState, column_to_foundation, stock_positions
 
 # Corollary S (Klondike draw 1, unlimited redeals): a Lemma-K-safe card anywhere in the talon
 # goes up without branching, not only the waste's top. An option while it is measured.
@@ -306,12 +306,8 @@ def safe_move(st: SearchState) -> SearchMove | None:
     if p and st.draw == 1 and st.talon[p - 1] in cards:
         return SearchMove(W2F, -1, -1, 1, p - 1, 0, 0, 0)
     if ANY_TALON_CARD and st.klondike and st.draw == 1 and st.passes < 0:
-        # Lemma K for any talon card (Corollary S): brought up by a K+ move, the stock first
-        talon, size = st.talon, len(st.talon)
-        for j in range(p, size):
-            if talon[j] in cards:
-                return SearchMove(W2F, -1, -1, 1, j, j - p + 1, 0, 0)
-        for j in range(0, p - 1):
-            if talon[j] in cards:
-                return SearchMove(W2F, -1, -1, 1, j, size - p, 1, j + 1)
+        # Lemma K for any talon card (Corollary S): brought up by its K+ move, the stock first
+        for j, draws, redeal, after in stock_positions(st):
+            if st.talon[j] in cards:
+                return SearchMove(W2F, -1, -1, 1, j, draws, redeal, after)
     return None
