@@ -111,11 +111,12 @@ with a move the generator keeps. Proof.
     That run's bottom card is ``u'`` itself: a run is built down, so a card under ``u'`` in
     it would be a parent of ``u'``, and so of ``u``, face up outside column a, which is (b).
     It goes onto a parent of ``u'`` (the same cards as u's) on top of another column: by (b)
-    none is face up outside column a, and the only one that can be face up inside it lies under ``u``, which M would
-    have to move first; or, ``u'`` a king, into an empty column: then ``u`` is a king too, and
-    (b) would see the empty column. A partial move turns no card, empties no column, and
-    moves nothing to or from the talon or a foundation; it moves face-up cards only between
-    columns, so none of this can come about through partial moves alone.
+    none is face up outside column a, and the only one that can be face up inside it lies
+    under ``u``, which M would have to move first; or, ``u'`` a king, into an empty column:
+    then ``u`` is a king too, and (b) would see the empty column. A partial move turns no
+    card, empties no column, and moves nothing to or from the talon or a foundation; it moves
+    face-up cards only between columns, so none of this can come about through partial
+    moves alone.
   * So take a shortest winning line; while it starts with a partial move the generator
     drops, postpone that move to just before its M. The line stays a shortest win and its
     first non-partial move comes one place sooner, so this ends with a line whose first
