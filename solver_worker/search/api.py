@@ -89,10 +89,10 @@ SHORTEN_MAX = 2.0
 # over a line of this length costs about 0.1 s). A depth-first search's line can wander for
 # thousands of moves: a Lucas deal's complete search reached 20 cards left, an empty talon and
 # 7 empty columns by move 250, then took 4,700 more moves to dig out a run of 9 clubs one card at
-# a time. Before this (ninth session) 52 Lucas deals of the study, 4 of Maria's and 3 of Limited's
-# were won only by logs longer than the service accepts (``MAX_LOG_LENGTH``), so they stayed
-# undecided. A win still too long after its shortcuts does not end the search: the restarts go
-# on, and the shortest win is kept.
+# a time. Before this (ninth session) 18 of the study's 19 undecided Lucas deals (52 rows over its
+# runs), and 4 rows of Maria's and 3 of Limited's, were won only by logs longer than the service
+# accepts (``MAX_LOG_LENGTH``), so they stayed undecided. A win still too long after its
+# shortcuts does not end the search: the restarts go on, and the shortest win is kept.
 SHORTCUT_FROM = 1000
 
 
