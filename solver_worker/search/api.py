@@ -11,7 +11,7 @@ from games.engine import deal as make_deal
 from games.engine.rules import Layout
 
 from . import core as c_core
-from .log import SolverBug, to_log, wins
+from .log import SolverBug, log_length, to_log, wins
 from .result import SolveResult
 from .search import SOLVED, UNKNOWN, search
 from .shortcut import shortcut
@@ -96,12 +96,6 @@ SHORTEN_MAX = 2.0
 SHORTCUT_FROM = 1000
 
 
-def log_length(path: list[SearchMove]) -> int:
-    """Entries of the log ``log.to_log`` makes of ``path``: one per move, plus the draws and
-    redeal folded into a talon move."""
-    return sum(1 + m[5] + m[6] + m[7] for m in path)  # draws, redeal, draws_after
-
-
 def difficulty(nodes: int, log: list[str], cards: int) -> int:
     """1 (easy) .. 5 (hard) from search effort and solution length; see docs/solver.md.
 
@@ -182,25 +176,23 @@ def _solve_deal(
     found_length = 0  # the log length of the first win found, before any shortening
     long_win: list[SearchMove] = []  # the shortest win so far whose log is too long
 
-    def usable(path: list[SearchMove]) -> list[SearchMove] | None:
-        """``path`` with its shortcuts taken if its log is one the service accepts, else None
-        (keeping the shortest such win in ``long_win``)."""
+    def settle(win: list[SearchMove]) -> None:
+        """Keep ``win`` as the outcome's line, its shortcuts taken, if its log is one the
+        service accepts; else (won, but too long a log) the restarts go on, and the shortest
+        such win waits in ``long_win``."""
         nonlocal found_length, long_win
-        found_length = found_length or log_length(path)
-        if len(path) > SHORTCUT_FROM:
-            path = shortcut(SearchState(deal), path, deadline)
-        if log_length(path) <= MAX_LOG_LENGTH:
-            return path
-        if not long_win or len(path) < len(long_win):
-            long_win = path
-        return None
+        found_length = found_length or log_length(win)
+        if len(win) > SHORTCUT_FROM:
+            win = shortcut(SearchState(deal), win, deadline)
+        if log_length(win) <= MAX_LOG_LENGTH:
+            outcome.path = win
+            return
+        outcome.status = UNKNOWN
+        if not long_win or len(win) < len(long_win):
+            long_win = win
 
     if outcome.status == SOLVED:
-        path = usable(outcome.path)
-        if path is None:
-            outcome.status = UNKNOWN  # won, but too long a log: the restarts go on
-        else:
-            outcome.path = path
+        settle(outcome.path)
     while outcome.status == UNKNOWN and time.perf_counter() < deadline:
         cap = RESTART_NODES if max_nodes is None else min(RESTART_NODES, max_nodes - total)
         if cap <= 0:
@@ -224,11 +216,7 @@ def _solve_deal(
         total += outcome.nodes
         depth = max(depth, outcome.depth)
         if outcome.status == SOLVED:
-            path = usable(prefix + outcome.path)
-            if path is None:
-                outcome.status = UNKNOWN
-            else:
-                outcome.path = path
+            settle(prefix + outcome.path)
         elif outcome.best_left <= line_left:
             best_line = prefix + outcome.best_path
             line_left = outcome.best_left
@@ -252,14 +240,17 @@ def _solve_deal(
     if outcome.status == SOLVED:
         log = to_log(deal, outcome.path)  # replays every entry with the engine
         result.found_length = found_length
-        if shorten_log or len(log) > MAX_LOG_LENGTH:
-            budget = min(SHORTEN_MAX, SHORTEN_SHARE * seconds, deadline - time.perf_counter())
-            if len(log) > MAX_LOG_LENGTH:  # a win in hand is not lost for want of time
-                budget = max(budget, min(SHORTEN_MAX, SHORTEN_SHARE * seconds))
+        too_long = len(log) > MAX_LOG_LENGTH
+        if shorten_log or too_long:
+            allowed = min(SHORTEN_MAX, SHORTEN_SHARE * seconds)
+            budget = min(allowed, deadline - time.perf_counter())
+            if too_long:  # a win in hand is not lost for want of time
+                budget = allowed
             if budget > 0:
                 log = shorten(deal, log, budget)
         if len(log) > MAX_LOG_LENGTH:
-            # Won, but no log the service would accept: not a usable proof (never seen).
+            # Won, but no log the service would accept, even after shortcuts, restarts and
+            # shortening: not a usable proof.
             result.status = UNKNOWN
             result.stats["too_long"] = len(log)
         elif not wins(deal, log):  # final self-check, independent of the search

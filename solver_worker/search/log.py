@@ -56,6 +56,12 @@ def to_log(deal: Deal, path: list[SearchMove]) -> list[str]:
     return log
 
 
+def log_length(path: list[SearchMove]) -> int:
+    """Entries of the log ``to_log`` makes of ``path``: one per move, plus the draws and
+    redeal folded into a talon move."""
+    return sum(1 + m[5] + m[6] + m[7] for m in path)  # draws, redeal, draws_after
+
+
 def wins(deal: Deal, log: list[str], *, limit: bool = True) -> bool:
     """Does ``log`` replay from ``deal`` to a win, every entry legal, and is it a log the
     service accepts (at most ``MAX_LOG_LENGTH`` entries)?"""

@@ -9,8 +9,7 @@ import pytest
 from games.engine import GAME_IDS, MAX_LOG_LENGTH, deal
 from solver_worker.search import api, core, solve
 from solver_worker.search import log as log_module
-from solver_worker.search.api import log_length
-from solver_worker.search.log import to_log, wins
+from solver_worker.search.log import log_length, to_log, wins
 from solver_worker.search.moves import gen_moves
 from solver_worker.search.shortcut import shortcut
 from solver_worker.search.state import T2T, SearchMove, SearchState
@@ -69,10 +68,9 @@ def test_a_loop_in_a_line_is_cut_out():
 
 def test_log_length_counts_the_draws_a_talon_move_folds_in():
     d = deal("klondike", 5)
-    result = solve("klondike", 5, seconds=20, max_nodes=200_000)
-    assert result.status == "solved"
     st = SearchState(d)
     outcome = core.search(st, deadline=time.perf_counter() + 20, max_nodes=200_000)
+    assert outcome.status == "solved"
     assert log_length(outcome.path) == len(to_log(d, outcome.path))
     assert any(m.draws for m in outcome.path)
 
