@@ -285,4 +285,84 @@ def test_skipped_seeds_are_counted_by_reason_and_reported() -> None:
     out = io.StringIO()
     call_command("skipped_seeds", "--days", "1", stdout=out)
     line = next(row for row in out.getvalue().splitlines() if row.startswith("klondike "))
-    assert line.split()[1:5] == ["1", "3", "2", "1"] and line.endswith("33.3%"), line
+    assert line.split()[1:6] == ["1", "3", "2", "1", "0"] and line.endswith("33.3%"), line
+
+
+def scripted(answers: dict[tuple[int, float], str], calls: list[tuple[int, float]]) -> services.Solver:
+    """A solver answering by (attempt index, budget); every call is recorded as (index, seconds)."""
+    seeds = [days.derive_seed(day=DAY, game="klondike", attempt=i) for i in range(10)]
+
+    def solve(game: str, seed: int, seconds: float) -> SolveOutcome:
+        index = seeds.index(seed)
+        calls.append((index, seconds))
+        status = answers.get((index, seconds), "unknown")
+        won = status == "solved"
+        return SolveOutcome(status, ["w"] if won else [], 1, 0.0, 2 if won else None)
+
+    return solve
+
+
+@pytest.mark.usefixtures("proofs_accepted")
+def test_a_seed_left_undecided_is_solved_again_with_the_longer_budget_before_it_is_passed_over() -> None:
+    calls: list[tuple[int, float]] = []
+    ready = services.challenge_prepare(
+        day=DAY, game="klondike", seconds=10, retry_seconds=60, solver=scripted({(0, 60): "solved"}, calls)
+    )
+    assert calls == [(0, 10), (0, 60)]
+    assert ready.status == Challenge.Status.READY
+    assert ready.seed_int == days.derive_seed(day=DAY, game="klondike", attempt=0)  # the first seed: a fair draw
+    assert (ready.seeds_tried, ready.seeds_lost, ready.seeds_unknown, ready.seeds_retried) == (1, 0, 0, 1)
+
+
+@pytest.mark.usefixtures("proofs_accepted")
+def test_only_undecided_seeds_are_retried_and_those_still_undecided_are_counted_as_unknown() -> None:
+    calls: list[tuple[int, float]] = []
+    answers = {(1, 10): "unsolvable", (2, 10): "solved"}  # seed 0 stays unknown at both budgets
+    ready = services.challenge_prepare(
+        day=DAY, game="klondike", seconds=10, retry_seconds=60, solver=scripted(answers, calls)
+    )
+    assert calls == [(0, 10), (0, 60), (1, 10), (2, 10)]  # a proven loss and a win need no second try
+    assert ready.seed_int == days.derive_seed(day=DAY, game="klondike", attempt=2)
+    assert (ready.seeds_tried, ready.seeds_lost, ready.seeds_unknown, ready.seeds_retried) == (3, 1, 1, 1)
+
+
+@pytest.mark.usefixtures("proofs_accepted")
+@pytest.mark.parametrize("retry", [0.0, 10.0, 5.0])
+def test_no_retry_unless_its_budget_is_larger(retry: float) -> None:
+    calls: list[tuple[int, float]] = []
+    ready = services.challenge_prepare(
+        day=DAY, game="klondike", seconds=10, retry_seconds=retry, solver=scripted({(1, 10): "solved"}, calls)
+    )
+    assert calls == [(0, 10), (1, 10)]
+    assert (ready.seeds_unknown, ready.seeds_retried) == (1, 0)
+
+
+@pytest.mark.usefixtures("proofs_accepted")
+def test_the_claim_is_kept_alive_before_the_longer_solve() -> None:
+    seen: list[tuple[float, int, dt.datetime]] = []
+
+    def solve(game: str, seed: int, seconds: float) -> SolveOutcome:
+        row = Challenge.objects.get(date=DAY, game="klondike")
+        seen.append((seconds, row.seeds_retried, row.updated_at))
+        return SolveOutcome("unknown", [], 1, 0.0, None)
+
+    failed = services.challenge_prepare(day=DAY, game="klondike", max_seeds=1, seconds=1, retry_seconds=2, solver=solve)
+    assert failed.status == Challenge.Status.FAILED
+    assert (failed.seeds_unknown, failed.seeds_retried) == (1, 1)
+    (_, before, first_seen), (_, during, retry_seen) = seen
+    assert (before, during) == (0, 1) and first_seen <= retry_seen  # touched (and counted) before the retry
+
+
+def test_the_prepare_task_gives_the_retry_budget_from_settings(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from solver_worker import tasks
+
+    settings.SOLVER_SECONDS, settings.SOLVER_RETRY_SECONDS, settings.SOLVER_MAX_SEEDS = 4.0, 40.0, 3
+    seen: dict[str, Any] = {}
+
+    def prepare(**kwargs: Any) -> Challenge:
+        seen.update(kwargs)
+        return make_challenge(day=DAY, seed=1)
+
+    monkeypatch.setattr(services, "challenge_prepare", prepare)
+    tasks.prepare_challenge(DAY.isoformat(), "klondike")
+    assert (seen["seconds"], seen["retry_seconds"], seen["max_seeds"]) == (4.0, 40.0, 3)
