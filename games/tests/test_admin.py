@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,14 @@ def test_challenge_list_and_solution_move_by_move(admin_client: Client) -> None:
     change = admin_client.get(reverse("admin:games_challenge_change", args=[challenge.pk]))
     assert change.status_code == 200
     assert change.content.count(b"<code>") == len(log)
+
+
+def test_the_challenge_list_names_each_column_once_and_shows_the_skipped_seeds(admin_client: Client) -> None:
+    Challenge.objects.filter(pk=make_challenge().pk).update(seeds_lost=2, seeds_unknown=1, seeds_retried=3)
+    page = admin_client.get(reverse("admin:games_challenge_changelist")).content.decode()
+    headers = re.findall(r'<th scope="col"[^>]*>.*?<(?:a|span)[^>]*>([^<]+)<', page, re.S)
+    assert [h.strip().lower() for h in headers].count("win rate") == 1, headers
+    assert "skipped (lost / unknown; retried)" in page.lower() and "2 / 1; 3" in page
 
 
 def test_publish_only_ready_and_unpublish(admin_client: Client) -> None:
