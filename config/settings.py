@@ -257,10 +257,6 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
 # The solver's budget per seed when preparing a day, and how many seeds to try.
 SOLVER_SECONDS = env.float("SOLVER_SECONDS", default=10.0)
 SOLVER_MAX_SEEDS = env.int("SOLVER_MAX_SEEDS", default=20)
-# A seed left undecided within SOLVER_SECONDS is solved once more with this budget before it is
-# passed over (0: never), so that the day's deal is less often drawn from the deals the solver
-# finds easy (docs/solver.md, "Fair daily deals"). Days are prepared a week ahead by beat.
-SOLVER_RETRY_SECONDS = env.float("SOLVER_RETRY_SECONDS", default=60.0)
 # The memory bound of the solver's transposition table, in MiB, per solve (so per Celery
 # worker process): the compiled core never allocates more for it (solver_worker.search.core).
 SOLVER_TABLE_MB = env.float("SOLVER_TABLE_MB", default=256.0)

@@ -56,7 +56,7 @@ class ChallengeAdmin(admin.ModelAdmin):
     inlines = [SeedVerificationInline]
     readonly_fields = [
         "status", "seed", "difficulty", "solver_status", "solver_nodes", "solver_seconds", "seeds_tried",
-        "seeds_lost", "seeds_unknown", "seeds_retried", "failure", "solution_steps", "created_at", "updated_at",
+        "seeds_lost", "seeds_unknown", "failure", "solution_steps", "created_at", "updated_at",
     ]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Challenge]:
@@ -70,11 +70,10 @@ class ChallengeAdmin(admin.ModelAdmin):
     def players(self, obj: Any) -> int:
         return int(obj._players)
 
-    @admin.display(description="skipped (lost / unknown; retried)")
+    @admin.display(description="skipped (lost / unknown)")
     def skipped(self, obj: Challenge) -> str:
-        """Seeds passed over before the published one: proven lost, or left undecided by the solver
-        (and how many seeds got the longer second try, whatever came of it)."""
-        return f"{obj.seeds_lost} / {obj.seeds_unknown}; {obj.seeds_retried}"
+        """Seeds passed over before the published one: proven lost, or left undecided by the solver."""
+        return f"{obj.seeds_lost} / {obj.seeds_unknown}"
 
     @admin.display(description="win rate")
     def win_rate(self, obj: Any) -> str:

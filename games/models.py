@@ -76,9 +76,6 @@ class Challenge(models.Model):
     seeds_unknown = models.PositiveIntegerField(
         default=0, help_text="Seeds skipped: the solver decided nothing within its budget."
     )
-    seeds_retried = models.PositiveIntegerField(
-        default=0, help_text="Seeds left undecided at the first budget and solved again with the larger one."
-    )
     failure = models.TextField(blank=True)
     published = models.BooleanField(
         default=True, help_text="Players see a ready challenge only while it is published."

@@ -73,8 +73,8 @@ def default_solver(game: str, seed: int, seconds: float) -> SolveOutcome:
 
 # A challenge in VERIFYING whose preparer has not shown progress for this long is taken to be
 # abandoned (its process died) and may be claimed again. A preparer touches the row after every
-# solve it runs, so this only needs to exceed one solve's budget (SOLVER_SECONDS, or
-# SOLVER_RETRY_SECONDS for a retry; the prepare task's 16-minute hard limit at most).
+# seed it tries, so this only needs to exceed one seed's solver budget (SOLVER_SECONDS, the
+# prepare task's 16-minute hard limit at most).
 PREPARE_LEASE = dt.timedelta(minutes=20)
 
 
@@ -84,15 +84,9 @@ def challenge_prepare(
     game: str,
     seconds: float = 10.0,
     max_seeds: int = 20,
-    retry_seconds: float = 0.0,
     solver: Solver | None = None,
 ) -> Challenge:
     """Make (day, game) ready: try seeds derived from the server secret until one is proven winnable.
-
-    A seed the solver leaves undecided within ``seconds`` is solved once more with ``retry_seconds``
-    (when larger) before it is passed over: the day's deal should be the first winnable seed, not
-    the first the solver finds easy (``seeds_retried`` counts these second tries, ``seeds_unknown``
-    the seeds still undecided after them).
 
     Safe to run twice at once (two workers, a worker and ``bin/serve``'s loop): a conditional
     update claims the challenge, and only the claimant solves; the other returns the row as it
@@ -112,13 +106,6 @@ def challenge_prepare(
         for index in range(tried, tried + max_seeds):
             seed = days.derive_seed(day=day, game=game, attempt=index)
             outcome = solve(game, seed, seconds)
-            if outcome.status == "unknown" and retry_seconds > seconds:
-                logger.info("seed %s for %s %s: unknown in %g s, trying %g s", index, day, game, seconds, retry_seconds)
-                # The claim kept alive before the longer solve (see PREPARE_LEASE).
-                Challenge.objects.filter(pk=challenge.pk, status=Challenge.Status.VERIFYING).update(
-                    seeds_retried=F("seeds_retried") + 1, updated_at=timezone.now()
-                )
-                outcome = solve(game, seed, retry_seconds)
             if outcome.status == "solved" and _proves_win(game, seed, outcome.moves):
                 return _challenge_mark_ready(challenge_id=challenge.pk, seed=seed, outcome=outcome, tried=index + 1)
             logger.info("seed %s for %s %s: %s", index, day, game, outcome.status)

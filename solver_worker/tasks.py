@@ -16,11 +16,9 @@ from games.models import Challenge
 
 @shared_task(name="solver_worker.prepare_challenge", acks_late=True, soft_time_limit=900, time_limit=960)
 def prepare_challenge(day: str, game: str) -> str:
-    """Idempotent: a ready challenge is left as it is; a half-done one goes on from its last seed
-    (also after the soft time limit, when many seeds in a row need the retry's longer budget)."""
+    """Idempotent: a ready challenge is left as it is; a half-done one goes on from its last seed."""
     challenge = services.challenge_prepare(
-        day=dt.date.fromisoformat(day), game=game, seconds=settings.SOLVER_SECONDS, max_seeds=settings.SOLVER_MAX_SEEDS,
-        retry_seconds=settings.SOLVER_RETRY_SECONDS,
+        day=dt.date.fromisoformat(day), game=game, seconds=settings.SOLVER_SECONDS, max_seeds=settings.SOLVER_MAX_SEEDS
     )
     return str(challenge.status)
 

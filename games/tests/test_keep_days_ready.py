@@ -108,31 +108,3 @@ def test_the_loop_submits_ranked_attempts_left_open_after_their_day(
     attempt.refresh_from_db()
     assert attempt.finished_at is not None and Submission.objects.get(attempt=attempt).status == "valid"
     assert any("submitted as they stood" in line for line in lines)
-
-
-@pytest.mark.parametrize("command", ["keep_days_ready", "prepare_day"])
-def test_both_commands_retry_undecided_seeds_with_the_budget_given(
-    command: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    budgets: list[float] = []
-
-    def solve(game: str, seed: int, seconds: float) -> SolveOutcome:
-        budgets.append(seconds)
-        won = seconds == 7  # undecided at the first budget, won at the retry's
-        return SolveOutcome("solved" if won else "unknown", ["w"] if won else [], 1, 0.0, 1 if won else None)
-
-    monkeypatch.setattr(services, "default_solver", solve)
-    monkeypatch.setattr(services, "_proves_win", lambda game, seed, moves: True)
-    extra = ["--rounds", "1", "--ahead", "0"] if command == "keep_days_ready" else []
-    call_command(command, *extra, "--games", "klondike", "--seconds", "2", "--retry-seconds", "7")
-    assert budgets == [2.0, 7.0]
-    assert Challenge.objects.get(game="klondike").seeds_retried == 1
-
-
-@pytest.mark.parametrize("command", ["keep_days_ready", "prepare_day"])
-def test_a_negative_retry_budget_is_refused(command: str) -> None:
-    from django.core.management.base import CommandError
-
-    with pytest.raises(CommandError, match="--retry-seconds"):
-        call_command(command, "--games", "klondike", "--retry-seconds", "-1")
-    assert not Challenge.objects.exists()

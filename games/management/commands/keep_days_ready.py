@@ -17,7 +17,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games import days, services
@@ -29,7 +28,7 @@ logger = logging.getLogger(__name__)
 
 def keep_days_ready_round(
     *, today: dt.date, ahead: int, seconds: float, max_seeds: int, games: list[str] | None = None,
-    solver: services.Solver | None = None, retry_seconds: float = 0.0,
+    solver: services.Solver | None = None,
 ) -> list[Challenge]:
     """One pass: every challenge from ``today`` to ``today + ahead`` not ready yet is prepared (or goes on)."""
     games = list(games or GAME_IDS)
@@ -44,8 +43,7 @@ def keep_days_ready_round(
         for game in games:
             if (day, game) not in ready:
                 done.append(services.challenge_prepare(
-                    day=day, game=game, seconds=seconds, max_seeds=max_seeds, retry_seconds=retry_seconds,
-                    solver=solver,
+                    day=day, game=game, seconds=seconds, max_seeds=max_seeds, solver=solver
                 ))
     return done
 
@@ -56,7 +54,6 @@ def keep_days_ready(
     interval: float = 600.0,
     seconds: float = 10.0,
     max_seeds: int = 20,
-    retry_seconds: float = 0.0,
     rounds: int | None = None,
     games: list[str] | None = None,
     today: Callable[[], dt.date] = days.today,
@@ -74,8 +71,7 @@ def keep_days_ready(
         day = today()
         try:
             for challenge in keep_days_ready_round(
-                today=day, ahead=ahead, seconds=seconds, max_seeds=max_seeds, games=games, solver=solver,
-                retry_seconds=retry_seconds,
+                today=day, ahead=ahead, seconds=seconds, max_seeds=max_seeds, games=games, solver=solver
             ):
                 report(f"{challenge.date} {challenge.game:<16} {challenge.status} {challenge.failure}".rstrip())
             resent = services.submissions_resend_pending()
@@ -104,25 +100,18 @@ class Command(BaseCommand):
         parser.add_argument("--interval", type=float, default=600.0, help="seconds between rounds (default 600)")
         parser.add_argument("--seconds", type=float, default=10.0, help="solver budget per seed (default 10)")
         parser.add_argument("--max-seeds", type=int, default=20, help="seeds to try per game and round (default 20)")
-        parser.add_argument(
-            "--retry-seconds", type=float, default=settings.SOLVER_RETRY_SECONDS,
-            help="budget for a second try of a seed left undecided (default SOLVER_RETRY_SECONDS; 0: none)",
-        )
         parser.add_argument("--rounds", type=int, default=None, help="stop after this many rounds (default: never)")
         parser.add_argument("--games", nargs="+", choices=GAME_IDS, default=list(GAME_IDS), metavar="GAME")
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["ahead"] < 0 or options["interval"] <= 0 or options["seconds"] <= 0 or options["max_seeds"] < 1:
             raise CommandError("--ahead must be >= 0; --interval, --seconds and --max-seeds positive")
-        if options["retry_seconds"] < 0:
-            raise CommandError("--retry-seconds must be 0 (no retry) or positive")
         if options["rounds"] is not None and options["rounds"] < 1:
             raise CommandError("--rounds must be positive")
         # SIGTERM (bin/serve stopping) unwinds like Ctrl-C: a challenge being prepared is given back at once.
         signal.signal(signal.SIGTERM, _exit)
         keep_days_ready(
             ahead=options["ahead"], interval=options["interval"], seconds=options["seconds"],
-            max_seeds=options["max_seeds"], retry_seconds=options["retry_seconds"], rounds=options["rounds"],
-            games=options["games"],
+            max_seeds=options["max_seeds"], rounds=options["rounds"], games=options["games"],
             report=lambda line: self.stdout.write(line),
         )

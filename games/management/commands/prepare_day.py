@@ -6,7 +6,6 @@ import datetime as dt
 import signal
 from typing import Any
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games import days, services
@@ -22,10 +21,6 @@ class Command(BaseCommand):
         parser.add_argument("--days", type=int, default=1, help="how many days from DATE (default 1)")
         parser.add_argument("--seconds", type=float, default=10.0, help="solver budget per seed (default 10)")
         parser.add_argument("--max-seeds", type=int, default=20, help="seeds to try per game (default 20)")
-        parser.add_argument(
-            "--retry-seconds", type=float, default=settings.SOLVER_RETRY_SECONDS,
-            help="budget for a second try of a seed left undecided (default SOLVER_RETRY_SECONDS; 0: none)",
-        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         # SIGTERM (bin/serve stopping) unwinds like Ctrl-C: a challenge being prepared is given back at once.
@@ -36,15 +31,12 @@ class Command(BaseCommand):
             raise CommandError(f"{options['date']!r} is not a date: write it as YYYY-MM-DD") from None
         if options["days"] < 1 or options["seconds"] <= 0 or options["max_seeds"] < 1:
             raise CommandError("--days, --seconds and --max-seeds must be positive")
-        if options["retry_seconds"] < 0:
-            raise CommandError("--retry-seconds must be 0 (no retry) or positive")
         failed = 0
         for offset in range(options["days"]):
             day = first + dt.timedelta(days=offset)
             for game in options["games"]:
                 challenge = services.challenge_prepare(
-                    day=day, game=game, seconds=options["seconds"], max_seeds=options["max_seeds"],
-                    retry_seconds=options["retry_seconds"],
+                    day=day, game=game, seconds=options["seconds"], max_seeds=options["max_seeds"]
                 )
                 line = f"{day} {game:<16} {challenge.status}"
                 if challenge.status == challenge.Status.VERIFYING:

@@ -3,8 +3,7 @@
 A daily deal should be a fair draw from the winnable deals. Seeds proven lost are rightly skipped;
 seeds the solver left undecided are skipped too, and that biases the draw towards the deals the
 solver finds easy. This reports, over the prepared days of a period, the share of drawn seeds
-skipped as unknown (the figure to keep under 5%) beside those skipped as lost, and how many seeds
-were solved a second time with the longer retry budget (SOLVER_RETRY_SECONDS) before that.
+skipped as unknown (the figure to keep under 5%) beside those skipped as lost.
 
     manage.py skipped_seeds [--days 30] [--until YYYY-MM-DD]
 """
@@ -42,21 +41,18 @@ class Command(BaseCommand):
                 date__gte=since, date__lte=until, status__in=[Challenge.Status.READY, Challenge.Status.FAILED]
             )
             .values("game")
-            .annotate(days=Count("id"), drawn=Sum("seeds_tried"), lost=Sum("seeds_lost"), unknown=Sum("seeds_unknown"),
-                      retried=Sum("seeds_retried"))
+            .annotate(days=Count("id"), drawn=Sum("seeds_tried"), lost=Sum("seeds_lost"), unknown=Sum("seeds_unknown"))
         )
         by_game = {row["game"]: row for row in rows}
         self.stdout.write(f"prepared days {since} .. {until}")
-        head = f"{'game':<16}{'days':>6}{'drawn':>7}{'lost':>6}{'unknown':>9}{'retried':>9}{'unknown %':>11}"
-        self.stdout.write(head)
+        self.stdout.write(f"{'game':<16}{'days':>6}{'drawn':>7}{'lost':>6}{'unknown':>9}{'unknown %':>11}")
         for game in GAME_IDS:
             row = by_game.get(game)
             if row is None:
-                self.stdout.write(f"{game:<16}{0:>6}{'-':>7}{'-':>6}{'-':>9}{'-':>9}{'-':>11}")
+                self.stdout.write(f"{game:<16}{0:>6}{'-':>7}{'-':>6}{'-':>9}{'-':>11}")
                 continue
             drawn = row["drawn"] or 0
             share = 100 * (row["unknown"] or 0) / drawn if drawn else 0.0
             self.stdout.write(
-                f"{game:<16}{row['days']:>6}{drawn:>7}{row['lost'] or 0:>6}{row['unknown'] or 0:>9}"
-                f"{row['retried'] or 0:>9}{share:>10.1f}%"
+                f"{game:<16}{row['days']:>6}{drawn:>7}{row['lost'] or 0:>6}{row['unknown'] or 0:>9}{share:>10.1f}%"
             )
