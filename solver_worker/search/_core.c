@@ -40,6 +40,13 @@ enum { ST_SOLVED = 0, ST_UNSOLVABLE = 1, ST_UNKNOWN = 2 };
 #define RESTART_DRAW_COST 200
 #define BURY_COST 50
 #define BUCKET 8
+/* the beam's score weights (beam.py) */
+#define BEAM_UP 1000
+#define BEAM_INV 40
+#define BEAM_BREAK 10
+#define BEAM_WASTE_INV 60
+#define BEAM_WASTE 15
+#define BEAM_EMPTY 150
 
 static const int RED[4] = {0, 1, 1, 0};
 static const int OTHER_COLOUR[4][2] = {{1, 2}, {0, 3}, {0, 3}, {1, 2}};
@@ -1034,6 +1041,243 @@ static int enter(Search *S) {
     return 2;
 }
 
+
+/* ---- the stock-step beam (beam.py) ------------------------------------------------------ */
+
+/* A move kind only the beam's lines hold: one card from the stock to the waste. Lines leave
+ * the core in K+ form (``kplus``): the draws fold into the next talon move. */
+#define DRAW 5
+
+typedef struct {
+    long long score, seq;
+    Move *line;
+    size_t n, cap;
+} Cand;
+
+typedef struct {
+    Cand *c;
+    int n, width;
+    long long seq;
+} Heap;
+
+
+/* The beam's table: the positions entered in the current level, open addressing, cleared by
+ * bumping ``gen``; sized at least twice a level's positions, so it never fills. */
+typedef struct {
+    uint64_t lo, hi;
+    uint64_t gen;
+} Seen;
+
+typedef struct {
+    Seen *e;
+    size_t mask;
+    uint64_t gen;
+} SeenSet;
+
+/* 1: ``(lo, hi)`` was entered this level; else it is added and 0 returned. */
+static int seen_put(SeenSet *t, uint64_t lo, uint64_t hi) {
+    for (size_t i = (size_t)(lo ^ (hi >> 17)) & t->mask;; i = (i + 1) & t->mask) {
+        Seen *e = &t->e[i];
+        if (e->gen != t->gen) {
+            *e = (Seen){lo, hi, t->gen};
+            return 0;
+        }
+        if (e->lo == lo && e->hi == hi) return 1;
+    }
+}
+
+/* beam.py's score: cards off the foundations first, then what blocks them. */
+static long long beam_score(const State *s) {
+    long long inv = 0, brk = 0, winv = 0, empty = 0;
+    for (int i = 0; i < s->ncols; i++) {
+        const unsigned char *col = s->col[i];
+        int n = s->len[i];
+        if (!n) empty++;
+        for (int k = 0; k < n; k++) {
+            int c = col[k];
+            if (k && !s->builds[col[k - 1] * 52 + c]) brk++;
+            for (int q = 0; q < k; q++)
+                if ((col[q] & 3) == (c & 3) && (col[q] >> 2) < (c >> 2)) inv++;
+        }
+    }
+    for (int k = 0; k < s->p; k++) {
+        int c = s->talon[k];
+        for (int q = 0; q < k; q++)
+            if ((s->talon[q] & 3) == (c & 3) && (s->talon[q] >> 2) < (c >> 2)) winv++;
+    }
+    return -BEAM_UP * s->left - BEAM_INV * inv - BEAM_BREAK * brk - BEAM_WASTE_INV * winv - BEAM_WASTE * s->p +
+           BEAM_EMPTY * empty;
+}
+
+/* ``a`` ranks below ``b``: a lower score, or the same score found later. */
+static int cand_worse(const Cand *a, const Cand *b) { return a->score < b->score || (a->score == b->score && a->seq > b->seq); }
+
+static void heap_sift(Heap *h, int i) {
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+        if (l < h->n && cand_worse(&h->c[l], &h->c[m])) m = l;
+        if (r < h->n && cand_worse(&h->c[r], &h->c[m])) m = r;
+        if (m == i) return;
+        Cand t = h->c[i];
+        h->c[i] = h->c[m];
+        h->c[m] = t;
+        i = m;
+    }
+}
+
+/* Offer the position ``base`` + ``path`` leads to; kept when it is among the ``width`` best. */
+static int heap_offer(Heap *h, long long score, const Move *base, size_t nb, const Move *path, size_t np) {
+    long long seq = h->seq++;
+    Cand *c;
+    if (h->n < h->width) {
+        c = &h->c[h->n++];
+    } else {
+        Cand probe = {score, seq, NULL, 0, 0};
+        if (!cand_worse(&h->c[0], &probe)) return 0;
+        c = &h->c[0];
+    }
+    if (c->cap < nb + np + 1) {
+        size_t cap = (nb + np + 1) * 2;
+        Move *q = realloc(c->line, cap * sizeof(Move));
+        if (!q) return -1;
+        c->line = q;
+        c->cap = cap;
+    }
+    memcpy(c->line, base, nb * sizeof(Move));
+    memcpy(c->line + nb, path, np * sizeof(Move));
+    c->n = nb + np;
+    c->score = score;
+    c->seq = seq;
+    if (c == &h->c[0]) {
+        heap_sift(h, 0);
+    } else { /* sift up */
+        int i = (int)(c - h->c);
+        while (i && cand_worse(&h->c[i], &h->c[(i - 1) / 2])) {
+            Cand t = h->c[i];
+            h->c[i] = h->c[(i - 1) / 2];
+            h->c[(i - 1) / 2] = t;
+            i = (i - 1) / 2;
+        }
+    }
+    return 1;
+}
+
+static int cand_order(const void *a, const void *b) { /* best first */
+    const Cand *x = a, *y = b;
+    if (x->score != y->score) return x->score > y->score ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void play_line(State *s, const Move *line, size_t n) {
+    Hist h;
+    for (size_t i = 0; i < n; i++) {
+        if (line[i].kind == DRAW) {
+            s->p++;
+            talon_rehash(s);
+        } else {
+            play(s, &line[i], &h);
+        }
+    }
+}
+
+/* A line with DRAW moves in the K+ form of every other line: each talon move takes the draws
+ * since the last one; draws after the last talon move are left out. */
+static size_t kplus(const Move *line, size_t n, Move *out) {
+    size_t k = 0;
+    int pending = 0;
+    for (size_t i = 0; i < n; i++) {
+        Move m = line[i];
+        if (m.kind == DRAW) {
+            pending++;
+            continue;
+        }
+        if (m.kind == W2F || m.kind == W2T) {
+            m.k1 = (short)pending;
+            pending = 0;
+        }
+        out[k++] = m;
+    }
+    return k;
+}
+
+/* Enter a closure position (safe moves first). 1: won, 0: seen this level (undone), 2: opened. */
+static int beam_enter(Search *S, SeenSet *seen, Heap *h, const Move *base, size_t nb) {
+    State *s = S->s;
+    int safe = 0;
+    Move m;
+    while (safe_move(s, &m)) {
+        if (push_move(S, &m) < 0) return -1;
+        safe++;
+    }
+    if (s->left < S->best_left) S->best_left = s->left;
+    if (s->left == 0) return 1;
+    uint64_t lo, hi;
+    key_of(s, &lo, &hi);
+    if (seen_put(seen, lo, hi)) {
+        for (int i = 0; i < safe; i++) pop_move(S);
+        return 0;
+    }
+    if (heap_offer(h, beam_score(s), base, nb, PATH(S), S->path.n) < 0) {
+        S->nomem = 1;
+        return -1;
+    }
+    gen_moves(s, &S->ml, &S->rng, S->twins, 0);
+    int n = 0;
+    for (int i = 0; i < S->ml.n; i++) { /* nothing drawn: the waste's top or no talon card */
+        Move *q = &S->ml.m[i];
+        if ((q->kind == W2F || q->kind == W2T) && (q->k1 || q->rd)) continue;
+        S->ml.m[n++] = *q;
+    }
+    if (vec_reserve(&S->moves, (size_t)n) < 0) {
+        S->nomem = 1;
+        return -1;
+    }
+    Frame *f = vec_push(&S->frames);
+    if (!f) {
+        S->nomem = 1;
+        return -1;
+    }
+    f->mstart = (int)S->moves.n;
+    f->nmoves = n;
+    f->next = 0;
+    f->safe = safe;
+    f->slot = 0;
+    f->nodes0 = S->nodes;
+    memcpy(MOVES(S) + S->moves.n, S->ml.m, (size_t)n * sizeof(Move));
+    S->moves.n += (size_t)n;
+    return 2;
+}
+
+/* The positions reachable from the state without a draw, depth first, at most ``cap`` moves:
+ * each offered to the level's heap. 1: won (the line is base + S->path), 0: done, 2: out of
+ * budget, -1: no memory. */
+static int beam_closure(Search *S, SeenSet *seen, Heap *h, const Move *base, size_t nb, long long cap,
+                        long long node_cap, double deadline) {
+    long long stop = S->nodes + cap;
+    int r = beam_enter(S, seen, h, base, nb);
+    if (r != 2) return r == 0 ? 0 : r;
+    while (S->frames.n) {
+        Frame *f = &FRAMES(S)[S->frames.n - 1];
+        if (f->next < f->nmoves && S->nodes < stop) {
+            Move m = MOVES(S)[f->mstart + f->next];
+            f->next++;
+            if (push_move(S, &m) < 0) return -1;
+            S->nodes++;
+            if ((S->nodes % CHECK_EVERY == 0 && now() > deadline) || S->nodes >= node_cap) return 2;
+            r = beam_enter(S, seen, h, base, nb);
+            if (r < 0 || r == 1) return r;
+            if (r == 0) pop_move(S);
+        } else {
+            Frame fr = *f;
+            S->frames.n--;
+            S->moves.n = (size_t)fr.mstart;
+            for (int i = 0; i < fr.safe; i++) pop_move(S);
+            if (S->frames.n) pop_move(S);
+        }
+    }
+    return 0;
+}
+
 static int run(Search *S, double seconds, long long cap, long long *depth_out) {
     double deadline = now() + seconds;
     long long depth = 0;
@@ -1388,6 +1632,182 @@ done:
     return result;
 }
 
+
+/* The beam (beam.py): level by level, every level's states having drawn the same cards; at
+ * each level the ``width`` best positions (beam_score) reachable without a draw from the last
+ * level's states, each state's closure capped at ``cap`` moves, then one draw from each. */
+static int beam_run(Search *S, SeenSet *seen, const State *root, int width, long long cap, long long node_cap,
+                    double seconds, Move **win, size_t *nwin, Move **bestl, size_t *nbest) {
+    double deadline = now() + seconds;
+    Heap h = {calloc((size_t)width, sizeof(Cand)), 0, width, 0};
+    Cand *beam = calloc((size_t)width, sizeof(Cand));
+    int nbeam = 1, status = ST_UNKNOWN, best = 1 << 30;
+    if (!h.c || !beam) {
+        status = -1;
+        goto out;
+    }
+    beam[0].line = malloc(sizeof(Move));
+    beam[0].cap = 1;
+    if (!beam[0].line) {
+        status = -1;
+        goto out;
+    }
+    for (;;) {
+        seen->gen++; /* a new level: nothing seen yet */
+        h.n = 0;
+        int r = 0;
+        for (int b = 0; b < nbeam && r != 1 && r != 2; b++) {
+            memcpy(S->s, root, sizeof(State));
+            play_line(S->s, beam[b].line, beam[b].n);
+            S->path.n = S->hist.n = S->frames.n = S->moves.n = 0;
+            r = beam_closure(S, seen, &h, beam[b].line, beam[b].n, cap, node_cap, deadline);
+            if (r < 0) {
+                status = -1;
+                goto out;
+            }
+            if (r == 1) {
+                size_t n = beam[b].n + S->path.n;
+                *win = malloc(n * sizeof(Move) + 1);
+                if (!*win) {
+                    status = -1;
+                    goto out;
+                }
+                Move *tmp = malloc(n * sizeof(Move) + 1);
+                if (!tmp) {
+                    status = -1;
+                    goto out;
+                }
+                memcpy(tmp, beam[b].line, beam[b].n * sizeof(Move));
+                memcpy(tmp + beam[b].n, PATH(S), S->path.n * sizeof(Move));
+                *nwin = kplus(tmp, n, *win);
+                free(tmp);
+                free(*bestl); /* as beam.py: a win has no best line */
+                *bestl = NULL;
+                *nbest = 0;
+                best = 0;
+                status = ST_SOLVED;
+                goto out;
+            }
+        }
+        qsort(h.c, (size_t)h.n, sizeof(Cand), cand_order);
+        for (int i = 0; i < h.n; i++) { /* the line to the fewest cards left, for the restarts */
+            memcpy(S->s, root, sizeof(State));
+            play_line(S->s, h.c[i].line, h.c[i].n);
+            if (S->s->left < best) {
+                best = S->s->left;
+                free(*bestl);
+                *bestl = malloc(h.c[i].n * sizeof(Move) + 1);
+                if (!*bestl) {
+                    status = -1;
+                    goto out;
+                }
+                *nbest = kplus(h.c[i].line, h.c[i].n, *bestl);
+            }
+        }
+        if (r == 2 || !h.n) break; /* out of budget */
+        memcpy(S->s, root, sizeof(State));
+        play_line(S->s, h.c[0].line, h.c[0].n);
+        if (S->s->p >= S->s->tlen) break; /* the stock is dry: every state of the level has drawn it all */
+        for (int i = 0; i < h.n; i++) { /* the heap's lines become the beam's, a draw added */
+            Cand t = beam[i];
+            beam[i] = h.c[i];
+            h.c[i] = t;
+            if (beam[i].cap < beam[i].n + 1) {
+                Move *q = realloc(beam[i].line, (beam[i].n + 1) * 2 * sizeof(Move));
+                if (!q) {
+                    status = -1;
+                    goto out;
+                }
+                beam[i].line = q;
+                beam[i].cap = (beam[i].n + 1) * 2;
+            }
+            beam[i].line[beam[i].n++] = (Move){DRAW, -1, -1, 0, 0, -1, 0, 0};
+        }
+        nbeam = h.n;
+    }
+out:
+    S->best_left = best;
+    if (h.c)
+        for (int i = 0; i < width; i++) free(h.c[i].line);
+    if (beam)
+        for (int i = 0; i < width; i++) free(beam[i].line);
+    free(h.c);
+    free(beam);
+    return status;
+}
+
+static PyObject *core_beam(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *names[] = {"state", "seconds", "max_nodes", "width", "cap", "twins", NULL};
+    PyObject *st;
+    double seconds;
+    long long max_nodes = -1, cap = 400;
+    int width = 100, twins = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdL|iLp", names, &st, &seconds, &max_nodes, &width, &cap, &twins))
+        return NULL;
+    if (width < 1 || cap < 1 || (long long)width * cap > 20000000LL) {
+        PyErr_SetString(PyExc_ValueError, "width and cap must be at least 1, and width x cap at most 20,000,000");
+        return NULL;
+    }
+    SeenSet seen = {NULL, 0, 0};
+    State *root = malloc(sizeof(State)), *s = malloc(sizeof(State));
+    Search *S = calloc(1, sizeof(Search));
+    PyObject *result = NULL;
+    Move *win = NULL, *best = NULL;
+    size_t nwin = 0, nbest = 0;
+    if (!root || !s || !S) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (load_state(st, root) < 0) goto done;
+    if (root->klondike || root->passes != 0) {
+        PyErr_SetString(PyExc_ValueError, "the beam is for one-pass games without face-down cards");
+        goto done;
+    }
+    S->s = s;
+    S->path.size = S->moves.size = sizeof(Move);
+    S->hist.size = sizeof(Hist);
+    S->frames.size = sizeof(Frame);
+    S->width = -1;
+    S->twins = twins;
+    S->best_left = 1 << 30;
+    size_t slots = 64; /* a level enters at most width x (cap + 1) positions: room for twice that */
+    while (slots < 2 * (size_t)width * (size_t)(cap + 1)) slots *= 2;
+    seen.e = calloc(slots, sizeof(Seen));
+    seen.mask = slots - 1;
+    if (!seen.e) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int status;
+    long long node_cap = max_nodes >= 0 ? max_nodes : (1LL << 62);
+    Py_BEGIN_ALLOW_THREADS
+    status = beam_run(S, &seen, root, width, cap, node_cap, seconds, &win, &nwin, &best, &nbest);
+    Py_END_ALLOW_THREADS
+    if (status < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    PyObject *line = status == ST_SOLVED ? moves_to_list(win, nwin) : PyList_New(0);
+    PyObject *bl = moves_to_list(best, nbest);
+    if (line && bl) result = Py_BuildValue("(iOLiO)", status, line, S->nodes, S->best_left, bl);
+    Py_XDECREF(line);
+    Py_XDECREF(bl);
+done:
+    free(seen.e);
+    if (S) {
+        free(S->path.p);
+        free(S->hist.p);
+        free(S->frames.p);
+        free(S->moves.p);
+    }
+    free(S);
+    free(s);
+    free(root);
+    free(win);
+    free(best);
+    return result;
+}
+
 static PyObject *core_entry_bytes(PyObject *self, PyObject *noargs) { return PyLong_FromSize_t(sizeof(Entry)); }
 
 static PyMethodDef methods[] = {
@@ -1397,6 +1817,9 @@ static PyMethodDef methods[] = {
      "-> (status, path, nodes, depth, replaced, best_left, best_path, stored, slots, dead_cuts);\n"
      "status 0 solved, 1 unsolvable, 2 unknown. max_nodes < 0: no cap; rng: None (no jitter) or\n"
      "random.Random.getstate()[1]."},
+    {"beam", (PyCFunction)(void (*)(void))core_beam, METH_VARARGS | METH_KEYWORDS,
+     "beam(state, seconds, max_nodes, width=100, cap=400, twins=False)\n"
+     "-> (status, line, nodes, best_left, best_line); status 0 solved, 2 unknown (a beam proves nothing)."},
     {"entry_bytes", core_entry_bytes, METH_NOARGS, "Bytes per table entry."},
     {NULL, NULL, 0, NULL}};
 

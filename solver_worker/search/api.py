@@ -11,6 +11,7 @@ from games.engine import deal as make_deal
 from games.engine.rules import Layout
 
 from . import core as c_core
+from .beam import BEAM_SHARE, BEAM_WIDTHS, beam_applies, beam_search
 from .log import SolverBug, log_length, to_log, wins
 from .result import SolveResult
 from .search import SOLVED, UNKNOWN, search
@@ -169,7 +170,7 @@ def _solve_deal(
     # the complete search's table: what it stored, its capacity, entries it had to replace
     stored, slots, evictions = outcome.stored, outcome.slots, outcome.evictions
     outcome_dead = outcome.dead_cuts
-    total, depth, restarts = outcome.nodes, outcome.depth, 0
+    total, depth, restarts, beams = outcome.nodes, outcome.depth, 0, 0
     first_left = outcome.best_left
     best_line: list[SearchMove] = []
     line_left = 1 << 30
@@ -193,6 +194,24 @@ def _solve_deal(
 
     if outcome.status == SOLVED:
         settle(outcome.path)
+    if outcome.status == UNKNOWN and beam_applies(root):
+        beam_end = start + (share + BEAM_SHARE) * seconds
+        beam_nodes = None if max_nodes is None else int(BEAM_SHARE * max_nodes)
+        for width in BEAM_WIDTHS:
+            if time.perf_counter() >= beam_end or (beam_nodes is not None and beam_nodes <= 0):
+                break
+            b = beam_search(root, deadline=beam_end, max_nodes=beam_nodes, width=width, core=core)
+            total += b.nodes
+            if beam_nodes is not None:
+                beam_nodes -= b.nodes
+            beams += 1
+            if b.status == SOLVED:
+                outcome.status = SOLVED
+                settle(b.path)
+                if outcome.status == SOLVED:
+                    break
+            elif b.best_left < line_left and b.best_path:
+                best_line, line_left = b.best_path, b.best_left
     while outcome.status == UNKNOWN and time.perf_counter() < deadline:
         cap = RESTART_NODES if max_nodes is None else min(RESTART_NODES, max_nodes - total)
         if cap <= 0:
@@ -232,7 +251,7 @@ def _solve_deal(
         status=outcome.status,
         nodes=outcome.nodes,
         depth=outcome.depth,
-        stats={"evictions": evictions, "restarts": restarts, "table_stored": stored,
+        stats={"evictions": evictions, "restarts": restarts, "beams": beams, "table_stored": stored,
                "table_slots": slots, "dead_cuts": outcome_dead, "decide_us": int((decided_at - start) * 1e6),
                # fewest cards off the foundations on any line searched (0: won)
                "best_left": 0 if outcome.status == SOLVED else min(line_left, first_left)},

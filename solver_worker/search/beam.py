@@ -1,0 +1,231 @@
+"""A beam over stock steps: a win-finder for the one-pass games without face-down cards
+(Forty Thieves, Josephine, Lucas, Limited, Maria).
+
+A depth-first dive (a restart) compares nothing: it follows its move order and, in a one-pass
+game, draws the stock dry long before the tableau is worked out. A beam over *moves* (tried and
+dropped in earlier sessions) compares positions that have drawn different numbers of cards, and
+its score cannot see what a draw costs, so its beams drain the stock early too. This beam
+compares only positions that have drawn the same cards:
+
+* a *level* is a number of cards drawn from the stock; every state of a level has drawn exactly
+  those cards (the stock of a one-pass game is a fixed sequence, so they also hold the same talon
+  cards, less those already played);
+* from each state of the level, the positions reachable *without a draw* (column moves, the
+  waste's top card, the safe moves after each) are searched depth first, at most ``cap`` moves a
+  state, all states sharing one table of the level's positions (a position is entered once a
+  level);
+* every position entered is scored (``score``), and the ``width`` best of the level are kept
+  (ties: the one entered first); each then draws one card, and these are the next level's states;
+* a position with every card up is a win: the line to it, with the draws folded into the talon
+  moves after them (the K+ moves of every other line, ``state``), is replayed by the engine like
+  every win.
+
+A beam only ever returns a win (or nothing): it proves no loss. Its best line (fewest cards left)
+seeds the restarts' best line (``api``).
+
+The compiled core runs it (``_core.c``, ``beam_run``); this module holds the same algorithm in
+Python, the reference the tests hold the core to: the same moves in the same order, the same
+scores and ties, the same nodes, the same line.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from typing import NamedTuple
+
+from . import core as c_core
+from .moves import gen_moves
+from .safe import safe_move
+from .state import W2F, W2T, SearchMove, SearchState
+
+# Schedule (``api``): after the complete search, up to BEAM_SHARE of the budget (time, and nodes
+# under a node budget) goes to beams of these widths in turn, until one wins or the share is
+# spent; the restarts get the rest, grown from the beam's best line when it is the better one.
+BEAM_SHARE = 0.4
+BEAM_WIDTHS = (100, 1000, 4000)
+# Moves one state's closure may try in a level.
+BEAM_CAP = 400
+
+# The score's weights (the same numbers as _core.c's BEAM_*): a card off the foundations
+# outweighs everything else; then cards lying above a lower card of their suit (in a column, or
+# in the waste, which is dug from the top), cards not built on the card below them, the waste's
+# size, and empty columns.
+UP = 1000
+INV = 40
+BREAK = 10
+WASTE_INV = 60
+WASTE = 15
+EMPTY = 150
+
+DRAW = SearchMove(5, -1, -1, 0, -1, 0, 0, 0)  # a beam line's own move: one card to the waste
+
+
+class BeamOutcome(NamedTuple):
+    status: str  # "solved" or "unknown"
+    path: list[SearchMove]  # the win (K+ moves), when solved
+    nodes: int
+    best_left: int  # fewest cards left off the foundations on a kept position
+    best_path: list[SearchMove]  # the line to it (K+ moves; trailing draws left out)
+
+
+def beam_applies(st: SearchState) -> bool:
+    """The beam needs one pass through the stock and no face-down cards."""
+    return not st.klondike and st.passes == 0
+
+
+def score(st: SearchState) -> int:
+    inv = brk = 0
+    builds = st.builds
+    for col in st.cols:
+        for k, c in enumerate(col):
+            if k and not builds[col[k - 1] * 52 + c]:
+                brk += 1
+            for d in col[:k]:
+                if (d & 3) == (c & 3) and (d >> 2) < (c >> 2):
+                    inv += 1
+    waste = st.talon[: st.p]
+    winv = 0
+    for k, c in enumerate(waste):
+        for d in waste[:k]:
+            if (d & 3) == (c & 3) and (d >> 2) < (c >> 2):
+                winv += 1
+    empty = sum(1 for col in st.cols if not col)
+    return -UP * st.left - INV * inv - BREAK * brk - WASTE_INV * winv - WASTE * st.p + EMPTY * empty
+
+
+def kplus(line: list[SearchMove]) -> list[SearchMove]:
+    """``line`` without its DRAW moves: each talon move takes the draws since the last one (the
+    draws commute with every other move, which never touches the stock); trailing draws go."""
+    out: list[SearchMove] = []
+    pending = 0
+    for m in line:
+        if m.kind == DRAW.kind:
+            pending += 1
+            continue
+        if m.kind in (W2F, W2T):
+            m = m._replace(draws=pending)
+            pending = 0
+        out.append(m)
+    return out
+
+
+def replay(root: SearchState, line: list[SearchMove]) -> SearchState:
+    st = SearchState.__new__(SearchState)
+    for name in SearchState.__slots__:
+        setattr(st, name, getattr(root, name))
+    st.cols = [list(c) for c in root.cols]
+    st.down, st.found, st.talon, st.hist = list(root.down), list(root.found), list(root.talon), []
+    for m in line:
+        if m.kind == DRAW.kind:
+            st.p += 1
+        else:
+            st.play(m)
+    st.hist = []
+    return st
+
+
+def python_beam(root: SearchState, *, deadline: float, max_nodes: int | None, width: int, cap: int = BEAM_CAP,
+                twins: bool = True) -> BeamOutcome:
+    """The reference beam (see the module's docstring); ``root`` is not changed."""
+    node_cap = max_nodes if max_nodes is not None else 1 << 62
+    nodes = 0
+    best_left = 1 << 30
+    best_path: list[SearchMove] = []
+    beam: list[list[SearchMove]] = [[]]
+    seq = 0
+    while True:
+        seen: set[bytes] = set()
+        heap: list[tuple[int, int, list[SearchMove]]] = []  # (score, -seq, line): the worst at heap[0]
+        out_of_budget = False
+
+        def offer(st: SearchState, line: list[SearchMove]) -> None:
+            nonlocal seq
+            item = (score(st), -seq, line)
+            seq += 1
+            if len(heap) < width:
+                heapq.heappush(heap, item)
+            elif item[:2] > heap[0][:2]:
+                heapq.heapreplace(heap, item)
+
+        for base in beam:
+            st = replay(root, base)
+            path: list[SearchMove] = []
+            stop = nodes + cap
+
+            def enter() -> int:
+                """1: won, 0: seen this level (undone), 2: opened."""
+                safe = 0
+                while (m := safe_move(st)) is not None:
+                    st.play(m)
+                    path.append(m)
+                    safe += 1
+                if st.left == 0:
+                    return 1
+                key = st.key()
+                if key in seen:
+                    for _ in range(safe):
+                        st.undo(path.pop())
+                    return 0
+                seen.add(key)
+                offer(st, base + path)
+                moves = [m for m in gen_moves(st, None, 0, twins, False)
+                         if not (m.kind in (W2F, W2T) and (m.draws or m.redeal))]
+                frames.append([moves, 0, safe])
+                return 2
+
+            frames: list[list] = []
+            r = enter()
+            if r == 1:
+                return BeamOutcome("solved", kplus(base + path), nodes, 0, [])
+            while frames:
+                frame = frames[-1]
+                if frame[1] < len(frame[0]) and nodes < stop:
+                    m = frame[0][frame[1]]
+                    frame[1] += 1
+                    st.play(m)
+                    path.append(m)
+                    nodes += 1
+                    if (nodes % 256 == 0 and time.perf_counter() > deadline) or nodes >= node_cap:
+                        out_of_budget = True
+                        break
+                    r = enter()
+                    if r == 1:
+                        return BeamOutcome("solved", kplus(base + path), nodes, 0, [])
+                    if r == 0:
+                        st.undo(path.pop())
+                else:
+                    frames.pop()
+                    for _ in range(frame[2]):
+                        st.undo(path.pop())
+                    if frames:
+                        st.undo(path.pop())
+            if out_of_budget:
+                break
+        kept = [line for _, _, line in sorted(heap, key=lambda item: (-item[0], -item[1]))]
+        for line in kept:
+            left = replay(root, line).left
+            if left < best_left:
+                best_left, best_path = left, kplus(line)
+        if out_of_budget or not kept:
+            break
+        first = replay(root, kept[0])
+        if first.p >= len(first.talon):
+            break  # the stock is dry: every state of the level has drawn it all
+        beam = [line + [DRAW] for line in kept]
+    return BeamOutcome("unknown", [], nodes, best_left, best_path)
+
+
+def beam_search(root: SearchState, *, deadline: float, max_nodes: int | None, width: int, cap: int = BEAM_CAP,
+                twins: bool = True, core: str = "c") -> BeamOutcome:
+    """One beam of ``width`` from ``root`` (not changed), in the compiled core or, with
+    ``core="python"``, in the reference above."""
+    if core == "python":
+        return python_beam(root, deadline=deadline, max_nodes=max_nodes, width=width, cap=cap, twins=twins)
+    c_core.require()
+    assert c_core._core is not None
+    seconds = max(0.0, deadline - time.perf_counter())
+    status, line, nodes, best_left, best = c_core._core.beam(
+        root, seconds, -1 if max_nodes is None else max_nodes, width, cap, twins)
+    return BeamOutcome("solved" if status == 0 else "unknown", [SearchMove._make(m) for m in line], nodes,
+                       best_left, [SearchMove._make(m) for m in best])
