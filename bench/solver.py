@@ -2,7 +2,7 @@
 
     python bench/solver.py [--seeds 50] [--seconds 10] [--games klondike,josephine] [--start 1]
                            [--core c|python|both] [--nodes N] [--twins on|off] [--postpone on|off]
-                           [--talon on|off] [--out FILE.jsonl]
+                           [--talon on|off] [--beam on|off] [--out FILE.jsonl]
 
 For each game and core: how many deals were solved / proven unsolvable / left unknown, the
 median and 90th percentile of seconds per deal (the whole call, log shortening included),
@@ -13,7 +13,8 @@ compiled core and the Python search on the same deals, one after the other, and 
 their rows side by side with the speed-up. ``--nodes`` adds a node budget per deal (then
 the results no longer depend on the machine's speed). ``--twins`` sets ``api.TWIN_SHUFFLES``
 (Lemma T) for the run, ``--postpone`` ``api.FOUNDATION_POSTPONE`` (Lemma F), ``--talon``
-``safe.ANY_TALON_CARD`` (Corollary S: Klondike draw 1's safe cards from anywhere in the talon); ``--out``
+``safe.ANY_TALON_CARD`` (Corollary S: Klondike draw 1's safe cards from anywhere in the talon), ``--beam``
+``api.BEAM_SHARE`` (off: 0, no stock-step beam; on: ``beam.BEAM_SHARE``); ``--out``
 appends one JSON line per deal (game, seed, core, status, nodes, seconds), to compare two
 runs deal by deal. ``nodes`` is the total over the run.
 """
@@ -29,7 +30,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from games.engine import GAME_IDS
-from solver_worker.search import api, safe, solve
+from solver_worker.search import api, beam, safe, solve
 
 TARGETS = {  # share of deals decided within 10 s (the issue's goals; 80% for the others)
     "josephine": 0.95, "klondike": 0.995, "klondike-3": 0.995, "lucas": 1.0, "limited": 1.0,
@@ -58,6 +59,8 @@ def main() -> int:
                         help="Lemma F on or off (default: api.FOUNDATION_POSTPONE as shipped)")
     parser.add_argument("--talon", choices=("on", "off"), default=None,
                         help="Corollary S on or off (default: safe.ANY_TALON_CARD as shipped)")
+    parser.add_argument("--beam", choices=("on", "off"), default=None,
+                        help="the stock-step beam on or off (default: as shipped)")
     parser.add_argument("--out", default=None, help="append one JSON line per deal to this file")
     args = parser.parse_args()
     if args.twins is not None:
@@ -66,6 +69,8 @@ def main() -> int:
         api.FOUNDATION_POSTPONE = args.postpone == "on"
     if args.talon is not None:
         safe.ANY_TALON_CARD = args.talon == "on"
+    if args.beam is not None:
+        api.BEAM_SHARE = beam.BEAM_SHARE if args.beam == "on" else 0.0
     cores = ["c", "python"] if args.core == "both" else [args.core]
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     for g in games:
@@ -75,7 +80,7 @@ def main() -> int:
     budget = f", at most {args.nodes:,} nodes" if args.nodes else ""
     print(f"{args.seeds} seeds from {args.start}, {args.seconds:g} s each{budget}, one process, "
           f"Lemma T {'on' if api.TWIN_SHUFFLES else 'off'}, Lemma F {'on' if api.FOUNDATION_POSTPONE else 'off'}, "
-          f"Corollary S {'on' if safe.ANY_TALON_CARD else 'off'}")
+          f"Corollary S {'on' if safe.ANY_TALON_CARD else 'off'}, beam {'on' if api.BEAM_SHARE else 'off'}")
     header = f"{'game':<16}{'core':>7}{'solved':>7}{'unsolv':>7}{'unknown':>8}{'decided':>9}{'median s':>10}" \
              f"{'p90 s':>8}{'decide ms':>10}{'nodes/s':>10}{'target':>8}{'nodes':>14}"
     print(header)
@@ -98,7 +103,8 @@ def main() -> int:
                         out.write(json.dumps({"game": game, "seed": seed, "core": core, "status": result.status,
                                               "nodes": result.nodes, "seconds": round(result.seconds, 4),
                                               "twins": api.TWIN_SHUFFLES, "talon": safe.ANY_TALON_CARD,
-                                              "postpone": api.FOUNDATION_POSTPONE}) + "\n")
+                                              "postpone": api.FOUNDATION_POSTPONE,
+                                              "beam": api.BEAM_SHARE > 0}) + "\n")
             decided = (counts["solved"] + counts["unsolvable"]) / args.seeds
             target = TARGETS.get(game, 0.80)
             speed[core] = nodes / max(sum(decide), 1e-9)

@@ -11,7 +11,8 @@ from games.engine import deal as make_deal
 from games.engine.rules import Layout
 
 from . import core as c_core
-from .beam import BEAM_SHARE, BEAM_WIDTHS, beam_applies, beam_search
+from .beam import BEAM_WIDTHS, beam_applies, beam_search
+from .beam import BEAM_SHARE as _BEAM_SHARE
 from .log import SolverBug, log_length, to_log, wins
 from .result import SolveResult
 from .search import SOLVED, UNKNOWN, search
@@ -78,6 +79,10 @@ TWIN_SHUFFLES = True
 # either way, and nodes per second from 18% fewer to 6% more (load). So it is off; the
 # option stays tested.
 FOUNDATION_POSTPONE = False
+
+# The stock-step beam (``beam``): this share of the budget, between the complete search and the
+# restarts, in the one-pass games without face-down cards. 0 turns it off.
+BEAM_SHARE = _BEAM_SHARE
 
 # Which search loop runs: "c" (the compiled core, ``core``: the service's) or "python"
 # (``search``: the reference the tests hold the core to). Same moves, order and verdicts.
@@ -194,7 +199,7 @@ def _solve_deal(
 
     if outcome.status == SOLVED:
         settle(outcome.path)
-    if outcome.status == UNKNOWN and beam_applies(root):
+    if outcome.status == UNKNOWN and BEAM_SHARE > 0 and beam_applies(root):
         beam_end = start + (share + BEAM_SHARE) * seconds
         beam_nodes = None if max_nodes is None else int(BEAM_SHARE * max_nodes)
         for width in BEAM_WIDTHS:
