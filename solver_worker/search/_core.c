@@ -66,6 +66,7 @@ static uint64_t ZC[2][MAXCOL][52];
 static uint64_t ZD[2][MAXCOL];
 static uint64_t ZF[2][8][14];
 static uint64_t ZT[2][MAXTALON][52];
+static uint64_t ZS[2][MAXTALON][52]; /* a stock card, by its place counted from the talon's end */
 static uint64_t ZTL[2][MAXTALON + 1];
 static uint64_t ZP[2][MAXTALON + 1];
 static uint64_t ZPASS[2][8];
@@ -103,6 +104,9 @@ static void init_zobrist(void) {
         for (int i = 0; i <= MAXTALON; i++) ZP[h][i] = splitmix(&x);
         for (int i = 0; i < 8; i++) ZPASS[h][i] = splitmix(&x);
     }
+    for (int h = 0; h < 2; h++)
+        for (int i = 0; i < MAXTALON; i++)
+            for (int c = 0; c < 52; c++) ZS[h][i][c] = splitmix(&x);
 }
 
 /* ---- state (state.py) ------------------------------------------------------------------ */
@@ -144,11 +148,20 @@ static void set_down(State *s, int i, int d) {
     s->down[i] = d;
 }
 
+/* The talon's hash. Where p is in the key, a waste card is hashed by its place from the
+ * talon's start and a stock card by its place from the end, so that playing the waste's top,
+ * drawing, or playing a card k draws away changes O(1 + k) terms (talon_played, talon_drew)
+ * instead of the whole talon; where p is not in the key, every card by its place. */
 static void talon_rehash(State *s) {
     uint64_t a = ZTL[0][s->tlen], b = ZTL[1][s->tlen];
-    for (int i = 0; i < s->tlen; i++) {
+    int split = s->p_in_key ? s->p : s->tlen, last = s->tlen - 1;
+    for (int i = 0; i < split; i++) {
         a ^= ZT[0][i][s->talon[i]];
         b ^= ZT[1][i][s->talon[i]];
+    }
+    for (int i = split; i < s->tlen; i++) {
+        a ^= ZS[0][last - i][s->talon[i]];
+        b ^= ZS[1][last - i][s->talon[i]];
     }
     if (s->p_in_key) {
         a ^= ZP[0][s->p] ^ ZPASS[0][s->passes + 1];
@@ -156,6 +169,18 @@ static void talon_rehash(State *s) {
     }
     s->th[0] = a;
     s->th[1] = b;
+}
+
+/* One card drawn (p in the key, p < tlen): the stock card at p becomes the waste's top. */
+static void talon_drew(State *s) {
+    int p = s->p, c = s->talon[p], from_end = s->tlen - 1 - p;
+    for (int h = 0; h < 2; h++) s->th[h] ^= ZS[h][from_end][c] ^ ZT[h][p][c] ^ ZP[h][p] ^ ZP[h][p + 1];
+    s->p = p + 1;
+#ifdef CORE_CHECK_HASH /* a build that checks every incremental talon hash against the whole one */
+    uint64_t t0 = s->th[0], t1 = s->th[1];
+    talon_rehash(s);
+    if (t0 != s->th[0] || t1 != s->th[1]) abort();
+#endif
 }
 
 static void key_of(const State *s, uint64_t *lo, uint64_t *hi) {
@@ -236,9 +261,33 @@ static void play(State *s, const Move *m, Hist *h) {
         h->slot = (short)slot;
         h->th0 = s->th[0];
         h->th1 = s->th[1];
-        s->p = j;
-        if (m->rd && s->passes > 0) s->passes--;
-        talon_rehash(s);
+        if (s->p_in_key && !m->rd && j >= s->p - 1) {
+            /* the waste's top, or a card j - p + 1 draws away: the cards drawn past go from
+             * the stock's places to the waste's (talon_rehash); the rest keep their places */
+            int L = s->tlen + 1, p = s->p; /* the talon's size before the card left it */
+            for (int hh = 0; hh < 2; hh++) {
+                uint64_t t = s->th[hh] ^ ZTL[hh][L] ^ ZTL[hh][L - 1] ^ ZP[hh][p] ^ ZP[hh][j];
+                if (j == p - 1) {
+                    t ^= ZT[hh][j][card];
+                } else {
+                    for (int i = p; i < j; i++) t ^= ZS[hh][L - 1 - i][s->talon[i]] ^ ZT[hh][i][s->talon[i]];
+                    t ^= ZS[hh][L - 1 - j][card];
+                }
+                s->th[hh] = t;
+            }
+            s->p = j;
+        } else {
+            s->p = j;
+            if (m->rd && s->passes > 0) s->passes--;
+            talon_rehash(s);
+        }
+#ifdef CORE_CHECK_HASH
+        {
+            uint64_t t0 = s->th[0], t1 = s->th[1];
+            talon_rehash(s);
+            if (t0 != s->th[0] || t1 != s->th[1]) abort();
+        }
+#endif
         break;
     }
     default: { /* F2T */
@@ -1086,25 +1135,40 @@ static int seen_put(SeenSet *t, uint64_t lo, uint64_t hi) {
     }
 }
 
-/* beam.py's score: cards off the foundations first, then what blocks them. */
+/* beam.py's score: cards off the foundations first, then what blocks them. A card's
+ * inversions (cards of its suit and a lower rank under it in its column, or in the waste) are
+ * counted with two rank masks a suit (a first and a second copy), so a card costs O(1). */
+static unsigned char POP13[1 << 13]; /* bits set in a 13-bit rank mask (no popcnt instruction assumed) */
+
+static inline int lower_seen(uint32_t *m1, uint32_t *m2, int c) {
+    int su = c & 3, r = c >> 2;
+    uint32_t below = (1u << r) - 1;
+    int n = POP13[m1[su] & below] + POP13[m2[su] & below];
+    if (m1[su] >> r & 1)
+        m2[su] |= 1u << r;
+    else
+        m1[su] |= 1u << r;
+    return n;
+}
+
 static long long beam_score(const State *s) {
     long long inv = 0, brk = 0, winv = 0, empty = 0;
+    uint32_t m1[4], m2[4];
     for (int i = 0; i < s->ncols; i++) {
         const unsigned char *col = s->col[i];
         int n = s->len[i];
         if (!n) empty++;
+        memset(m1, 0, sizeof m1);
+        memset(m2, 0, sizeof m2);
         for (int k = 0; k < n; k++) {
             int c = col[k];
             if (k && !s->builds[col[k - 1] * 52 + c]) brk++;
-            for (int q = 0; q < k; q++)
-                if ((col[q] & 3) == (c & 3) && (col[q] >> 2) < (c >> 2)) inv++;
+            inv += lower_seen(m1, m2, c);
         }
     }
-    for (int k = 0; k < s->p; k++) {
-        int c = s->talon[k];
-        for (int q = 0; q < k; q++)
-            if ((s->talon[q] & 3) == (c & 3) && (s->talon[q] >> 2) < (c >> 2)) winv++;
-    }
+    memset(m1, 0, sizeof m1);
+    memset(m2, 0, sizeof m2);
+    for (int k = 0; k < s->p; k++) winv += lower_seen(m1, m2, s->talon[k]);
     return -BEAM_UP * s->left - BEAM_INV * inv - BEAM_BREAK * brk - BEAM_WASTE_INV * winv - BEAM_WASTE * s->p +
            BEAM_EMPTY * empty;
 }
@@ -1172,8 +1236,7 @@ static void play_line(State *s, const Move *line, size_t n) {
     Hist h;
     for (size_t i = 0; i < n; i++) {
         if (line[i].kind == DRAW) {
-            s->p++;
-            talon_rehash(s);
+            talon_drew(s);
         } else {
             play(s, &line[i], &h);
         }
@@ -1832,6 +1895,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_core", "The compile
 
 PyMODINIT_FUNC PyInit__core(void) {
     init_zobrist();
+    for (int i = 1; i < (1 << 13); i++) POP13[i] = (unsigned char)(POP13[i >> 1] + (i & 1));
     PyObject *m = PyModule_Create(&module);
     if (m && PyModule_AddStringConstant(m, "SOURCE_SHA256", CORE_SOURCE_SHA256) < 0) {
         Py_DECREF(m);
