@@ -11,7 +11,7 @@ from games.engine import deal as make_deal
 from games.engine.rules import Layout
 
 from . import core as c_core
-from .beam import BEAM_WIDTHS, beam_applies, beam_search
+from .beam import BEAM_WIDTHS, beam_applies, beam_search, widths_within
 from .beam import BEAM_SHARE as _BEAM_SHARE
 from .log import SolverBug, log_length, to_log, wins
 from .result import SolveResult
@@ -202,7 +202,8 @@ def _solve_deal(
     if outcome.status == UNKNOWN and BEAM_SHARE > 0 and beam_applies(root):
         beam_end = start + (share + BEAM_SHARE) * seconds
         beam_nodes = None if max_nodes is None else int(BEAM_SHARE * max_nodes)
-        for width in BEAM_WIDTHS:
+        mb = (table_mb if table_mb is not None else c_core.table_mb()) if core == "c" else float("inf")
+        for width in widths_within(mb, BEAM_WIDTHS):  # the beam stays within the table's memory bound
             if time.perf_counter() >= beam_end or (beam_nodes is not None and beam_nodes <= 0):
                 break
             b = beam_search(root, deadline=beam_end, max_nodes=beam_nodes, width=width, core=core)

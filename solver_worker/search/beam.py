@@ -69,6 +69,21 @@ class BeamOutcome(NamedTuple):
     best_path: list[SearchMove]  # the line to it (K+ moves; trailing draws left out)
 
 
+def beam_bytes(width: int, cap: int = BEAM_CAP, line: int = 400) -> int:
+    """About what a beam allocates: the level's table (24-byte slots, a power of two at least
+    twice the positions a level can enter: ``_core.c``'s) and two lines of about ``line`` moves
+    (12 bytes each) for every state kept and every state of the level."""
+    slots = 64
+    while slots < 2 * width * (cap + 1):
+        slots *= 2
+    return 24 * slots + 2 * width * line * 12
+
+
+def widths_within(mb: float, widths: tuple[int, ...] = BEAM_WIDTHS, cap: int = BEAM_CAP) -> tuple[int, ...]:
+    """The widths whose beams stay within ``mb`` MiB (the solver's table bound, SOLVER_TABLE_MB)."""
+    return tuple(w for w in widths if beam_bytes(w, cap) <= mb * 1048576)
+
+
 def beam_applies(st: SearchState) -> bool:
     """The beam needs one pass through the stock and no face-down cards."""
     return not st.klondike and st.passes == 0

@@ -9,7 +9,7 @@ import pytest
 
 from games.engine import deal
 from solver_worker.search import api, core, solve_deal
-from solver_worker.search.beam import DRAW, beam_applies, beam_search, kplus
+from solver_worker.search.beam import DRAW, beam_applies, beam_bytes, beam_search, kplus, widths_within
 from solver_worker.search.log import to_log, wins
 from solver_worker.search.state import W2F, W2T, SearchMove, SearchState
 
@@ -113,3 +113,15 @@ def test_the_schedule_runs_the_beam_between_the_complete_search_and_the_restarts
     without = solve_deal(d, seconds=600, max_nodes=2_000_000, shorten_log=False)
     assert without.stats["beams"] == 0
     assert without.status == "unknown"
+
+
+def test_beams_stay_within_the_table_memory_bound():
+    """A beam's table and lines are bounded like the search's table (SOLVER_TABLE_MB): the
+    schedule runs only the widths whose beams fit."""
+    assert beam_bytes(100) < beam_bytes(1000) < beam_bytes(4000)
+    assert widths_within(256, (100, 1000, 4000)) == (100, 1000, 4000)
+    assert widths_within(64, (100, 1000, 4000)) == (100, 1000)
+    assert widths_within(1, (100, 1000, 4000)) == ()
+    d = deal("forty-thieves", 1000007)
+    small = solve_deal(d, seconds=600, max_nodes=2_000_000, shorten_log=False, table_mb=1)
+    assert small.stats["beams"] == 0  # not even a width-100 beam fits in 1 MiB
