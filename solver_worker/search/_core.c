@@ -40,13 +40,6 @@ enum { ST_SOLVED = 0, ST_UNSOLVABLE = 1, ST_UNKNOWN = 2 };
 #define RESTART_DRAW_COST 200
 #define BURY_COST 50
 #define BUCKET 8
-/* the beam's score weights (beam.py) */
-#define BEAM_UP 1000
-#define BEAM_INV 40
-#define BEAM_BREAK 10
-#define BEAM_WASTE_INV 60
-#define BEAM_WASTE 15
-#define BEAM_EMPTY 150
 
 static const int RED[4] = {0, 1, 1, 0};
 static const int OTHER_COLOUR[4][2] = {{1, 2}, {0, 3}, {0, 3}, {1, 2}};
@@ -1107,6 +1100,7 @@ typedef struct {
     Cand *c;
     int n, width;
     long long seq;
+    long long w[6]; /* the score's weights (beam.py's WEIGHTS): up, inv, break, waste inv, waste, empty */
 } Heap;
 
 
@@ -1151,7 +1145,7 @@ static inline int lower_seen(uint32_t *m1, uint32_t *m2, int c) {
     return n;
 }
 
-static long long beam_score(const State *s) {
+static long long beam_score(const State *s, const long long *w) {
     long long inv = 0, brk = 0, winv = 0, empty = 0;
     uint32_t m1[4], m2[4];
     for (int i = 0; i < s->ncols; i++) {
@@ -1169,8 +1163,7 @@ static long long beam_score(const State *s) {
     memset(m1, 0, sizeof m1);
     memset(m2, 0, sizeof m2);
     for (int k = 0; k < s->p; k++) winv += lower_seen(m1, m2, s->talon[k]);
-    return -BEAM_UP * s->left - BEAM_INV * inv - BEAM_BREAK * brk - BEAM_WASTE_INV * winv - BEAM_WASTE * s->p +
-           BEAM_EMPTY * empty;
+    return -w[0] * s->left - w[1] * inv - w[2] * brk - w[3] * winv - w[4] * s->p + w[5] * empty;
 }
 
 /* ``a`` ranks below ``b``: a lower score, or the same score found later. */
@@ -1280,7 +1273,7 @@ static int beam_enter(Search *S, SeenSet *seen, Heap *h, const Move *base, size_
         for (int i = 0; i < safe; i++) pop_move(S);
         return 0;
     }
-    if (heap_offer(h, beam_score(s), base, nb, PATH(S), S->path.n) < 0) {
+    if (heap_offer(h, beam_score(s, h->w), base, nb, PATH(S), S->path.n) < 0) {
         S->nomem = 1;
         return -1;
     }
@@ -1699,10 +1692,10 @@ done:
 /* The beam (beam.py): level by level, every level's states having drawn the same cards; at
  * each level the ``width`` best positions (beam_score) reachable without a draw from the last
  * level's states, each state's closure capped at ``cap`` moves, then one draw from each. */
-static int beam_run(Search *S, SeenSet *seen, const State *root, int width, long long cap, long long node_cap,
-                    double seconds, Move **win, size_t *nwin, Move **bestl, size_t *nbest) {
+static int beam_run(Search *S, SeenSet *seen, const State *root, int width, long long cap, const long long *w,
+                    long long node_cap, double seconds, Move **win, size_t *nwin, Move **bestl, size_t *nbest) {
     double deadline = now() + seconds;
-    Heap h = {calloc((size_t)width, sizeof(Cand)), 0, width, 0};
+    Heap h = {calloc((size_t)width, sizeof(Cand)), 0, width, 0, {w[0], w[1], w[2], w[3], w[4], w[5]}};
     Cand *beam = calloc((size_t)width, sizeof(Cand));
     int nbeam = 1, status = ST_UNKNOWN, best = 1 << 30;
     if (!h.c || !beam) {
@@ -1800,12 +1793,13 @@ out:
 }
 
 static PyObject *core_beam(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *names[] = {"state", "seconds", "max_nodes", "width", "cap", "twins", NULL};
+    static char *names[] = {"state", "seconds", "max_nodes", "width", "cap", "weights", "twins", NULL};
     PyObject *st;
     double seconds;
-    long long max_nodes = -1, cap = 400;
+    long long max_nodes = -1, cap = 400, w[6];
     int width = 100, twins = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdL|iLp", names, &st, &seconds, &max_nodes, &width, &cap, &twins))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdLiL(LLLLLL)|p", names, &st, &seconds, &max_nodes, &width, &cap,
+                                     &w[0], &w[1], &w[2], &w[3], &w[4], &w[5], &twins))
         return NULL;
     if (width < 1 || cap < 1 || (long long)width * cap > 20000000LL) {
         PyErr_SetString(PyExc_ValueError, "width and cap must be at least 1, and width x cap at most 20,000,000");
@@ -1844,7 +1838,7 @@ static PyObject *core_beam(PyObject *self, PyObject *args, PyObject *kw) {
     int status;
     long long node_cap = max_nodes >= 0 ? max_nodes : (1LL << 62);
     Py_BEGIN_ALLOW_THREADS
-    status = beam_run(S, &seen, root, width, cap, node_cap, seconds, &win, &nwin, &best, &nbest);
+    status = beam_run(S, &seen, root, width, cap, w, node_cap, seconds, &win, &nwin, &best, &nbest);
     Py_END_ALLOW_THREADS
     if (status < 0) {
         PyErr_NoMemory();
@@ -1881,7 +1875,7 @@ static PyMethodDef methods[] = {
      "status 0 solved, 1 unsolvable, 2 unknown. max_nodes < 0: no cap; rng: None (no jitter) or\n"
      "random.Random.getstate()[1]."},
     {"beam", (PyCFunction)(void (*)(void))core_beam, METH_VARARGS | METH_KEYWORDS,
-     "beam(state, seconds, max_nodes, width=100, cap=400, twins=False)\n"
+     "beam(state, seconds, max_nodes, width, cap, weights, twins=False)\n"
      "-> (status, line, nodes, best_left, best_line); status 0 solved, 2 unknown (a beam proves nothing)."},
     {"entry_bytes", core_entry_bytes, METH_NOARGS, "Bytes per table entry."},
     {NULL, NULL, 0, NULL}};

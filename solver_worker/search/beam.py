@@ -47,16 +47,23 @@ BEAM_WIDTHS = (100, 1000, 4000)
 # Moves one state's closure may try in a level.
 BEAM_CAP = 400
 
-# The score's weights (the same numbers as _core.c's BEAM_*): a card off the foundations
-# outweighs everything else; then cards lying above a lower card of their suit (in a column, or
-# in the waste, which is dug from the top), cards not built on the card below them, the waste's
-# size, and empty columns.
-UP = 1000
-INV = 40
-BREAK = 10
-WASTE_INV = 60
-WASTE = 15
-EMPTY = 150
+
+
+class Weights(NamedTuple):
+    """The score's weights (the core takes them as they are): a card off the foundations outweighs
+    everything else; then cards lying above a lower card of their suit (in a column, or in the
+    waste, which is dug from the top), cards not built on the card below them, the waste's size,
+    and empty columns."""
+
+    up: int = 1000
+    inv: int = 40
+    brk: int = 10
+    waste_inv: int = 60
+    waste: int = 15
+    empty: int = 150
+
+
+WEIGHTS = Weights()
 
 DRAW = SearchMove(5, -1, -1, 0, -1, 0, 0, 0)  # a beam line's own move: one card to the waste
 
@@ -89,7 +96,7 @@ def beam_applies(st: SearchState) -> bool:
     return not st.klondike and st.passes == 0
 
 
-def score(st: SearchState) -> int:
+def score(st: SearchState, w: Weights = WEIGHTS) -> int:
     inv = brk = 0
     builds = st.builds
     for col in st.cols:
@@ -106,7 +113,7 @@ def score(st: SearchState) -> int:
             if (d & 3) == (c & 3) and (d >> 2) < (c >> 2):
                 winv += 1
     empty = sum(1 for col in st.cols if not col)
-    return -UP * st.left - INV * inv - BREAK * brk - WASTE_INV * winv - WASTE * st.p + EMPTY * empty
+    return -w.up * st.left - w.inv * inv - w.brk * brk - w.waste_inv * winv - w.waste * st.p + w.empty * empty
 
 
 def kplus(line: list[SearchMove]) -> list[SearchMove]:
@@ -141,7 +148,7 @@ def replay(root: SearchState, line: list[SearchMove]) -> SearchState:
 
 
 def python_beam(root: SearchState, *, deadline: float, max_nodes: int | None, width: int, cap: int = BEAM_CAP,
-                twins: bool = True) -> BeamOutcome:
+                twins: bool = True, weights: Weights = WEIGHTS) -> BeamOutcome:
     """The reference beam (see the module's docstring); ``root`` is not changed."""
     node_cap = max_nodes if max_nodes is not None else 1 << 62
     nodes = 0
@@ -156,7 +163,7 @@ def python_beam(root: SearchState, *, deadline: float, max_nodes: int | None, wi
 
         def offer(st: SearchState, line: list[SearchMove]) -> None:
             nonlocal seq
-            item = (score(st), -seq, line)
+            item = (score(st, weights), -seq, line)
             seq += 1
             if len(heap) < width:
                 heapq.heappush(heap, item)
@@ -232,15 +239,16 @@ def python_beam(root: SearchState, *, deadline: float, max_nodes: int | None, wi
 
 
 def beam_search(root: SearchState, *, deadline: float, max_nodes: int | None, width: int, cap: int = BEAM_CAP,
-                twins: bool = True, core: str = "c") -> BeamOutcome:
+                twins: bool = True, weights: Weights = WEIGHTS, core: str = "c") -> BeamOutcome:
     """One beam of ``width`` from ``root`` (not changed), in the compiled core or, with
     ``core="python"``, in the reference above."""
     if core == "python":
-        return python_beam(root, deadline=deadline, max_nodes=max_nodes, width=width, cap=cap, twins=twins)
+        return python_beam(root, deadline=deadline, max_nodes=max_nodes, width=width, cap=cap, twins=twins,
+                           weights=weights)
     c_core.require()
     assert c_core._core is not None
     seconds = max(0.0, deadline - time.perf_counter())
     status, line, nodes, best_left, best = c_core._core.beam(
-        root, seconds, -1 if max_nodes is None else max_nodes, width, cap, twins)
+        root, seconds, -1 if max_nodes is None else max_nodes, width, cap, tuple(weights), twins)
     return BeamOutcome("solved" if status == 0 else "unknown", [SearchMove._make(m) for m in line], nodes,
                        best_left, [SearchMove._make(m) for m in best])
