@@ -1228,8 +1228,12 @@ static int cand_order(const void *a, const void *b) { /* best first */
 static void play_line(State *s, const Move *line, size_t n) {
     Hist h;
     for (size_t i = 0; i < n; i++) {
-        if (line[i].kind == DRAW) {
+        if (line[i].kind == DRAW && !line[i].rd) {
             talon_drew(s);
+        } else if (line[i].kind == DRAW) { /* the redeal (Forty and Eight) */
+            s->p = 0;
+            s->passes--;
+            talon_rehash(s);
         } else {
             play(s, &line[i], &h);
         }
@@ -1237,19 +1241,26 @@ static void play_line(State *s, const Move *line, size_t n) {
 }
 
 /* A line with DRAW moves in the K+ form of every other line: each talon move takes the draws
- * since the last one; draws after the last talon move are left out. */
+ * (and the redeal, and the draws after it) since the last one; trailing ones are left out. */
 static size_t kplus(const Move *line, size_t n, Move *out) {
     size_t k = 0;
-    int pending = 0;
+    int before = 0, redeal = 0, after = 0;
     for (size_t i = 0; i < n; i++) {
         Move m = line[i];
         if (m.kind == DRAW) {
-            pending++;
+            if (m.rd)
+                redeal = 1;
+            else if (redeal)
+                after++;
+            else
+                before++;
             continue;
         }
         if (m.kind == W2F || m.kind == W2T) {
-            m.k1 = (short)pending;
-            pending = 0;
+            m.k1 = (short)before;
+            m.rd = (signed char)redeal;
+            m.k2 = (short)after;
+            before = redeal = after = 0;
         }
         out[k++] = m;
     }
@@ -1746,6 +1757,7 @@ static int beam_run(Search *S, SeenSet *seen, const State *root, int width, long
             }
         }
         qsort(h.c, (size_t)h.n, sizeof(Cand), cand_order);
+        int nnext = 0;
         for (int i = 0; i < h.n; i++) { /* the line to the fewest cards left, for the restarts */
             memcpy(S->s, root, sizeof(State));
             play_line(S->s, h.c[i].line, h.c[i].n);
@@ -1759,12 +1771,18 @@ static int beam_run(Search *S, SeenSet *seen, const State *root, int width, long
                 }
                 *nbest = kplus(h.c[i].line, h.c[i].n, *bestl);
             }
+            /* its next step: a draw, the redeal, or none (the stock dry and no redeal left); the
+             * states that have one move to the front, in order */
+            int step = S->s->p < S->s->tlen ? 0 : (S->s->passes > 0 && S->s->tlen ? 1 : -1);
+            if (step >= 0) {
+                Cand t = h.c[nnext];
+                h.c[nnext] = h.c[i];
+                h.c[i] = t;
+                h.c[nnext++].score = step; /* the heap is done with scores: they carry the step now */
+            }
         }
-        if (r == 2 || !h.n) break; /* out of budget */
-        memcpy(S->s, root, sizeof(State));
-        play_line(S->s, h.c[0].line, h.c[0].n);
-        if (S->s->p >= S->s->tlen) break; /* the stock is dry: every state of the level has drawn it all */
-        for (int i = 0; i < h.n; i++) { /* the heap's lines become the beam's, a draw added */
+        if (r == 2 || !nnext) break; /* out of budget, or no state can draw */
+        for (int i = 0; i < nnext; i++) { /* those lines become the beam's, their step added */
             Cand t = beam[i];
             beam[i] = h.c[i];
             h.c[i] = t;
@@ -1777,9 +1795,9 @@ static int beam_run(Search *S, SeenSet *seen, const State *root, int width, long
                 beam[i].line = q;
                 beam[i].cap = (beam[i].n + 1) * 2;
             }
-            beam[i].line[beam[i].n++] = (Move){DRAW, -1, -1, 0, 0, -1, 0, 0};
+            beam[i].line[beam[i].n++] = (Move){DRAW, -1, -1, (signed char)beam[i].score, 0, -1, 0, 0};
         }
-        nbeam = h.n;
+        nbeam = nnext;
     }
 out:
     S->best_left = best;
@@ -1816,8 +1834,8 @@ static PyObject *core_beam(PyObject *self, PyObject *args, PyObject *kw) {
         goto done;
     }
     if (load_state(st, root) < 0) goto done;
-    if (root->klondike || root->passes != 0) {
-        PyErr_SetString(PyExc_ValueError, "the beam is for one-pass games without face-down cards");
+    if (root->klondike || root->passes < 0) {
+        PyErr_SetString(PyExc_ValueError, "the beam is for games with a limited stock and no face-down cards");
         goto done;
     }
     S->s = s;

@@ -81,7 +81,7 @@ TWIN_SHUFFLES = True
 FOUNDATION_POSTPONE = False
 
 # The stock-step beam (``beam``): this share of the budget, between the complete search and the
-# restarts, in the one-pass games without face-down cards. 0 turns it off.
+# restarts, in the games with a limited stock and no face-down cards. 0 turns it off.
 BEAM_SHARE = _BEAM_SHARE
 
 # Which search loop runs: "c" (the compiled core, ``core``: the service's) or "python"

@@ -1,5 +1,5 @@
-"""A beam over stock steps: a win-finder for the one-pass games without face-down cards
-(Forty Thieves, Josephine, Lucas, Limited, Maria).
+"""A beam over stock steps: a win-finder for the games with a limited stock and no face-down
+cards (Forty Thieves, Josephine, Lucas, Limited, Maria: one pass; Forty and Eight: two).
 
 A depth-first dive (a restart) compares nothing: it follows its move order and, in a one-pass
 game, draws the stock dry long before the tableau is worked out. A beam over *moves* (tried and
@@ -9,7 +9,9 @@ compares only positions that have drawn the same cards:
 
 * a *level* is a number of cards drawn from the stock; every state of a level has drawn exactly
   those cards (the stock of a one-pass game is a fixed sequence, so they also hold the same talon
-  cards, less those already played);
+  cards, less those already played). In Forty and Eight the redeal is a level of its own, taken
+  by every state whose stock is dry; after it the states' stocks differ (each holds that state's
+  waste), so there a level only counts the steps taken;
 * from each state of the level, the positions reachable *without a draw* (column moves, the
   waste's top card, the safe moves after each) are searched depth first, at most ``cap`` moves a
   state, all states sharing one table of the level's positions (a position is entered once a
@@ -66,6 +68,7 @@ class Weights(NamedTuple):
 WEIGHTS = Weights()
 
 DRAW = SearchMove(5, -1, -1, 0, -1, 0, 0, 0)  # a beam line's own move: one card to the waste
+REDEAL = DRAW._replace(redeal=1)  # ...and the waste turned over into the stock (Forty and Eight)
 
 
 class BeamOutcome(NamedTuple):
@@ -92,8 +95,8 @@ def widths_within(mb: float, widths: tuple[int, ...] = BEAM_WIDTHS, cap: int = B
 
 
 def beam_applies(st: SearchState) -> bool:
-    """The beam needs one pass through the stock and no face-down cards."""
-    return not st.klondike and st.passes == 0
+    """The beam needs a limited stock (one pass, or Forty and Eight's two) and no face-down cards."""
+    return not st.klondike and st.passes >= 0
 
 
 def score(st: SearchState, w: Weights = WEIGHTS) -> int:
@@ -117,17 +120,23 @@ def score(st: SearchState, w: Weights = WEIGHTS) -> int:
 
 
 def kplus(line: list[SearchMove]) -> list[SearchMove]:
-    """``line`` without its DRAW moves: each talon move takes the draws since the last one (the
-    draws commute with every other move, which never touches the stock); trailing draws go."""
+    """``line`` without its DRAW and REDEAL moves: each talon move takes the draws, the redeal
+    and the draws after it since the last talon move (they commute with every other move, which
+    never touches the stock); trailing ones go."""
     out: list[SearchMove] = []
-    pending = 0
+    before = redeal = after = 0
     for m in line:
         if m.kind == DRAW.kind:
-            pending += 1
+            if m.redeal:
+                redeal = 1
+            elif redeal:
+                after += 1
+            else:
+                before += 1
             continue
         if m.kind in (W2F, W2T):
-            m = m._replace(draws=pending)
-            pending = 0
+            m = m._replace(draws=before, redeal=redeal, draws_after=after)
+            before = redeal = after = 0
         out.append(m)
     return out
 
@@ -139,8 +148,11 @@ def replay(root: SearchState, line: list[SearchMove]) -> SearchState:
     st.cols = [list(c) for c in root.cols]
     st.down, st.found, st.talon, st.hist = list(root.down), list(root.found), list(root.talon), []
     for m in line:
-        if m.kind == DRAW.kind:
+        if m == DRAW:
             st.p += 1
+        elif m == REDEAL:
+            st.p = 0
+            st.passes -= 1
         else:
             st.play(m)
     st.hist = []
@@ -225,16 +237,18 @@ def python_beam(root: SearchState, *, deadline: float, max_nodes: int | None, wi
             if out_of_budget:
                 break
         kept = [line for _, _, line in sorted(heap, key=lambda item: (-item[0], -item[1]))]
+        beam = []
         for line in kept:
-            left = replay(root, line).left
-            if left < best_left:
-                best_left, best_path = left, kplus(line)
-        if out_of_budget or not kept:
+            st = replay(root, line)
+            if st.left < best_left:
+                best_left, best_path = st.left, kplus(line)
+            # its next step: a draw, the redeal, or none (the stock dry and no redeal left)
+            if st.p < len(st.talon):
+                beam.append(line + [DRAW])
+            elif st.passes > 0 and st.talon:
+                beam.append(line + [REDEAL])
+        if out_of_budget or not beam:
             break
-        first = replay(root, kept[0])
-        if first.p >= len(first.talon):
-            break  # the stock is dry: every state of the level has drawn it all
-        beam = [line + [DRAW] for line in kept]
     return BeamOutcome("unknown", [], nodes, best_left, best_path)
 
 

@@ -9,14 +9,14 @@ import pytest
 
 from games.engine import deal
 from solver_worker.search import api, core, solve_deal
-from solver_worker.search.beam import DRAW, beam_applies, beam_bytes, beam_search, kplus, widths_within
+from solver_worker.search.beam import DRAW, REDEAL, beam_applies, beam_bytes, beam_search, kplus, widths_within
 from solver_worker.search.log import to_log, wins
 from solver_worker.search.state import W2F, W2T, SearchMove, SearchState
 
-from .test_search import blocked
+from .test_search import blocked, make_deal
 from .test_search_helpers import brute_force, random_endgame
 
-ONE_PASS = ("forty-thieves", "josephine", "lucas", "limited", "maria")
+LIMITED_STOCK = ("forty-thieves", "josephine", "lucas", "limited", "maria", "forty-and-eight")
 
 
 def both(d, **kw):
@@ -30,7 +30,7 @@ def assert_win_replays(d, outcome):
     assert wins(d, to_log(d, outcome.path), limit=False)  # to_log replays every entry with the engine
 
 
-@pytest.mark.parametrize("game", ONE_PASS)
+@pytest.mark.parametrize("game", LIMITED_STOCK)
 def test_core_beam_is_the_reference_beam_on_real_deals(game):
     """The same nodes, verdict, win and best line, with a cap that ends some levels' searches
     early and a node budget that ends some beams."""
@@ -48,7 +48,7 @@ def test_core_beam_is_the_reference_beam_on_real_deals(game):
                 assert out.nodes <= 1
 
 
-@pytest.mark.parametrize("game", ONE_PASS)
+@pytest.mark.parametrize("game", LIMITED_STOCK)
 def test_beam_wins_are_wins_on_small_positions(game):
     """Random small positions (the stock included): both beams agree, every win replays, and a
     win is only ever claimed where the engine's exhaustive search finds one."""
@@ -73,13 +73,13 @@ def test_a_blocked_deal_is_left_unknown_never_proven():
     assert c.status == "unknown" and c.path == [] and c.nodes == 0
 
 
-def test_the_beam_is_for_one_pass_games_without_face_down_cards():
-    for game in ONE_PASS:
+def test_the_beam_is_for_games_with_a_limited_stock_and_no_face_down_cards():
+    for game in LIMITED_STOCK:
         assert beam_applies(SearchState(deal(game, 1)))
-    for game in ("klondike", "klondike-3", "forty-and-eight"):
+    for game in ("klondike", "klondike-3"):
         st = SearchState(deal(game, 1))
         assert not beam_applies(st)
-        with pytest.raises(ValueError, match="one-pass"):
+        with pytest.raises(ValueError, match="limited stock"):
             beam_search(st, deadline=1e18, max_nodes=10, width=2)
     st = SearchState(deal("forty-thieves", 1))
     for width, cap in ((0, 10), (10, 0), (100_000, 1_000)):
@@ -94,6 +94,25 @@ def test_draws_fold_into_the_next_talon_move():
     up = SearchMove(W2F, -1, -1, 1, 4, 0, 0, 0)
     line = [DRAW, DRAW, col, play, up, DRAW]
     assert kplus(line) == [col, play._replace(draws=2), up]
+
+
+def test_draws_and_the_redeal_fold_into_the_next_talon_move():
+    """Forty and Eight: the stock drawn dry, the redeal, a draw of the second pass, then a talon card."""
+    play = SearchMove(W2F, -1, -1, 1, 0, 0, 0, 0)
+    assert kplus([DRAW, DRAW, REDEAL, DRAW, play]) == [play._replace(draws=2, redeal=1, draws_after=1)]
+    assert kplus([DRAW, REDEAL, play, DRAW, play]) == [play._replace(draws=1, redeal=1), play._replace(draws=1)]
+
+
+def test_the_beam_takes_forty_and_eights_redeal():
+    """The position of test_search's test_forty_and_eight_needs_its_redeal (winnable only with
+    the redeal, says the engine's exhaustive search): both beams win it through one redeal."""
+    tableau = [["JC", "KS"], ["KD", "QC", "9S", "TS", "KC"]]
+    d = make_deal("forty-and-eight", tableau, ["JS", "KH", "QD", "KC", "QS"],
+                  ["QC", "JD", "QH", "8S", "TC", "KD", "KH", "KS"], columns=2)
+    py, c = both(d, max_nodes=None, width=5, cap=100)
+    assert c == py
+    assert_win_replays(d, c)
+    assert to_log(d, c.path).count("r") == 1
 
 
 def test_a_deal_the_restarts_miss_is_won_by_the_beam():
