@@ -1021,6 +1021,28 @@ static void pop_move(Search *S) {
     undo(S->s, &PATH(S)[S->path.n], &HIST(S)[S->hist.n]);
 }
 
+/* Open a frame over the first ``n`` moves of ``S->ml``. 2: opened, -1: no memory. */
+static int open_frame(Search *S, int n, int safe, long long slot) {
+    if (vec_reserve(&S->moves, (size_t)n) < 0) {
+        S->nomem = 1;
+        return -1;
+    }
+    Frame *f = vec_push(&S->frames);
+    if (!f) {
+        S->nomem = 1;
+        return -1;
+    }
+    f->mstart = (int)S->moves.n;
+    f->nmoves = n;
+    f->next = 0;
+    f->safe = safe;
+    f->slot = slot;
+    f->nodes0 = S->nodes;
+    memcpy(MOVES(S) + S->moves.n, S->ml.m, (size_t)n * sizeof(Move));
+    S->moves.n += (size_t)n;
+    return 2;
+}
+
 /* Play safe moves, then open a frame. 1: won, 0: pruned (undone), 2: opened, -1: no memory. */
 static int enter(Search *S) {
     State *s = S->s;
@@ -1063,24 +1085,7 @@ static int enter(Search *S) {
     gen_moves(s, &S->ml, &S->rng, S->twins, S->postpone);
     int n = S->ml.n;
     if (S->width >= 0 && n > S->width) n = S->width;
-    if (vec_reserve(&S->moves, (size_t)n) < 0) {
-        S->nomem = 1;
-        return -1;
-    }
-    Frame *f = vec_push(&S->frames);
-    if (!f) {
-        S->nomem = 1;
-        return -1;
-    }
-    f->mstart = (int)S->moves.n;
-    f->nmoves = n;
-    f->next = 0;
-    f->safe = safe;
-    f->slot = slot;
-    f->nodes0 = S->nodes;
-    memcpy(MOVES(S) + S->moves.n, S->ml.m, (size_t)n * sizeof(Move));
-    S->moves.n += (size_t)n;
-    return 2;
+    return open_frame(S, n, safe, slot);
 }
 
 
@@ -1295,24 +1300,7 @@ static int beam_enter(Search *S, SeenSet *seen, Heap *h, const Move *base, size_
         if ((q->kind == W2F || q->kind == W2T) && (q->k1 || q->rd)) continue;
         S->ml.m[n++] = *q;
     }
-    if (vec_reserve(&S->moves, (size_t)n) < 0) {
-        S->nomem = 1;
-        return -1;
-    }
-    Frame *f = vec_push(&S->frames);
-    if (!f) {
-        S->nomem = 1;
-        return -1;
-    }
-    f->mstart = (int)S->moves.n;
-    f->nmoves = n;
-    f->next = 0;
-    f->safe = safe;
-    f->slot = 0;
-    f->nodes0 = S->nodes;
-    memcpy(MOVES(S) + S->moves.n, S->ml.m, (size_t)n * sizeof(Move));
-    S->moves.n += (size_t)n;
-    return 2;
+    return open_frame(S, n, safe, 0);
 }
 
 /* The positions reachable from the state without a draw, depth first, at most ``cap`` moves:
@@ -1599,6 +1587,18 @@ fail:
     return -1;
 }
 
+/* Free a Search and all it holds (its table, when it has one: a calloc'd one is empty). */
+static void search_free(Search *S) {
+    if (!S) return;
+    table_free(&S->table);
+    free(S->path.p);
+    free(S->hist.p);
+    free(S->frames.p);
+    free(S->moves.p);
+    free(S->best.p);
+    free(S);
+}
+
 static PyObject *core_search(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"state", "seconds", "max_nodes", "table_mb", "width", "rng", "noise",
                             "keep_best", "dead", "prefix", "twins", "postpone", "any_talon", NULL};
@@ -1688,13 +1688,7 @@ static PyObject *core_search(PyObject *self, PyObject *args, PyObject *kw) {
     Py_XDECREF(path);
     Py_XDECREF(best);
 done:
-    table_free(&S->table);
-    free(S->path.p);
-    free(S->hist.p);
-    free(S->frames.p);
-    free(S->moves.p);
-    free(S->best.p);
-    free(S);
+    search_free(S);
     free(s);
     return result;
 }
@@ -1869,13 +1863,7 @@ static PyObject *core_beam(PyObject *self, PyObject *args, PyObject *kw) {
     Py_XDECREF(bl);
 done:
     free(seen.e);
-    if (S) {
-        free(S->path.p);
-        free(S->hist.p);
-        free(S->frames.p);
-        free(S->moves.p);
-    }
-    free(S);
+    search_free(S);
     free(s);
     free(root);
     free(win);
