@@ -1021,6 +1021,17 @@ static void pop_move(Search *S) {
     undo(S->s, &PATH(S)[S->path.n], &HIST(S)[S->hist.n]);
 }
 
+/* Play the safe moves there are; how many, or -1: no memory. */
+static int play_safe(Search *S) {
+    int safe = 0;
+    Move m;
+    while (safe_move(S->s, &m)) {
+        if (push_move(S, &m) < 0) return -1;
+        safe++;
+    }
+    return safe;
+}
+
 /* Open a frame over the first ``n`` moves of ``S->ml``. 2: opened, -1: no memory. */
 static int open_frame(Search *S, int n, int safe, long long slot) {
     if (vec_reserve(&S->moves, (size_t)n) < 0) {
@@ -1046,12 +1057,8 @@ static int open_frame(Search *S, int n, int safe, long long slot) {
 /* Play safe moves, then open a frame. 1: won, 0: pruned (undone), 2: opened, -1: no memory. */
 static int enter(Search *S) {
     State *s = S->s;
-    int safe = 0;
-    Move m;
-    while (safe_move(s, &m)) {
-        if (push_move(S, &m) < 0) return -1;
-        safe++;
-    }
+    int safe = play_safe(S);
+    if (safe < 0) return -1;
     if (s->left < S->best_left) {
         S->best_left = s->left;
         if (S->keep_best) {
@@ -1275,12 +1282,8 @@ static size_t kplus(const Move *line, size_t n, Move *out) {
 /* Enter a closure position (safe moves first). 1: won, 0: seen this level (undone), 2: opened. */
 static int beam_enter(Search *S, SeenSet *seen, Heap *h, const Move *base, size_t nb) {
     State *s = S->s;
-    int safe = 0;
-    Move m;
-    while (safe_move(s, &m)) {
-        if (push_move(S, &m) < 0) return -1;
-        safe++;
-    }
+    int safe = play_safe(S);
+    if (safe < 0) return -1;
     if (s->left < S->best_left) S->best_left = s->left;
     if (s->left == 0) return 1;
     uint64_t lo, hi;
