@@ -100,6 +100,7 @@ def beam_applies(st: SearchState) -> bool:
 
 
 def score(st: SearchState, w: Weights = WEIGHTS) -> int:
+    """The beam's score of a position (higher is better; see ``Weights``)."""
     inv = brk = 0
     builds = st.builds
     for col in st.cols:
