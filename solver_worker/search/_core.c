@@ -143,8 +143,8 @@ static void set_down(State *s, int i, int d) {
 
 /* The talon's hash. Where p is in the key, a waste card is hashed by its place from the
  * talon's start and a stock card by its place from the end, so that playing the waste's top,
- * drawing, or playing a card k draws away changes O(1 + k) terms (talon_played, talon_drew)
- * instead of the whole talon; where p is not in the key, every card by its place. */
+ * drawing, or playing a card k draws away changes O(1 + k) terms (play, talon_drew) instead
+ * of the whole talon; where p is not in the key, every card by its place. */
 static void talon_rehash(State *s) {
     uint64_t a = ZTL[0][s->tlen], b = ZTL[1][s->tlen];
     int split = s->p_in_key ? s->p : s->tlen, last = s->tlen - 1;
@@ -164,16 +164,23 @@ static void talon_rehash(State *s) {
     s->th[1] = b;
 }
 
+/* A build with -DCORE_CHECK_HASH checks every incremental talon hash against the whole one. */
+static void check_talon_hash(State *s) {
+#ifdef CORE_CHECK_HASH
+    uint64_t t0 = s->th[0], t1 = s->th[1];
+    talon_rehash(s);
+    if (t0 != s->th[0] || t1 != s->th[1]) abort();
+#else
+    (void)s;
+#endif
+}
+
 /* One card drawn (p in the key, p < tlen): the stock card at p becomes the waste's top. */
 static void talon_drew(State *s) {
     int p = s->p, c = s->talon[p], from_end = s->tlen - 1 - p;
     for (int h = 0; h < 2; h++) s->th[h] ^= ZS[h][from_end][c] ^ ZT[h][p][c] ^ ZP[h][p] ^ ZP[h][p + 1];
     s->p = p + 1;
-#ifdef CORE_CHECK_HASH /* a build that checks every incremental talon hash against the whole one */
-    uint64_t t0 = s->th[0], t1 = s->th[1];
-    talon_rehash(s);
-    if (t0 != s->th[0] || t1 != s->th[1]) abort();
-#endif
+    check_talon_hash(s);
 }
 
 static void key_of(const State *s, uint64_t *lo, uint64_t *hi) {
@@ -274,13 +281,7 @@ static void play(State *s, const Move *m, Hist *h) {
             if (m->rd && s->passes > 0) s->passes--;
             talon_rehash(s);
         }
-#ifdef CORE_CHECK_HASH
-        {
-            uint64_t t0 = s->th[0], t1 = s->th[1];
-            talon_rehash(s);
-            if (t0 != s->th[0] || t1 != s->th[1]) abort();
-        }
-#endif
+        check_talon_hash(s);
         break;
     }
     default: { /* F2T */
@@ -1104,6 +1105,7 @@ static int enter(Search *S) {
 
 typedef struct {
     long long score, seq;
+    int left, step; /* the position's cards off the foundations, and its next step (next_step) */
     Move *line;
     size_t n, cap;
 } Cand;
@@ -1194,14 +1196,19 @@ static void heap_sift(Heap *h, int i) {
     }
 }
 
-/* Offer the position ``base`` + ``path`` leads to; kept when it is among the ``width`` best. */
-static int heap_offer(Heap *h, long long score, const Move *base, size_t nb, const Move *path, size_t np) {
-    long long seq = h->seq++;
+/* A position's next step in the beam: 0 a draw, 1 the redeal, -1 none (the stock dry, no
+ * redeal left). */
+static int next_step(const State *s) { return s->p < s->tlen ? 0 : (s->passes > 0 && s->tlen ? 1 : -1); }
+
+/* Offer the position ``s`` (``base`` + ``path`` leads to it); kept when it is among the
+ * ``width`` best. */
+static int heap_offer(Heap *h, const State *s, const Move *base, size_t nb, const Move *path, size_t np) {
+    long long score = beam_score(s, h->w), seq = h->seq++;
     Cand *c;
     if (h->n < h->width) {
         c = &h->c[h->n++];
     } else {
-        Cand probe = {score, seq, NULL, 0, 0};
+        Cand probe = {score, seq, 0, 0, NULL, 0, 0};
         if (!cand_worse(&h->c[0], &probe)) return 0;
         c = &h->c[0];
     }
@@ -1217,6 +1224,8 @@ static int heap_offer(Heap *h, long long score, const Move *base, size_t nb, con
     c->n = nb + np;
     c->score = score;
     c->seq = seq;
+    c->left = s->left;
+    c->step = next_step(s);
     if (c == &h->c[0]) {
         heap_sift(h, 0);
     } else { /* sift up */
@@ -1284,7 +1293,6 @@ static int beam_enter(Search *S, SeenSet *seen, Heap *h, const Move *base, size_
     State *s = S->s;
     int safe = play_safe(S);
     if (safe < 0) return -1;
-    if (s->left < S->best_left) S->best_left = s->left;
     if (s->left == 0) return 1;
     uint64_t lo, hi;
     key_of(s, &lo, &hi);
@@ -1292,7 +1300,7 @@ static int beam_enter(Search *S, SeenSet *seen, Heap *h, const Move *base, size_
         for (int i = 0; i < safe; i++) pop_move(S);
         return 0;
     }
-    if (heap_offer(h, beam_score(s, h->w), base, nb, PATH(S), S->path.n) < 0) {
+    if (heap_offer(h, s, base, nb, PATH(S), S->path.n) < 0) {
         S->nomem = 1;
         return -1;
     }
@@ -1736,15 +1744,9 @@ static int beam_run(Search *S, SeenSet *seen, const State *root, int width, long
                     status = -1;
                     goto out;
                 }
-                Move *tmp = malloc(n * sizeof(Move) + 1);
-                if (!tmp) {
-                    status = -1;
-                    goto out;
-                }
-                memcpy(tmp, beam[b].line, beam[b].n * sizeof(Move));
-                memcpy(tmp + beam[b].n, PATH(S), S->path.n * sizeof(Move));
-                *nwin = kplus(tmp, n, *win);
-                free(tmp);
+                memcpy(*win, beam[b].line, beam[b].n * sizeof(Move));
+                memcpy(*win + beam[b].n, PATH(S), S->path.n * sizeof(Move));
+                *nwin = kplus(*win, n, *win); /* in place: kplus never writes ahead of what it reads */
                 free(*bestl); /* as beam.py: a win has no best line */
                 *bestl = NULL;
                 *nbest = 0;
@@ -1756,10 +1758,8 @@ static int beam_run(Search *S, SeenSet *seen, const State *root, int width, long
         qsort(h.c, (size_t)h.n, sizeof(Cand), cand_order);
         int nnext = 0;
         for (int i = 0; i < h.n; i++) { /* the line to the fewest cards left, for the restarts */
-            memcpy(S->s, root, sizeof(State));
-            play_line(S->s, h.c[i].line, h.c[i].n);
-            if (S->s->left < best) {
-                best = S->s->left;
+            if (h.c[i].left < best) {
+                best = h.c[i].left;
                 free(*bestl);
                 *bestl = malloc(h.c[i].n * sizeof(Move) + 1);
                 if (!*bestl) {
@@ -1768,14 +1768,11 @@ static int beam_run(Search *S, SeenSet *seen, const State *root, int width, long
                 }
                 *nbest = kplus(h.c[i].line, h.c[i].n, *bestl);
             }
-            /* its next step: a draw, the redeal, or none (the stock dry and no redeal left); the
-             * states that have one move to the front, in order */
-            int step = S->s->p < S->s->tlen ? 0 : (S->s->passes > 0 && S->s->tlen ? 1 : -1);
-            if (step >= 0) {
+            if (h.c[i].step >= 0) { /* the states with a next step move to the front, in order */
                 Cand t = h.c[nnext];
                 h.c[nnext] = h.c[i];
                 h.c[i] = t;
-                h.c[nnext++].score = step; /* the heap is done with scores: they carry the step now */
+                nnext++;
             }
         }
         if (r == 2 || !nnext) break; /* out of budget, or no state can draw */
@@ -1792,7 +1789,7 @@ static int beam_run(Search *S, SeenSet *seen, const State *root, int width, long
                 beam[i].line = q;
                 beam[i].cap = (beam[i].n + 1) * 2;
             }
-            beam[i].line[beam[i].n++] = (Move){DRAW, -1, -1, (signed char)beam[i].score, 0, -1, 0, 0};
+            beam[i].line[beam[i].n++] = (Move){DRAW, -1, -1, (signed char)beam[i].step, 0, -1, 0, 0};
         }
         nbeam = nnext;
     }

@@ -142,6 +142,16 @@ def kplus(line: list[SearchMove]) -> list[SearchMove]:
     return out
 
 
+def next_step(st: SearchState) -> SearchMove | None:
+    """A position's next step in the beam: a draw, the redeal, or none (the stock dry and no
+    redeal left)."""
+    if st.p < len(st.talon):
+        return DRAW
+    if st.passes > 0 and st.talon:
+        return REDEAL
+    return None
+
+
 def replay(root: SearchState, line: list[SearchMove]) -> SearchState:
     st = SearchState.__new__(SearchState)
     for name in SearchState.__slots__:
@@ -171,12 +181,13 @@ def python_beam(root: SearchState, *, deadline: float, max_nodes: int | None, wi
     seq = 0
     while True:
         seen: set[bytes] = set()
-        heap: list[tuple[int, int, list[SearchMove]]] = []  # (score, -seq, line): the worst at heap[0]
+        # (score, -seq, line, cards left, next step): the worst at heap[0]; (score, -seq) is unique
+        heap: list[tuple[int, int, list[SearchMove], int, SearchMove | None]] = []
         out_of_budget = False
 
         def offer(st: SearchState, line: list[SearchMove]) -> None:
             nonlocal seq
-            item = (score(st, weights), -seq, line)
+            item = (score(st, weights), -seq, line, st.left, next_step(st))
             seq += 1
             if len(heap) < width:
                 heapq.heappush(heap, item)
@@ -237,17 +248,12 @@ def python_beam(root: SearchState, *, deadline: float, max_nodes: int | None, wi
                         st.undo(path.pop())
             if out_of_budget:
                 break
-        kept = [line for _, _, line in sorted(heap, key=lambda item: (-item[0], -item[1]))]
         beam = []
-        for line in kept:
-            st = replay(root, line)
-            if st.left < best_left:
-                best_left, best_path = st.left, kplus(line)
-            # its next step: a draw, the redeal, or none (the stock dry and no redeal left)
-            if st.p < len(st.talon):
-                beam.append(line + [DRAW])
-            elif st.passes > 0 and st.talon:
-                beam.append(line + [REDEAL])
+        for _, _, line, left, step in sorted(heap, key=lambda item: (-item[0], -item[1])):
+            if left < best_left:
+                best_left, best_path = left, kplus(line)
+            if step is not None:
+                beam.append(line + [step])
         if out_of_budget or not beam:
             break
     return BeamOutcome("unknown", [], nodes, best_left, best_path)
