@@ -5,7 +5,7 @@
 FROM python:3.11 AS core
 WORKDIR /build
 COPY setup.py .
-COPY solver_worker/search/_core.c solver_worker/search/
+COPY solver/_core.c solver/
 RUN python setup.py build_ext --inplace
 
 FROM python:3.11-slim
@@ -22,9 +22,9 @@ COPY requirements.txt .
 RUN pip install -r requirements.txt
 
 COPY . .
-COPY --from=core /build/solver_worker/search/_core*.so solver_worker/search/
+COPY --from=core /build/solver/_core*.so solver/
 # Fail the build, not the first solve, if the core does not load or is stale.
-RUN python -c "from solver_worker.search import core; core.require()"
+RUN python -c "from solver import core; core.require()"
 
 # Static files (admin, Swagger UI from drf-spectacular-sidecar) are collected
 # at build time and served by WhiteNoise. The secrets here exist only for this

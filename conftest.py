@@ -46,8 +46,23 @@ def _tasks_in_process(request: pytest.FixtureRequest) -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def _circuits_closed() -> Iterator[None]:
     """A test that made Redis or the broker fail does not leave the next one skipping them."""
-    from config.circuit import reset_all
+    from core.circuit import reset_all
 
     reset_all()
     yield
     reset_all()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_local_cache() -> Iterator[None]:
+    """Each test starts with an empty in-process cache. SQLite reuses row ids after a rollback, so a
+    position snapshot cached by one test would otherwise be found under the same attempt id by the
+    next. (A Redis cache is shared with the broker and the boards and is left alone: PostgreSQL never
+    reuses an id.)"""
+    from django.core.cache import caches
+    from django.core.cache.backends.locmem import LocMemCache
+
+    yield
+    for alias in caches:
+        if isinstance(caches[alias], LocMemCache):
+            caches[alias].clear()

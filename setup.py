@@ -8,7 +8,7 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 
-SOURCE = "solver_worker/search/_core.c"
+SOURCE = "solver/_core.c"
 # The module records the hash of the source it was built from; ``core`` refuses a stale one.
 DIGEST = hashlib.sha256((Path(__file__).parent / SOURCE).read_bytes()).hexdigest()
 
@@ -16,7 +16,7 @@ setup(
     name="daily-patience-solver-core",
     ext_modules=[
         Extension(
-            "solver_worker.search._core",
+            "solver._core",
             sources=[SOURCE],
             define_macros=[("CORE_SOURCE_SHA256", f'"{DIGEST}"')],
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter"],

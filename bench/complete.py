@@ -21,12 +21,12 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from games.engine import deal as make_deal
+from engine import deal as make_deal
+from solver import core
+from solver.log import to_log, wins
+from solver.search import SOLVED, UNKNOWN
+from solver.state import SearchState
 from solver_worker.cli import study_rows
-from solver_worker.search import core
-from solver_worker.search.log import to_log, wins
-from solver_worker.search.search import SOLVED, UNKNOWN
-from solver_worker.search.state import SearchState
 
 TWO_DECK = "josephine,forty-thieves,maria,forty-and-eight"
 

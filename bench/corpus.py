@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from games.engine import GAME_IDS, REDEAL, UNDO, Move, State, deal
+from engine import GAME_IDS, REDEAL, UNDO, Move, State, deal
 
 
 def playout(game: str, seed: int, length: int, rng: random.Random) -> list[str]:

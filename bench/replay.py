@@ -20,8 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.corpus import corpus
-from games.engine import replay
-from games.engine.deal import _deal
+from engine import replay
+from engine.deal import _deal
 
 
 def main() -> None:

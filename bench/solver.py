@@ -29,8 +29,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from games.engine import GAME_IDS
-from solver_worker.search import api, beam, safe, solve
+from engine import GAME_IDS
+from solver import api, beam, safe, solve
 
 TARGETS = {  # share of deals decided within 10 s (the goals; 80% for the others)
     "josephine": 0.95, "klondike": 0.995, "klondike-3": 0.995, "lucas": 1.0, "limited": 1.0,

@@ -2,7 +2,7 @@
 
 The cache holds nothing that cannot be lost (request-throttling counters), so
 a Redis failure must not fail the request: each operation that raises a Redis
-or socket error trips :data:`config.circuit.REDIS` and is served by a
+or socket error trips :data:`core.circuit.REDIS` and is served by a
 local-memory cache instead, and so is every operation while the breaker is
 open. Throttling therefore goes on per process during an outage, and goes back
 to Redis by itself afterwards.
@@ -16,7 +16,7 @@ import redis
 from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
-from config.circuit import REDIS, is_outage
+from core.circuit import REDIS, is_outage
 
 FAILURES = (redis.RedisError, OSError)
 

@@ -21,42 +21,9 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 from rest_framework.views import set_rollback
 
+from core.errors import ApplicationError
+
 logger = logging.getLogger(__name__)
-
-
-class ApplicationError(Exception):
-    """Root of the application's own errors (the business rules said no).
-
-    Subclasses set ``status_code`` and ``code``; the message is for a person.
-    """
-
-    status_code: int = status.HTTP_400_BAD_REQUEST
-    code: str = "invalid"
-
-    def __init__(self, message: str, *, details: Any = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.details = details
-
-
-class BadRequest(ApplicationError):
-    status_code = status.HTTP_400_BAD_REQUEST
-    code = "invalid"
-
-
-class Forbidden(ApplicationError):
-    status_code = status.HTTP_403_FORBIDDEN
-    code = "forbidden"
-
-
-class NotFound(ApplicationError):
-    status_code = status.HTTP_404_NOT_FOUND
-    code = "not_found"
-
-
-class Conflict(ApplicationError):
-    status_code = status.HTTP_409_CONFLICT
-    code = "conflict"
 
 
 def error_body(message: str, code: str, details: Any = None) -> dict[str, Any]:

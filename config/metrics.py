@@ -166,8 +166,8 @@ class ServiceCollector(Collector):
             yield g
 
     def _challenges(self) -> Iterator[Metric]:
+        from engine import GAME_IDS
         from games import days
-        from games.engine import GAME_IDS
         from games.models import Challenge
 
         today = days.today()

@@ -83,6 +83,11 @@ CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 # The header a trusted proxy sets to the scheme the client used, e.g. "X-Forwarded-Proto"
 # (its value "https" then marks a secure request). Unset: no header is trusted. Set it only when
 # every request reaches the service through that proxy, which must overwrite the header.
+# How many proxies of ours stand in front of the service and append to X-Forwarded-For (nginx: 1).
+# The client's address is read that many entries from the header's right end, never from what a
+# client can write into it (core.net.client_address); 0, the default, means the socket's peer.
+NUM_PROXIES = env.int("DJANGO_NUM_PROXIES", default=0)
+
 _PROXY_SSL_HEADER = env.str("DJANGO_SECURE_PROXY_SSL_HEADER", default="")
 if _PROXY_SSL_HEADER:
     SECURE_PROXY_SSL_HEADER = ("HTTP_" + _PROXY_SSL_HEADER.upper().replace("-", "_"), "https")
@@ -162,7 +167,7 @@ REDIS_URL = env.str("REDIS_URL", default="")
 
 # Redis is a cache and a broker, never a single point of failure: every client
 # gives up after these timeouts (seconds) and does not retry on its own; the
-# caller then takes its fallback (see config/circuit.py) and skips Redis for
+# caller then takes its fallback (see core/circuit.py) and skips Redis for
 # REDIS_RETRY_AFTER seconds before trying it again.
 REDIS_SOCKET_TIMEOUT = env.float("REDIS_SOCKET_TIMEOUT", default=0.5)
 REDIS_CONNECT_TIMEOUT = env.float("REDIS_CONNECT_TIMEOUT", default=0.5)
@@ -258,7 +263,7 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
 SOLVER_SECONDS = env.float("SOLVER_SECONDS", default=10.0)
 SOLVER_MAX_SEEDS = env.int("SOLVER_MAX_SEEDS", default=20)
 # The memory bound of the solver's transposition table, in MiB, per solve (so per Celery
-# worker process): the compiled core never allocates more for it (solver_worker.search.core).
+# worker process): the compiled core never allocates more for it (solver.core).
 SOLVER_TABLE_MB = env.float("SOLVER_TABLE_MB", default=256.0)
 
 # --- Auth -------------------------------------------------------------------
@@ -308,6 +313,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["config.parsers.StrictJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "config.schema.ApiSchema",
     "EXCEPTION_HANDLER": "config.exceptions.api_exception_handler",
+    "NUM_PROXIES": NUM_PROXIES,  # DRF's throttles read the client address as core.net does
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",
@@ -336,7 +342,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     # One enum component for the game ids, wherever they appear (paths and bodies).
-    "ENUM_NAME_OVERRIDES": {"GameEnum": "games.engine.GAME_IDS"},
+    "ENUM_NAME_OVERRIDES": {"GameEnum": "engine.GAME_IDS"},
 }
 
 # --- Logging, metrics, errors -------------------------------------------------

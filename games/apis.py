@@ -16,8 +16,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from engine import GAME_IDS, GAMES, visible
 from games import days, selectors, services
-from games.engine import GAME_IDS, GAMES, visible
 from games.errors import IllegalMove, NotFound
 from games.fields import StrictIntegerField, game_field, move_list, validated
 from games.models import Attempt, Challenge, Submission
@@ -149,9 +149,9 @@ def attempt_batch_data(outcome: services.MovesOutcome) -> dict[str, Any]:
     """AttemptBatchOutput's shape, built directly: the hot path of play (O(the position), not the log)."""
     attempt = outcome.attempt
     return {
-        "id": attempt.pk,
-        "date": attempt.challenge.date.isoformat(),
-        "game": attempt.challenge.game,
+        "id": attempt.id,
+        "date": attempt.date.isoformat(),
+        "game": attempt.game,
         "ranked": attempt.ranked,
         "assisted": attempt.assisted,
         "started_at": _DATETIME.to_representation(attempt.started_at),
@@ -161,19 +161,6 @@ def attempt_batch_data(outcome: services.MovesOutcome) -> dict[str, Any]:
         "applied": outcome.applied,
         "state": visible(outcome.state),
     }
-
-
-class SubmissionOutput(serializers.Serializer):
-    id = serializers.IntegerField()
-    attempt = serializers.IntegerField(source="attempt_id")
-    status = serializers.CharField()
-    created_at = serializers.DateTimeField()
-    validated_at = serializers.DateTimeField(allow_null=True)
-    error = serializers.JSONField(allow_null=True)
-    result = serializers.SerializerMethodField()
-
-    def get_result(self, submission: Submission) -> dict[str, Any] | None:
-        return selectors.submission_result(submission)
 
 
 # --- Endpoints ---------------------------------------------------------------------------------------
@@ -368,48 +355,6 @@ class AttemptHintApi(APIView):
         else:
             data = {"move": str(suggestion.move), "reason": suggestion.reason, "assisted": True}
         return Response(HintOutput(data).data)
-
-
-class SubmitInput(serializers.Serializer):
-    moves = move_list(required=False)
-
-    def get_fields(self) -> dict[str, serializers.Field]:
-        fields = super().get_fields()
-        fields["from"] = StrictIntegerField(min_value=0, required=False)
-        return fields
-
-
-class AttemptSubmitApi(APIView):
-    permission_classes = [IsAuthenticated]
-
-    @extend_schema(
-        operation_id="attempt_submit",
-        request=SubmitInput,
-        responses={
-            202: SubmissionOutput,
-            409: OpenApiResponse(description="the final batch does not start where the stored log ends"),
-        },
-    )
-    def post(self, request: Request, attempt_id: int) -> Response:
-        data = _validated(SubmitInput, request)
-        submission, _created = services.attempt_submit(
-            attempt_id=attempt_id, player=request.user, start=data.get("from"), moves=data.get("moves")
-        )
-        submission.refresh_from_db()
-        return Response(SubmissionOutput(submission).data, status=status.HTTP_202_ACCEPTED)
-
-
-class SubmissionDetailApi(APIView):
-    permission_classes = [IsAuthenticated]
-
-    @extend_schema(operation_id="submission_detail", responses=SubmissionOutput)
-    def get(self, request: Request, submission_id: int) -> Response:
-        submission = Submission.objects.select_related("attempt").filter(
-            pk=submission_id, attempt__player=request.user
-        ).first()
-        if submission is None:
-            raise NotFound(f"submission {submission_id} not found")
-        return Response(SubmissionOutput(submission).data)
 
 
 def _validated(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:

@@ -2,7 +2,7 @@ from django.apps import AppConfig
 
 
 class GamesConfig(AppConfig):
-    """Games, daily challenges and attempts. The rules engine is games.engine."""
+    """Games, daily challenges and attempts. The rules engine is engine."""
 
     name = "games"
     default_auto_field = "django.db.models.BigAutoField"

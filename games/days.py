@@ -17,6 +17,11 @@ def today() -> dt.date:
     return timezone.now().astimezone(ZoneInfo(settings.DAILY_TIMEZONE)).date()
 
 
+def is_over(day: dt.date) -> bool:
+    """Whether ``day`` has ended: its ranked play is closed and its deal is public."""
+    return day < today()
+
+
 def next_day_starts_at(day: dt.date) -> dt.datetime:
     """When ``day`` is over and the next one begins, as an aware datetime."""
     zone = ZoneInfo(settings.DAILY_TIMEZONE)

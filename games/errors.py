@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from config.exceptions import BadRequest, Conflict, NotFound
+from core.errors import BadRequest, Conflict, NotFound
 
 __all__ = ["BadRequest", "Conflict", "DayOver", "IllegalMove", "InvalidDate", "NotFound", "UnknownGame"]
 

@@ -10,6 +10,7 @@ from typing import Any
 from django.http import QueryDict
 from rest_framework import serializers
 
+from engine import GAME_IDS, MAX_LOG_LENGTH
 from games.errors import BadRequest
 
 
@@ -37,8 +38,6 @@ class StrictIntegerField(serializers.IntegerField):
 
 
 def move_list(**kwargs: Any) -> serializers.ListField:
-    from games.engine import MAX_LOG_LENGTH
-
     return serializers.ListField(
         child=StrictStringField(max_length=64), max_length=MAX_LOG_LENGTH, allow_empty=True, **kwargs
     )
@@ -46,8 +45,6 @@ def move_list(**kwargs: Any) -> serializers.ListField:
 
 def game_field(**kwargs: Any) -> serializers.ChoiceField:
     """A game id: an enum in the schema (``GameEnum``)."""
-    from games.engine import GAME_IDS
-
     return serializers.ChoiceField(choices=list(GAME_IDS), **kwargs)
 
 

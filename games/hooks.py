@@ -1,8 +1,8 @@
 """How the games app tells the apps above it about results, without importing them.
 
 ``games`` is below ``leaderboard`` and ``leagues`` (see the layers contract in pyproject.toml):
-it never calls them. They connect receivers to these signals in their ``AppConfig.ready`` and
-provide the one reading ``games`` needs from them, a result's rank, through ``provide_rank``.
+it never calls them. They connect receivers to these signals in their ``AppConfig.ready``. (A result's rank is
+read where it is shown, above games, through ``leaderboard.selectors.result_rank``.)
 
 Signals (sent after the commit that made the change, with ``send_robust``: a receiver that
 fails is logged, and never undoes what games stored; the boards are rebuilt from PostgreSQL):
@@ -17,7 +17,6 @@ fails is logged, and never undoes what games stored; the boards are rebuilt from
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from django.dispatch import Signal
@@ -35,19 +34,3 @@ def send(signal: Signal, **kwargs: Any) -> None:
             logger.error("%s failed for %s: %r", getattr(receiver, "__qualname__", receiver), kwargs, outcome,
                          exc_info=(type(outcome), outcome, outcome.__traceback__))
 
-
-Rank = Callable[[Any], "int | None"]
-_rank: Rank | None = None
-
-
-def provide_rank(function: Rank) -> None:
-    """The leaderboard app registers how to rank a result on its board."""
-    global _rank
-    _rank = function
-
-
-def result_rank(result: Any) -> int | None:
-    """The rank of a ranked, counted result on its board; None for others or without a provider."""
-    if _rank is None or not result.ranked or result.disqualified:
-        return None
-    return _rank(result)

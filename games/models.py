@@ -9,7 +9,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from games.engine import GAME_IDS, GAMES
+from engine import GAME_IDS, GAMES
 
 GAME_CHOICES = [(g, GAMES[g].name) for g in GAME_IDS]
 

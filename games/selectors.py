@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Q, QuerySet
 
-from games import days, hooks
-from games.engine import GAME_IDS, GAMES, State, deal, find_rules, visible
+from engine import GAME_IDS, GAMES, State, deal, find_rules, visible
+from games import days
 from games.errors import InvalidDate, NotFound, UnknownGame
 from games.models import Attempt, Challenge, Result, Submission
 
@@ -167,25 +167,3 @@ def result_share_text(result: Result, rank: int | None) -> str:
         parts.append("with hints")
     lines.append(" | ".join(parts))
     return "\n".join(lines)
-
-
-def submission_result(submission: Submission) -> dict[str, object] | None:
-    """A validated submission's result as the API shows it: the numbers, the rank on the board
-    (from the leaderboard app, through games.hooks) and the share text; None until it is valid."""
-    if submission.status != Submission.Status.VALID:
-        return None
-    result = submission.result
-    rank = hooks.result_rank(result)
-    return {
-        "won": result.won,
-        "score": result.score,
-        "moves": result.moves,
-        "foundation_cards": result.foundation_cards,
-        "redeals": result.redeals,
-        "play_time_ms": result.play_time_ms,
-        "ranked": result.ranked,
-        "assisted": result.assisted,
-        "disqualified": result.disqualified,
-        "rank": rank,
-        "share": result_share_text(result, rank),
-    }

@@ -17,6 +17,4 @@ urlpatterns = [
     path("attempts/<int:attempt_id>/replay", apis.AttemptReplayApi.as_view(), name="attempt-replay"),
     path("attempts/<int:attempt_id>/moves", apis.AttemptMovesApi.as_view(), name="attempt-moves"),
     path("attempts/<int:attempt_id>/hint", apis.AttemptHintApi.as_view(), name="attempt-hint"),
-    path("attempts/<int:attempt_id>/submit", apis.AttemptSubmitApi.as_view(), name="attempt-submit"),
-    path("submissions/<int:submission_id>", apis.SubmissionDetailApi.as_view(), name="submission-detail"),
 ]

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
-from rest_framework import exceptions, serializers
-from rest_framework.permissions import AllowAny
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
+from rest_framework import exceptions, serializers, status
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from engine import GAME_IDS
 from games import days as dates
-from games.engine import GAME_IDS
-from games.fields import game_field, validated_query
+from games.errors import NotFound
+from games.fields import StrictIntegerField, game_field, move_list, validated, validated_query
+from games.models import Submission
 from games.selectors import parse_challenge_path
+from games.services.attempts import attempt_submit
 from leaderboard.errors import PlayerNotFound
 from leaderboard.selectors import (
     LeaderboardEntry,
@@ -25,6 +30,7 @@ from leaderboard.selectors import (
     leaderboard_page,
     leaderboard_top_rendered,
     player_profile,
+    submission_result,
 )
 from leaderboard.serializers import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, EntrySerializer, entry_data
 
@@ -150,3 +156,61 @@ class PlayerApi(APIView):
             raise PlayerNotFound(f"There is no player named {username[:USERNAME_MAX_LENGTH]!r}.")  # nor can there be
         profile = player_profile(username=username, today=dates.today())
         return Response(self.OutputSerializer(profile).data)
+
+
+# --- Submissions: their answers carry the result's rank on the board, which is this app's ----------------
+
+
+class SubmissionOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    attempt = serializers.IntegerField(source="attempt_id")
+    status = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    validated_at = serializers.DateTimeField(allow_null=True)
+    error = serializers.JSONField(allow_null=True)
+    result = serializers.SerializerMethodField()
+
+    def get_result(self, submission: Submission) -> dict[str, Any] | None:
+        return submission_result(submission)
+
+
+class SubmitInput(serializers.Serializer):
+    moves = move_list(required=False)
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        fields["from"] = StrictIntegerField(min_value=0, required=False)
+        return fields
+
+
+class AttemptSubmitApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="attempt_submit",
+        request=SubmitInput,
+        responses={
+            202: SubmissionOutput,
+            409: OpenApiResponse(description="the final batch does not start where the stored log ends"),
+        },
+    )
+    def post(self, request: Request, attempt_id: int) -> Response:
+        data = validated(SubmitInput, request.data)
+        submission, _created = attempt_submit(
+            attempt_id=attempt_id, player=request.user, start=data.get("from"), moves=data.get("moves")
+        )
+        submission.refresh_from_db()
+        return Response(SubmissionOutput(submission).data, status=status.HTTP_202_ACCEPTED)
+
+
+class SubmissionDetailApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(operation_id="submission_detail", responses=SubmissionOutput)
+    def get(self, request: Request, submission_id: int) -> Response:
+        submission = Submission.objects.select_related("attempt").filter(
+            pk=submission_id, attempt__player=request.user
+        ).first()
+        if submission is None:
+            raise NotFound(f"submission {submission_id} not found")
+        return Response(SubmissionOutput(submission).data)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from config.exceptions import NotFound
+from core.errors import NotFound
 from games.errors import InvalidDate, UnknownGame
 
 __all__ = ["BoardNotFound", "InvalidDate", "PlayerNotFound", "UnknownGame"]

@@ -74,7 +74,7 @@ from django.db import connection
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from config import circuit
+from core import circuit
 
 logger = logging.getLogger(__name__)
 
@@ -269,7 +269,7 @@ def _client_for(url: str, socket_timeout: float, connect_timeout: float) -> redi
         socket_timeout=socket_timeout,
         socket_connect_timeout=connect_timeout,
         # No retries of its own: a failure costs one timeout, then the caller
-        # reads the database (and config.circuit.REDIS skips Redis for a while).
+        # reads the database (and core.circuit.REDIS skips Redis for a while).
         retry=Retry(NoBackoff(), 0),
         health_check_interval=30,
     )

@@ -32,8 +32,8 @@ from django.db.models.expressions import Window
 from django.db.models.functions import RowNumber
 
 from games import days as dates
-from games.models import Challenge, Result
-from games.selectors import challenges_shown, counted_results
+from games.models import Attempt, Challenge, Result, Submission
+from games.selectors import challenges_shown, counted_results, result_share_text
 from leaderboard import redis_store
 from leaderboard.errors import BoardNotFound, PlayerNotFound
 from leaderboard.models import PlayerStats
@@ -570,8 +570,6 @@ class DayStatus:
 def player_day_status(*, player: AbstractBaseUser | int, challenges: list[Challenge]) -> dict[int, DayStatus]:
     """Per challenge: won or lost (the counted ranked result, with its rank), checking (submitted,
     not validated yet), playing (the ranked attempt is open) or new."""
-    from games.models import Attempt
-
     player_id = player if isinstance(player, int) else player.pk
     ids = [c.pk for c in challenges]
     results = {
@@ -598,3 +596,32 @@ def player_day_status(*, player: AbstractBaseUser | int, challenges: list[Challe
         else:
             statuses[challenge.pk] = DayStatus("new")
     return statuses
+
+
+def result_rank(result: Result) -> int | None:
+    """The rank of a result on its board: only a ranked result that counts has one."""
+    if not result.ranked or result.disqualified:
+        return None
+    return leaderboard_rank(challenge=result.challenge, player=result.player_id)
+
+
+def submission_result(submission: Submission) -> dict[str, object] | None:
+    """A validated submission's result as the API shows it: the numbers, the rank on the board
+    (this app's) and the share text; None until it is valid."""
+    if submission.status != Submission.Status.VALID:
+        return None
+    result = submission.result
+    rank = result_rank(result)
+    return {
+        "won": result.won,
+        "score": result.score,
+        "moves": result.moves,
+        "foundation_cards": result.foundation_cards,
+        "redeals": result.redeals,
+        "play_time_ms": result.play_time_ms,
+        "ranked": result.ranked,
+        "assisted": result.assisted,
+        "disqualified": result.disqualified,
+        "rank": rank,
+        "share": result_share_text(result, rank),
+    }

@@ -21,7 +21,7 @@ from django.dispatch import receiver
 from games import hooks
 from games.models import Challenge
 from leaderboard import services
-from leaderboard.selectors import challenge_cache_clear, leaderboard_rank
+from leaderboard.selectors import challenge_cache_clear
 
 
 @receiver(hooks.result_recorded, dispatch_uid="leaderboard.result_recorded")
@@ -38,9 +38,6 @@ def result_removed(sender: object, result_id: int, **kwargs: Any) -> None:
 def results_changed(sender: object, challenge_id: int, player_id: int, **kwargs: Any) -> None:
     services.leaderboard_rebuild(challenge_id=challenge_id)
     services.player_stats_recompute(player_id=player_id)
-
-
-hooks.provide_rank(lambda result: leaderboard_rank(challenge=result.challenge, player=result.player_id))
 
 
 @receiver(post_save, sender=Challenge, dispatch_uid="leaderboard.challenge_saved")

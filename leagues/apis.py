@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
-from games.engine import GAME_IDS
+from engine import GAME_IDS
 from games.fields import StrictStringField, game_field, validated
 from games.selectors import parse_challenge_path
 from leaderboard.serializers import EntrySerializer, PageInput

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from config.exceptions import BadRequest, Conflict, Forbidden, NotFound
+from core.errors import BadRequest, Conflict, Forbidden, NotFound
 
 
 class LeagueNotFound(NotFound):

@@ -12,6 +12,6 @@ class SolverWorkerConfig(AppConfig):
         # Every solve in this process (web, Celery worker) bounds its table by the setting.
         from django.conf import settings
 
-        from solver_worker.search import core
+        from solver import core
 
         core.configure(table_mb=settings.SOLVER_TABLE_MB)

@@ -23,14 +23,13 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
-from games.engine import GAME_IDS
-from games.engine.deal import check_seed
-from games.engine.errors import EngineError
-
-from .search import solve
+from engine import GAME_IDS
+from engine.deal import check_seed
+from engine.errors import EngineError
+from solver import solve
+from solver_worker.plot import StudyFigures, win_rate_svg
 
 EXIT_USAGE = 2
 
@@ -110,20 +109,6 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("files", nargs="+", metavar="FILE")
     g.add_argument("--out", required=True, help="the SVG file to write")
     return parser
-
-
-@dataclass(frozen=True)
-class StudyFigures:
-    """One game's figures over the study files: what ``report`` prints and ``plot`` draws."""
-
-    game: str
-    deals: int
-    won: int
-    lost: int
-    unknown: int
-    low: float  # 95% Wilson lower bound of the proven wins
-    high: float  # 95% Wilson upper bound of the wins plus the undecided deals
-    median_won_seconds: float | None
 
 
 def study_figures(paths: list[str]) -> list[StudyFigures]:
@@ -369,8 +354,6 @@ def main(argv: list[str] | None = None) -> int:
             print(report(args.files))
             return 0
         if args.command == "plot":
-            from .plot import win_rate_svg
-
             with open(args.out, "w", encoding="utf-8") as fh:
                 fh.write(win_rate_svg(study_figures(args.files)))
             print(f"wrote {args.out}")

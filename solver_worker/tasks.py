@@ -1,4 +1,4 @@
-"""Celery tasks that prepare days: thin wrappers over games.services, by plain values."""
+"""Celery tasks that prepare days and verify seeds: thin wrappers over solver_worker.services, by plain values."""
 
 from __future__ import annotations
 
@@ -6,12 +6,10 @@ import datetime as dt
 
 from celery import shared_task
 from django.conf import settings
-from django.db.models import Q
-from django.utils import timezone
 
-from games import days, services
-from games.engine import GAME_IDS
-from games.models import Challenge
+from games import days
+from solver_worker import services
+from solver_worker.cli import solve_row
 
 
 @shared_task(name="solver_worker.prepare_challenge", acks_late=True, soft_time_limit=900, time_limit=960)
@@ -26,21 +24,10 @@ def prepare_challenge(day: str, game: str) -> str:
 @shared_task(name="solver_worker.prepare_upcoming_days", soft_time_limit=60, time_limit=90)
 def prepare_upcoming_days(ahead: int = 7) -> int:
     """Keep today and the next ``ahead`` days ready: send one task per challenge not ready yet."""
-    today = days.today()
-    wanted = [(today + dt.timedelta(days=i), game) for i in range(ahead + 1) for game in GAME_IDS]
-    # Ready ones are done; one being prepared right now is left to the task doing it (a claim with
-    # no progress for PREPARE_LEASE is abandoned: challenge_prepare takes it over).
-    busy_since = timezone.now() - services.PREPARE_LEASE
-    ready = set(
-        Challenge.objects.filter(date__gte=today)
-        .filter(Q(status=Challenge.Status.READY) | Q(status=Challenge.Status.VERIFYING, updated_at__gte=busy_since))
-        .values_list("date", "game")
-    )
     sent = 0
-    for day, game in wanted:
-        if (day, game) not in ready:
-            prepare_challenge.delay(day.isoformat(), game)
-            sent += 1
+    for day, game in services.challenges_to_prepare(first=days.today(), count=ahead + 1):
+        prepare_challenge.delay(day.isoformat(), game)
+        sent += 1
     return sent
 
 
@@ -53,6 +40,4 @@ def verify_seed(verification_id: int) -> str:
 @shared_task(name="solver_worker.solve_seed", acks_late=True, soft_time_limit=3600, time_limit=3660)
 def solve_seed(game: str, seed: int, seconds: float, max_nodes: int | None = None) -> dict[str, object]:
     """One deal of a winnability study (python -m solver_worker winnability --celery)."""
-    from solver_worker.cli import solve_row
-
     return solve_row(game, seed, seconds, max_nodes)

@@ -13,8 +13,9 @@ from django.http import Http404
 from django.test import Client, RequestFactory
 from rest_framework import exceptions, status
 
-from config.exceptions import ApplicationError, api_exception_handler
+from config.exceptions import api_exception_handler
 from config.views import server_error
+from core.errors import ApplicationError
 
 
 def assert_error_shape(body: Any, code: str) -> None:

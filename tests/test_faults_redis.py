@@ -27,7 +27,7 @@ from rest_framework.test import APIClient
 from rest_framework.throttling import AnonRateThrottle
 
 from config.celery import app
-from config.circuit import BROKER
+from core.circuit import BROKER
 from games import services
 from games.models import Submission
 from games.tests.factories import make_challenge, make_user, token_for

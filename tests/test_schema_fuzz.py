@@ -32,8 +32,8 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from config.wsgi import application
+from engine import GAME_IDS
 from games import days, services
-from games.engine import GAME_IDS
 from games.tests.factories import make_challenge, make_user, token_for
 from leagues.services import league_create
 

@@ -24,9 +24,9 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_POST
 
-from config.exceptions import ApplicationError
+from core.errors import ApplicationError
+from engine import GAME_IDS, GAMES
 from games import days, selectors, services
-from games.engine import GAME_IDS, GAMES
 from games.models import Challenge
 from leaderboard import selectors as board_selectors
 from leagues import selectors as league_selectors

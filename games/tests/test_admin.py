@@ -1,11 +1,6 @@
-"""Django admin for challenges and submissions: pages render, actions do what they say."""
+"""Django admin of the games app: attempts and submissions."""
 
 from __future__ import annotations
-
-import json
-import re
-from pathlib import Path
-from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -13,12 +8,10 @@ from django.test import Client
 from django.urls import reverse
 
 from games import services
-from games.models import Challenge, Result, SeedVerification, Submission
+from games.models import Challenge, Result, Submission
 from games.tests.factories import make_challenge, make_user
 
 pytestmark = pytest.mark.django_db
-
-WINS = json.loads((Path(__file__).parent / "data" / "winning_logs.json").read_text())
 
 
 @pytest.fixture
@@ -35,94 +28,6 @@ def finished_submission(challenge: Challenge, moves: list[str]) -> Submission:
     services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=0, moves=moves)
     submission, _ = services.attempt_submit(attempt_id=attempt.pk, player=player)
     return services.submission_validate(submission_id=submission.pk)
-
-
-def test_challenge_list_and_solution_move_by_move(admin_client: Client) -> None:
-    seed, log = WINS["klondike"]["seed"], WINS["klondike"]["moves"]
-    challenge = make_challenge(seed=seed, solution=log)
-    finished_submission(challenge, log)
-    page = admin_client.get(reverse("admin:games_challenge_changelist"))
-    assert page.status_code == 200 and b"100%" in page.content  # one player, who won
-    change = admin_client.get(reverse("admin:games_challenge_change", args=[challenge.pk]))
-    assert change.status_code == 200
-    assert change.content.count(b"<code>") == len(log)
-
-
-def test_the_challenge_list_names_each_column_once_and_shows_the_skipped_seeds(admin_client: Client) -> None:
-    challenge = make_challenge()
-    Challenge.objects.filter(pk=challenge.pk).update(seeds_lost=2, seeds_unknown=1)
-    page = admin_client.get(reverse("admin:games_challenge_changelist")).content.decode()
-    headers = re.findall(r'<th scope="col"[^>]*>.*?<(?:a|span)[^>]*>([^<]+)<', page, re.S)
-    assert [h.strip().lower() for h in headers].count("win rate") == 1, headers
-    assert "skipped (lost / unknown)" in page.lower() and "2 / 1" in page
-    change = admin_client.get(reverse("admin:games_challenge_change", args=[challenge.pk])).content.decode()
-    assert "Seeds skipped: proven unwinnable." in change  # the counts, read-only, on the challenge's page too
-
-
-def test_publish_only_ready_and_unpublish(admin_client: Client) -> None:
-    ready = Challenge.objects.create(date="2026-01-01", game="maria", seed=1, status="ready", published=False)
-    pending = Challenge.objects.create(date="2026-01-01", game="lucas", status="pending", published=False)
-    url = reverse("admin:games_challenge_changelist")
-    admin_client.post(url, {"action": "publish", "_selected_action": [ready.pk, pending.pk]})
-    ready.refresh_from_db()
-    pending.refresh_from_db()
-    assert ready.published and not pending.published
-    admin_client.post(url, {"action": "unpublish", "_selected_action": [ready.pk]})
-    ready.refresh_from_db()
-    assert not ready.published
-
-
-def test_replacing_the_seed_is_verified_by_a_solver_task(
-    admin_client: Client, monkeypatch: Any, django_capture_on_commit_callbacks: Any
-) -> None:
-    from games.services import SolveOutcome
-
-    seed, log = WINS["klondike"]["seed"], WINS["klondike"]["moves"]
-    challenge = Challenge.objects.create(date="2026-01-02", game="klondike", status="pending")
-    sent: list[int] = []
-    monkeypatch.setattr("solver_worker.tasks.verify_seed.delay", sent.append)  # the task is only queued
-    monkeypatch.setattr(services, "default_solver", lambda g, s, sec: SolveOutcome("solved", log, 9, 0.1, 2))
-    url = reverse("admin:games_challenge_change", args=[challenge.pk])
-    form = {"date": "2026-01-02", "game": "klondike", "published": "on", "replace_seed": str(seed),
-            "verifications-TOTAL_FORMS": "0", "verifications-INITIAL_FORMS": "0"}
-    with django_capture_on_commit_callbacks(execute=True):
-        response = admin_client.post(url, form, follow=True)
-    assert response.status_code == 200
-    challenge.refresh_from_db()
-    assert challenge.status == "pending" and challenge.seed is None  # nothing solved inside the request
-    (verification,) = SeedVerification.objects.filter(challenge=challenge)
-    assert sent == [verification.pk] and verification.status == "queued"
-    page = admin_client.get(url).content.decode()
-    assert "Seed verifications" in page and "queued" in page
-
-    from solver_worker.tasks import verify_seed
-
-    assert verify_seed.run(verification.pk) == "proven"  # what the solver worker does
-    challenge.refresh_from_db()
-    assert challenge.status == "ready" and challenge.seed_int == seed and challenge.solution == log
-    assert "proven" in admin_client.get(url).content.decode()
-
-    form["replace_seed"] = "12"  # the fake solver's log does not win deal 12: refused, the ready seed stays
-    admin_client.post(url, form)
-    latest = SeedVerification.objects.filter(challenge=challenge).first()
-    assert latest is not None and latest.seed == 12
-    assert verify_seed.run(latest.pk) == "failed"
-    challenge.refresh_from_db()
-    assert challenge.status == "ready" and challenge.seed_int == seed and "12" in challenge.failure
-    assert "failed" in admin_client.get(url).content.decode()
-
-
-def test_replacing_the_seed_of_a_played_challenge_is_refused_in_the_admin(admin_client: Client) -> None:
-    challenge = make_challenge()
-    services.attempt_start(player=make_user(), challenge=challenge)
-    url = reverse("admin:games_challenge_change", args=[challenge.pk])
-    form = {"date": str(challenge.date), "game": "klondike", "published": "on", "replace_seed": "12",
-            "verifications-TOTAL_FORMS": "0", "verifications-INITIAL_FORMS": "0"}
-    page = admin_client.post(url, form, follow=True).content.decode()
-    assert "already started" in page
-    assert not SeedVerification.objects.exists()
-    challenge.refresh_from_db()
-    assert challenge.seed_int == 2026
 
 
 def test_disqualify_and_revalidate_from_the_submission_list(admin_client: Client) -> None:

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from engine import State, deal, full
 from games import days
-from games.engine import State, deal, full
 from games.models import Attempt, Submission
 from games.tests.factories import make_challenge, make_user, token_for
 

@@ -17,9 +17,10 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from engine import State, deal, visible
 from games import days, services
-from games.engine import State, deal, visible
 from games.models import Attempt, Submission
+from games.services import positions
 from games.tests.factories import make_challenge, make_user, token_for
 
 pytestmark = pytest.mark.django_db
@@ -71,7 +72,7 @@ def _statements(capture: CaptureQueriesContext) -> list[str]:
 def test_a_legal_batch_is_one_update_without_a_lock_or_a_replay(play: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     _user, attempt_id, send = play
     assert send(0, ["s"])[0] == 200  # the token is read from the database once, then from the cache
-    monkeypatch.setattr(services, "attempt_replay", lambda attempt: pytest.fail("replayed from the deal"))
+    monkeypatch.setattr(positions, "attempt_replay", lambda attempt: pytest.fail("replayed from the deal"))
     with CaptureQueriesContext(connection) as capture:
         status, body = send(1, ["s", "s"])
     assert status == 200, body
@@ -81,7 +82,7 @@ def test_a_legal_batch_is_one_update_without_a_lock_or_a_replay(play: Any, monke
     assert body["state"] == _state_of(["s", "s", "s"])
     assert Attempt.objects.get(pk=attempt_id).moves == ["s", "s", "s"]
     expected = _replayed(["s", "s", "s"])
-    cached = cache.get(services._position_key(attempt_id))
+    cached = cache.get(positions.position_key(attempt_id))
     assert cached.length == 3 and State.restore(deal("klondike", 2026), cached.snapshot).key() == expected.key()
 
 
@@ -93,7 +94,7 @@ def test_the_answer_is_the_locked_paths_answer(play: Any) -> None:
     Attempt.objects.filter(pk=attempt_id).update(moves=[])
     slow = []
     for i, move in enumerate(line):
-        cache.delete(services._position_key(attempt_id))
+        cache.delete(positions.position_key(attempt_id))
         slow.append(send(i, [move]))
     for (s1, b1), (s2, b2) in zip(fast, slow, strict=True):
         assert s1 == s2 == 200
@@ -181,5 +182,5 @@ def test_a_rolled_back_caller_leaves_no_position_for_a_length_never_stored(play:
     with pytest.raises(RuntimeError), transaction.atomic():
         services.attempt_append_moves(attempt_id=attempt_id, player=user, start=1, moves=["s"])
         raise RuntimeError("the caller's transaction fails")
-    assert cache.get(services._position_key(attempt_id)).length == 1
+    assert cache.get(positions.position_key(attempt_id)).length == 1
     assert Attempt.objects.get(pk=attempt_id).moves == ["s"]

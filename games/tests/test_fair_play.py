@@ -21,9 +21,10 @@ from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine import GAME_IDS, Deal, State, deal
 from games import days, services
-from games.engine import GAME_IDS, Deal, State, deal
 from games.models import Attempt, Submission
+from games.services import positions
 from games.tests.factories import make_challenge, make_user, token_for
 from games.tests.test_apis import Api, _cards_in, _exposed
 
@@ -135,18 +136,18 @@ def test_a_rejected_batch_answers_the_same_whatever_the_undisclosed_cards(
 
     challenge = make_challenge(game=game, seed=seed, day=days.today() - dt.timedelta(days=next(_days)))
     deals = {"now": original}
-    real_replay = services.attempt_replay
+    real_replay = positions.attempt_replay
 
     def replay_with(attempt: Attempt) -> State:
         if attempt.challenge_id != challenge.pk:
             return real_replay(attempt)
-        from games.engine import play_log
+        from engine import play_log
 
         replayed = State(deals["now"])
         assert play_log(replayed, attempt.moves) is None
         return replayed
 
-    monkeypatch.setattr(services, "attempt_replay", replay_with)
+    monkeypatch.setattr(positions, "attempt_replay", replay_with)
 
     def answer() -> tuple[int, Any, list[str]]:
         api = new_player()
@@ -221,7 +222,7 @@ AFTER_MIDNIGHT = dt.datetime(2026, 12, 1, 0, 0, 1, tzinfo=dt.UTC)
 
 
 def _ranked_before_midnight(game: str = "klondike", seed: int = 2026) -> tuple[Api, dict[str, Any], list[str]]:
-    from solver_worker.search import solve
+    from solver import solve
 
     solution = solve(game, seed, seconds=10).moves
     assert solution
@@ -360,7 +361,7 @@ def test_replay_frames_show_only_what_each_prefix_of_the_stored_log_exposed(game
 
 
 def test_the_solution_with_its_frames_is_published_only_once_the_day_is_over() -> None:
-    from solver_worker.search import solve
+    from solver import solve
 
     solution = solve("klondike", 2026, seconds=10).moves
     with time_machine.travel(EVENING, tick=False):

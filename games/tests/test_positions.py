@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 from django.core.cache import cache
 
+from engine import State, deal
 from games import services
-from games.engine import State, deal
 from games.models import Attempt
+from games.services import positions
 from games.tests.factories import make_challenge, make_user
 
 pytestmark = pytest.mark.django_db
@@ -35,7 +36,7 @@ def test_the_next_batch_starts_from_the_cached_position_without_a_replay(
     def no_replay(attempt: Attempt) -> State:
         raise AssertionError("the position was replayed from the deal")
 
-    monkeypatch.setattr(services, "attempt_replay", no_replay)
+    monkeypatch.setattr(positions, "attempt_replay", no_replay)
     with django_capture_on_commit_callbacks(execute=True):
         outcome = services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=3, moves=["u", "s"])
     assert outcome.state.key() == _replayed(["s", "s", "s", "u", "s"]).key()
@@ -54,9 +55,9 @@ def test_without_the_commit_no_snapshot_is_left_and_a_bad_one_is_ignored(
     with django_capture_on_commit_callbacks(execute=False):  # the batch's transaction never commits its hook
         services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=0, moves=["s"])
     stored = Attempt.objects.get(pk=attempt.pk)
-    key = services._position_key(stored.pk)
+    key = positions.position_key(stored.pk)
     assert cache.get(key) is None
-    services._position_remember(stored, _replayed(["s"]))
+    positions.position_remember(positions.AttemptFacts.of(stored), _replayed(["s"]), len(stored.moves))
     good = cache.get(key)
     assert good.fits(stored)
     for bad in (("not", "a", "snapshot"), (1, ("not", "a", "snapshot")), "junk", replace(good, snapshot=("x",))):
@@ -69,7 +70,8 @@ def test_without_the_commit_no_snapshot_is_left_and_a_bad_one_is_ignored(
     cache.set(key, replace(good, length=0, snapshot=older))
     assert services.attempt_position(stored).key() == _replayed(["s"]).key()
     # Another attempt that reused this id (a test database) is told apart by its start time.
-    cache.set(key, replace(good, started_at=good.started_at - dt.timedelta(seconds=1), snapshot=older, length=1))
+    moved = replace(good.attempt, started_at=good.attempt.started_at - dt.timedelta(seconds=1))
+    cache.set(key, replace(good, attempt=moved, snapshot=older, length=1))
     assert services.attempt_position(stored).key() == _replayed(["s"]).key()
 
 
@@ -82,7 +84,7 @@ def test_an_attempt_keeps_one_snapshot_whatever_its_number_of_batches(
         with django_capture_on_commit_callbacks(execute=True):
             services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=i, moves=["s"])
     stored = Attempt.objects.get(pk=attempt.pk)
-    cached = cache.get(services._position_key(stored.pk))
+    cached = cache.get(positions.position_key(stored.pk))
     assert cached.length == 5 and cached.fits(stored)
     assert State.restore(deal("klondike", 2026), cached.snapshot).key() == _replayed(["s"] * 5).key()
 
@@ -90,7 +92,7 @@ def test_an_attempt_keeps_one_snapshot_whatever_its_number_of_batches(
 def test_a_snapshot_restores_an_equal_state_for_every_game() -> None:
     import random
 
-    from games.engine import GAME_IDS
+    from engine import GAME_IDS
 
     for game in GAME_IDS:
         rng = random.Random(game)

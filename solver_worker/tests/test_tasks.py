@@ -8,8 +8,8 @@ from unittest import mock
 import pytest
 from django.utils import timezone
 
+from engine import GAME_IDS
 from games import days
-from games.engine import GAME_IDS
 from games.models import Challenge
 from solver_worker import tasks
 

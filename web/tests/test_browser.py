@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
+from engine import T2F, T2T, Move, State, deal, visible
 from games import days
-from games.engine import T2F, T2T, Move, State, deal, visible
 from games.tests.factories import make_challenge
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -429,7 +429,7 @@ def test_give_up_submits_a_lost_game(page: Any) -> None:
 
 def test_every_game_is_drawn_at_phone_and_desktop_width(browser: Any, live_server: Any) -> None:
     """The opening layout of each of the eight games, for a visitor (read only): every pile and card drawn."""
-    from games.engine import GAME_IDS
+    from engine import GAME_IDS
 
     for game in GAME_IDS:
         make_challenge(game=game, seed=11)
@@ -863,7 +863,7 @@ def test_the_home_page_knows_the_player(page: Any) -> None:
 def test_every_game_plays_by_taps_on_a_phone(browser: Any, live_server: Any) -> None:
     """At 390x844 with a finger: cards big enough to hit (two rows of columns when there are many),
     the whole table on the screen, a tap on the stock draws and a tap on a card plays it."""
-    from games.engine import GAME_IDS
+    from engine import GAME_IDS
 
     for game in GAME_IDS:
         make_challenge(game=game, seed=11)

@@ -10,8 +10,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
+from engine import State, deal, full
 from games import days
-from games.engine import State, deal, full
 from games.models import Attempt
 from games.tests.factories import make_challenge, make_user
 

@@ -1,0 +1,49 @@
+"""Writes of the games app, one module per concern:
+
+- :mod:`.attempts`: starting an attempt, the rules of play on it, hints, ending it;
+- :mod:`.moves`: appending a batch of moves (the locked path, which decides every case);
+- :mod:`.unlocked`: the common batch stored by one conditional statement, without a lock;
+- :mod:`.positions`: an open attempt's position, replayed or from the cached snapshot;
+- :mod:`.submissions`: validating a finished attempt's log, and the admin's corrections;
+- :mod:`.players`: sign-up, guests, and a guest's games claimed by an account.
+
+A service either does all of its work or raises and leaves the database as it was. Preparing
+the days' deals is the solver worker's (``solver_worker.services``).
+"""
+
+from games.services.attempts import (
+    attempt_get,
+    attempt_hint,
+    attempt_start,
+    attempt_submit,
+    attempts_close_expired,
+)
+from games.services.moves import MovesOutcome, attempt_append_moves
+from games.services.players import guest_claim, guest_create, player_is_guest, player_register
+from games.services.positions import attempt_position, attempt_replay
+from games.services.submissions import (
+    result_disqualify,
+    submission_revalidate,
+    submission_validate,
+    submissions_resend_pending,
+)
+
+__all__ = [
+    "MovesOutcome",
+    "attempt_append_moves",
+    "attempt_get",
+    "attempt_hint",
+    "attempt_position",
+    "attempt_replay",
+    "attempt_start",
+    "attempt_submit",
+    "attempts_close_expired",
+    "guest_claim",
+    "guest_create",
+    "player_is_guest",
+    "player_register",
+    "result_disqualify",
+    "submission_revalidate",
+    "submission_validate",
+    "submissions_resend_pending",
+]

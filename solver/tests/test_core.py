@@ -1,0 +1,228 @@
+"""The compiled core against the Python search it is modelled on, and against the engine.
+
+The Python search (``search.search``) is the reference: on the same position the core must
+try the same moves in the same order, so the same node counts, depths, lines and verdicts.
+Every win the core returns is replayed by the engine; on positions small enough for the
+engine's exhaustive search, the core's verdict is the engine's.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import pytest
+
+from engine import GAME_IDS, State, deal, find_rules
+from solver import core, solve_deal
+from solver import search as reference
+from solver.log import to_log, wins
+from solver.state import SearchState
+
+from .test_search import blocked
+from .test_search_helpers import brute_force, klondike_endgame, random_endgame
+
+
+def both(d, **kw):
+    """Both searches from ``d`` (a restart's ``rng`` is copied, so each draws the same numbers)."""
+    rng = kw.pop("rng", None)
+    py = reference.search(SearchState(d), deadline=1e18, rng=copy.deepcopy(rng), **kw)
+    c = core.search(SearchState(d), deadline=1e18, rng=copy.deepcopy(rng), **kw)
+    return py, c
+
+
+def assert_same(d, py, c):
+    assert (c.status, c.nodes, c.depth) == (py.status, py.nodes, py.depth), d
+    assert (c.path, c.best_left) == (py.path, py.best_left), d
+    if c.status == "solved":
+        assert wins(d, to_log(d, c.path))  # to_log replays every entry with the engine
+
+
+@pytest.mark.parametrize("game", GAME_IDS)
+def test_same_search_as_python_on_real_deals(game):
+    """Six deals of each game, 12,000 nodes each (most run out: the comparison then covers
+    the first 12,000 nodes node for node), and the full first search of the easy ones."""
+    for seed in range(1, 7):
+        d = deal(game, seed)
+        py, c = both(d, max_nodes=12_000)
+        assert_same(d, py, c)
+
+
+@pytest.mark.parametrize("game", GAME_IDS)
+def test_same_complete_searches_and_oracle_on_small_positions(game):
+    """Random small end positions searched to the end by both (wins and proofs of loss):
+    the same verdicts, nodes and lines; where the engine can search exhaustively, the
+    same verdict as the engine."""
+    rng = random.Random(f"core-{game}")
+    verdicts = set()
+    oracle = 0
+    for i in range(40):
+        if find_rules(game).layout.value == "klondike" and i % 2:
+            d = klondike_endgame(game, rng, rng.randint(14, 24), rng.choice((3, 4)))
+        else:
+            d = random_endgame(game, rng, rng.randint(10, 22), rng.choice((0.2, 0.5)),
+                               columns=rng.choice((2, 3, 4)))
+        py, c = both(d, max_nodes=200_000)
+        assert_same(d, py, c)
+        if c.status == "unknown":
+            continue
+        verdicts.add(c.status)
+        if oracle < 8:
+            truth = brute_force(d, limit=20_000)
+            if truth is not None:
+                assert (c.status == "solved") == truth, d
+                oracle += 1
+    assert verdicts == {"solved", "unsolvable"}
+    assert oracle >= 4
+
+
+@pytest.mark.parametrize("game", ["forty-thieves", "maria", "josephine", "forty-and-eight"])
+def test_same_search_with_lemma_d_at_every_node(game):
+    """Lemma D at every node (``dead=True``, off in ``api``): the same cuts in both searches,
+    and verdicts the engine's oracle confirms."""
+    rng = random.Random(f"dead-core-{game}")
+    cuts = 0
+    for _ in range(40):
+        d = random_endgame(game, rng, rng.randint(12, 24), rng.choice((0.0, 0.2, 0.5)),
+                           columns=rng.choice((2, 3, 4)))
+        py, c = both(d, max_nodes=50_000, dead=True)
+        assert_same(d, py, c)
+        assert c.dead_cuts == py.dead_cuts
+        if c.dead_cuts and c.status != "unknown":
+            truth = brute_force(d, limit=20_000)
+            assert truth is None or (c.status == "solved") == truth, d
+        cuts += c.dead_cuts
+    assert cuts > 0
+
+
+def test_same_narrow_and_jitter_free_modes():
+    d = deal("josephine", 2)
+    py, c = both(d, max_nodes=5000, width=2)
+    assert_same(d, py, c)
+    d = deal("forty-thieves", 3)
+    py, c = both(d, max_nodes=5000, keep_best=True)
+    assert py.status == "unknown" and c.best_path == py.best_path
+
+
+def test_same_restarts_as_python():
+    """A restart's jitter is Python's generator run in C: the same numbers, so the same moves."""
+    for game in GAME_IDS:
+        d = deal(game, 3)
+        py, c = both(d, max_nodes=3000, rng=random.Random(5), noise=400, keep_best=True)
+        assert_same(d, py, c)
+        assert c.best_path == py.best_path
+    lost = blocked("forty-thieves")
+    assert core.search(SearchState(lost), deadline=1e18).status == "unsolvable"
+    assert core.search(SearchState(lost), deadline=1e18, rng=random.Random(1), noise=400).status == "unknown"
+    assert core.search(SearchState(lost), deadline=1e18, width=2).status == "unknown"
+
+
+def test_a_prefix_played_by_the_core_is_the_position_after_it():
+    d = deal("forty-thieves", 3)
+    line = core.search(SearchState(d), deadline=1e18, max_nodes=2000, keep_best=True).best_path[:25]
+    after = SearchState(d)
+    for m in line:
+        after.play(m)
+    root = SearchState(d)
+    a = core.search(root, deadline=1e18, max_nodes=3000, keep_best=True, prefix=line)
+    b = core.search(after, deadline=1e18, max_nodes=3000, keep_best=True)
+    assert (a.status, a.nodes, a.best_left, a.best_path) == (b.status, b.nodes, b.best_left, b.best_path)
+    assert root.cols == [list(c) for c in d.tableau]  # the caller's state is never touched
+    with pytest.raises(ValueError, match="prefix"):
+        core.search(root, deadline=1e18, max_nodes=10, prefix=[(0, 99, -1, 1, -1, 0, 0, 0)])
+
+
+@pytest.mark.parametrize("game", GAME_IDS)
+def test_same_solve_as_python_under_a_node_budget(game):
+    """The whole schedule (complete search, then restarts grown from the best line) under a
+    node budget: the same verdicts, nodes, restarts and logs with either core."""
+    for seed in (1, 2):
+        d = deal(game, seed)
+        py = solve_deal(d, seconds=600, max_nodes=30_000, shorten_log=False, core="python")
+        c = solve_deal(d, seconds=600, max_nodes=30_000, shorten_log=False, core="c")
+        assert (c.status, c.nodes, c.depth, c.moves) == (py.status, py.nodes, py.depth, py.moves)
+        assert c.stats["restarts"] == py.stats["restarts"]
+
+
+@pytest.mark.parametrize(("game", "seed"), [("klondike", 11), ("klondike-3", 1), ("josephine", 2),
+                                            ("forty-and-eight", 1), ("limited", 2)])
+def test_a_tiny_table_replaces_entries_but_keeps_the_verdict(game, seed):
+    """A table far smaller than the search (512 entries, the least it gets): entries are replaced, the path's
+    never, so the search still ends, with the same verdict as with room for everything;
+    a win still replays."""
+    d = deal(game, seed)
+    roomy = core.search(SearchState(d), deadline=1e18, max_nodes=400_000)
+    tiny = core.search(SearchState(d), deadline=1e18, max_nodes=4_000_000, mb=0.001)
+    assert tiny.slots == 512 and roomy.evictions == 0
+    assert tiny.evictions > 0 or tiny.nodes < 512
+    if roomy.status != "unknown":
+        assert tiny.status in (roomy.status, "unknown")
+    if tiny.status == "solved":
+        assert wins(d, to_log(d, tiny.path))
+
+
+def test_tiny_table_on_small_lost_positions_still_proves_them_lost():
+    rng = random.Random("tiny-table")
+    proved = 0
+    for _ in range(200):
+        d = random_endgame("klondike", rng, rng.randint(20, 30), 0.5, columns=4)
+        full = core.search(SearchState(d), deadline=1e18, max_nodes=30_000)
+        if full.status != "unsolvable" or full.nodes < 1000:
+            continue
+        tiny = core.search(SearchState(d), deadline=1e18, max_nodes=20_000_000, mb=0.001)
+        assert tiny.status == "unsolvable" and tiny.evictions > 0, d
+        proved += 1
+        if proved >= 3:
+            break
+    assert proved >= 3
+
+
+def test_table_memory_bound_from_the_settings(settings):
+    """Django's app config hands settings.SOLVER_TABLE_MB to the core, for every solve in the
+    process (the Celery worker's included): no table is larger."""
+    assert core.table_mb() == settings.SOLVER_TABLE_MB
+    out = core.search(SearchState(deal("maria", 2)), deadline=1e18, max_nodes=2_000_000)
+    assert out.slots * core._core.entry_bytes() <= settings.SOLVER_TABLE_MB * (1 << 20)
+
+
+def test_table_memory_bound_from_the_environment(monkeypatch):
+    monkeypatch.setattr(core, "_configured_mb", None)
+    monkeypatch.setenv("SOLVER_TABLE_MB", "1")
+    assert core.table_mb() == 1
+    out = core.search(SearchState(deal("maria", 2)), deadline=1e18, max_nodes=50_000)
+    assert out.slots * 24 <= 1 << 20
+    monkeypatch.setenv("SOLVER_TABLE_MB", "lots")
+    with pytest.raises(ValueError, match="SOLVER_TABLE_MB"):
+        core.table_mb()
+    monkeypatch.delenv("SOLVER_TABLE_MB")
+    assert core.table_mb() == core.DEFAULT_TABLE_MB
+    capped = core.search(SearchState(deal("maria", 2)), deadline=1e18, max_nodes=1000)
+    assert capped.slots <= 4096  # a capped search gets only the room it can use
+
+
+@pytest.mark.parametrize("game", GAME_IDS)
+def test_solve_deal_with_the_core_replays_its_wins(game):
+    for seed in range(1, 4):
+        d = deal(game, seed)
+        result = solve_deal(d, seconds=30, max_nodes=60_000)
+        assert result.status in ("solved", "unsolvable", "unknown")
+        if result.status == "solved":
+            state = State(d)
+            for text in result.moves:
+                state.play_text(text)
+            assert state.won
+
+
+def test_missing_core_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(core, "_core", None)
+    with pytest.raises(core.CoreMissing, match="bin/setup"):
+        solve_deal(deal("klondike", 2), seconds=1)
+    assert solve_deal(deal("klondike", 2), seconds=5, core="python").status == "solved"
+
+
+def test_a_core_built_from_another_source_is_refused(tmp_path):
+    assert not core.stale(core._core)  # the one bin/setup built from this checkout
+    source = tmp_path / "_core.c"
+    source.write_text("/* another version */")
+    assert core.stale(core._core, source)
+    assert not core.stale(core._core, tmp_path / "absent.c")

@@ -1,0 +1,144 @@
+"""Django admin for the days' deals: schedule, verify and inspect challenges.
+
+The challenge's page is here, with the app whose workers prepare and verify deals, because its actions
+send those workers' tasks (a seed to prove, a day to prepare).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import Count, Q, QuerySet
+from django.http import HttpRequest
+from django.utils.html import format_html, format_html_join
+
+from engine import State, card_text, deal
+from engine.rng import SEED_MAX as _SEED_MAX
+from games.errors import Conflict
+from games.models import Challenge, SeedVerification
+from games.selectors import COUNTED
+from solver_worker import dispatch
+from solver_worker.tasks import prepare_challenge
+
+
+class ChallengeForm(forms.ModelForm):
+    replace_seed = forms.IntegerField(
+        required=False, min_value=0, max_value=_SEED_MAX,
+        help_text="A new seed for this challenge: a solver task checks it (see Seed verifications below); "
+                  "it replaces the current seed only if proven winnable, and only while nobody has played.",
+    )
+
+    class Meta:
+        model = Challenge
+        fields = ["date", "game", "published"]
+
+
+class SeedVerificationInline(admin.TabularInline):
+    """Each verification an admin asked for, with the solver task's status (reload the page to follow it)."""
+
+    model = SeedVerification
+    extra = 0
+    can_delete = False
+    fields = ["seed", "status", "message", "requested_by", "created_at", "started_at", "finished_at"]
+    readonly_fields = fields
+    ordering = ["-created_at"]
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Challenge)
+class ChallengeAdmin(admin.ModelAdmin):
+    form = ChallengeForm
+    list_display = ["date", "game", "status", "published", "difficulty", "players", "win_rate", "seeds_tried",
+                    "skipped", "verification"]
+    list_filter = ["status", "game", "published", "date"]
+    date_hierarchy = "date"
+    ordering = ["-date", "game"]
+    actions = ["verify_now", "publish", "unpublish"]
+    inlines = [SeedVerificationInline]
+    readonly_fields = [
+        "status", "seed", "difficulty", "solver_status", "solver_nodes", "solver_seconds", "seeds_tried",
+        "seeds_lost", "seeds_unknown", "failure", "solution_steps", "created_at", "updated_at",
+    ]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Challenge]:
+        ranked = COUNTED  # the results that count, as on the boards
+        return super().get_queryset(request).annotate(
+            _players=Count("results", filter=ranked),
+            _won=Count("results", filter=ranked & Q(results__won=True)),
+        )
+
+    @admin.display(description="players", ordering="_players")
+    def players(self, obj: Any) -> int:
+        return int(obj._players)
+
+    @admin.display(description="skipped (lost / unknown)")
+    def skipped(self, obj: Challenge) -> str:
+        """Seeds passed over before the published one: proven lost, or left undecided by the solver."""
+        return f"{obj.seeds_lost} / {obj.seeds_unknown}"
+
+    @admin.display(description="win rate")
+    def win_rate(self, obj: Any) -> str:
+        return f"{100 * obj._won / obj._players:.0f}%" if obj._players else "-"
+
+    @admin.display(description="solution, move by move")
+    def solution_steps(self, obj: Challenge) -> str:
+        if not obj.solution or obj.seed is None:
+            return "-"
+        state = State(deal(obj.game, obj.seed_int))
+        rows = []
+        for i, text in enumerate(obj.solution, 1):
+            state.play_text(text)
+            waste = card_text(state.waste[-1]) if state.waste else ""
+            rows.append((i, text, state.score, state.on_foundations, waste))
+        body = format_html_join(
+            "", "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>", rows
+        )
+        return format_html(
+            "<table><thead><tr><th>#</th><th>move</th><th>score</th><th>on foundations</th><th>waste top</th>"
+            "</tr></thead><tbody>{}</tbody></table>",
+            body,
+        )
+
+    @admin.display(description="last verification")
+    def verification(self, obj: Challenge) -> str:
+        last = obj.verifications.order_by("-created_at").first()
+        return "-" if last is None else f"{last.seed}: {last.status}"
+
+    def save_model(self, request: HttpRequest, obj: Challenge, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        seed = form.cleaned_data.get("replace_seed")
+        if seed is not None:
+            self._request_verification(request, obj, seed)
+
+    def _request_verification(self, request: HttpRequest, challenge: Challenge, seed: int) -> None:
+        try:
+            dispatch.seed_verification_request(challenge_id=challenge.pk, seed=seed, requested_by=request.user)
+        except Conflict as exc:
+            self.message_user(request, f"{challenge}: {exc.message}", messages.ERROR)
+            return
+        self.message_user(request, f"{challenge}: seed {seed} sent to the solver; its status is under "
+                                   "Seed verifications on the challenge's page.", messages.INFO)
+
+    @admin.action(description="Verify now (a solver task proves the seed again, or prepares the day)")
+    def verify_now(self, request: HttpRequest, queryset: QuerySet[Challenge]) -> None:
+        for challenge in queryset:
+            if challenge.seed is not None and not challenge.attempts.exists():
+                self._request_verification(request, challenge, challenge.seed_int)
+            elif challenge.status != Challenge.Status.READY:
+                prepare_challenge.delay(challenge.date.isoformat(), challenge.game)
+                self.message_user(request, f"{challenge}: preparation sent to the solver queue.")
+            else:
+                self.message_user(request, f"{challenge}: already played, its seed stays.", messages.WARNING)
+
+    @admin.action(description="Publish (ready challenges only)")
+    def publish(self, request: HttpRequest, queryset: QuerySet[Challenge]) -> None:
+        count = queryset.filter(status=Challenge.Status.READY).update(published=True)
+        self.message_user(request, f"{count} challenge(s) published; challenges not ready are never published.")
+
+    @admin.action(description="Unpublish")
+    def unpublish(self, request: HttpRequest, queryset: QuerySet[Challenge]) -> None:
+        self.message_user(request, f"{queryset.update(published=False)} challenge(s) unpublished.")

@@ -1,0 +1,285 @@
+"""Preparing deals: a day's challenges proven winnable before they are published, and admins' seed proofs.
+
+The Celery tasks of this app (solver_worker.tasks) and the management commands call these; the
+solver (the pure ``solver`` package) does the proving, the engine replays every win it claims."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from django.db import connection, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from engine import (
+    GAME_IDS,
+    EngineError,
+    find_rules,
+    replay,
+)
+from games import days
+from games.errors import Conflict
+from games.models import Attempt, Challenge, SeedVerification
+from solver import solve
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SolveOutcome:
+    status: str  # solved / unsolvable / unknown
+    moves: list[str]
+    nodes: int
+    seconds: float
+    difficulty: int | None
+
+
+Solver = Callable[[str, int, float], SolveOutcome]
+
+
+def default_solver(game: str, seed: int, seconds: float) -> SolveOutcome:
+    result = solve(game, seed, seconds=seconds)
+    return SolveOutcome(
+        status=str(result.status),
+        moves=list(result.moves or []),
+        nodes=int(result.nodes),
+        seconds=float(result.seconds),
+        difficulty=getattr(result, "difficulty", None),
+    )
+
+
+# A challenge in VERIFYING whose preparer has not shown progress for this long is taken to be
+# abandoned (its process died) and may be claimed again. A preparer touches the row after every
+# seed it tries, so this only needs to exceed one seed's solver budget (SOLVER_SECONDS, the
+# prepare task's 16-minute hard limit at most).
+PREPARE_LEASE = dt.timedelta(minutes=20)
+
+
+def days_and_games(*, first: dt.date, count: int, games: Iterable[str] = GAME_IDS) -> list[tuple[dt.date, str]]:
+    """Every (day, game) of ``count`` days from ``first``, day by day in the games' order."""
+    games = list(games)
+    return [(first + dt.timedelta(days=offset), game) for offset in range(count) for game in games]
+
+
+def challenges_to_prepare(*, first: dt.date, count: int, games: Iterable[str] = GAME_IDS) -> list[tuple[dt.date, str]]:
+    """The (day, game) pairs of those days that still need a preparer: the one home of that question
+    (the beat task, ``keep_days_ready`` and the admin ask it). Ready ones are done; one being prepared
+    right now is left to the preparer doing it (a claim with no progress for PREPARE_LEASE is
+    abandoned, and counts as needing one again: ``challenge_prepare`` takes it over)."""
+    wanted = days_and_games(first=first, count=count, games=games)
+    busy_since = timezone.now() - PREPARE_LEASE
+    settled = set(
+        Challenge.objects.filter(date__range=(first, first + dt.timedelta(days=count - 1)))
+        .filter(Q(status=Challenge.Status.READY) | Q(status=Challenge.Status.VERIFYING, updated_at__gte=busy_since))
+        .values_list("date", "game")
+    ) if count > 0 else set()
+    return [pair for pair in wanted if pair not in settled]
+
+
+def challenge_prepare(
+    *,
+    day: dt.date,
+    game: str,
+    seconds: float = 10.0,
+    max_seeds: int = 20,
+    solver: Solver | None = None,
+) -> Challenge:
+    """Make (day, game) ready: try seeds derived from the server secret until one is proven winnable.
+
+    Safe to run twice at once (two workers, a worker and ``bin/serve``'s loop): a conditional
+    update claims the challenge, and only the claimant solves; the other returns the row as it
+    finds it (verifying, or ready). A ready challenge is left as it is, and is never written again
+    by a preparer (``_challenge_mark_ready`` only turns a VERIFYING row ready). Seeds are tried in
+    order from where the last run stopped, so preparing the same day again goes on, not over.
+    """
+    find_rules(game)
+    challenge, _ = Challenge.objects.get_or_create(date=day, game=game)
+    if challenge.status == Challenge.Status.READY or not _challenge_claim(challenge_id=challenge.pk):
+        challenge.refresh_from_db()
+        return challenge
+    challenge.refresh_from_db()
+    solve = solver or default_solver
+    tried = challenge.seeds_tried
+    try:
+        for index in range(tried, tried + max_seeds):
+            seed = days.derive_seed(day=day, game=game, attempt=index)
+            outcome = solve(game, seed, seconds)
+            if outcome.status == "solved" and _proves_win(game, seed, outcome.moves):
+                return _challenge_mark_ready(challenge_id=challenge.pk, seed=seed, outcome=outcome, tried=index + 1)
+            logger.info("seed %s for %s %s: %s", index, day, game, outcome.status)
+            # Progress, why this seed was skipped, and the claim kept alive (see PREPARE_LEASE).
+            skipped = "seeds_lost" if outcome.status == "unsolvable" else "seeds_unknown"
+            Challenge.objects.filter(pk=challenge.pk, status=Challenge.Status.VERIFYING).update(
+                seeds_tried=index + 1, updated_at=timezone.now(), **{skipped: F(skipped) + 1}
+            )
+    except BaseException:
+        # Interrupted (Ctrl-C, SIGTERM, a time limit): give the claim back at once rather than after the lease.
+        Challenge.objects.filter(pk=challenge.pk, status=Challenge.Status.VERIFYING).update(
+            status=Challenge.Status.PENDING, updated_at=timezone.now()
+        )
+        raise
+    Challenge.objects.filter(pk=challenge.pk, status=Challenge.Status.VERIFYING).update(
+        status=Challenge.Status.FAILED,
+        seeds_tried=tried + max_seeds,
+        failure=f"no seed of {max_seeds} tried was proven winnable within {seconds:g} s each",
+        updated_at=timezone.now(),
+    )
+    challenge.refresh_from_db()
+    return challenge
+
+
+def _challenge_claim(*, challenge_id: int) -> bool:
+    """Take the challenge for preparation: pending, failed, or verifying but abandoned. One winner.
+
+    On PostgreSQL a concurrent UPDATE waits for the first and re-checks its condition on the row
+    the first wrote, so of two claims at the same moment exactly one matches.
+    """
+    now = timezone.now()
+    claimable = Q(status__in=[Challenge.Status.PENDING, Challenge.Status.FAILED]) | Q(
+        status=Challenge.Status.VERIFYING, updated_at__lt=now - PREPARE_LEASE
+    )
+    claimed = Challenge.objects.filter(claimable, pk=challenge_id).update(
+        status=Challenge.Status.VERIFYING, failure="", updated_at=now
+    )
+    return claimed == 1
+
+
+def challenge_verify_seed(
+    *, challenge_id: int, seed: int, seconds: float = 30.0, solver: Solver | None = None
+) -> Challenge:
+    """Admin: give a challenge this seed, only if the solver proves it winnable and nobody has played it.
+
+    The solver runs first, outside any transaction (players may start meanwhile). The swap then
+    locks the challenge row and checks again that it has no attempt. On PostgreSQL it first takes
+    the attempt table in SHARE mode for that short transaction: an attempt being inserted at that
+    moment is committed (and seen) before the check, and none is inserted until the swap commits,
+    so a seed can never change under a player. A seed that is not proven leaves a ready (or
+    verifying) challenge as it was, with a note in ``failure``; a pending or failed one is marked
+    failed with it. Raises Conflict once the challenge has attempts.
+    """
+    return _challenge_verify_seed(challenge_id=challenge_id, seed=seed, seconds=seconds, solver=solver)[0]
+
+
+def _challenge_verify_seed(
+    *, challenge_id: int, seed: int, seconds: float, solver: Solver | None
+) -> tuple[Challenge, bool]:
+    """challenge_verify_seed, and whether the seed was proven (and is now the challenge's)."""
+    challenge = Challenge.objects.get(pk=challenge_id)
+    refuse_if_played(challenge)
+    outcome = (solver or default_solver)(challenge.game, seed, seconds)
+    proven = outcome.status == "solved" and _proves_win(challenge.game, seed, outcome.moves)
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute(f"LOCK TABLE {connection.ops.quote_name(Attempt._meta.db_table)} IN SHARE MODE")
+        challenge = Challenge.objects.select_for_update().get(pk=challenge_id)
+        refuse_if_played(challenge)
+        if proven:
+            Challenge.objects.filter(pk=challenge_id).update(**_ready_fields(seed=seed, outcome=outcome),
+                                                             updated_at=timezone.now())
+        elif challenge.status in (Challenge.Status.READY, Challenge.Status.VERIFYING):
+            kept = f"kept seed {challenge.seed}" if challenge.seed is not None else "kept as it was"
+            Challenge.objects.filter(pk=challenge_id).update(
+                failure=f"replacement seed {seed}: the solver answered {outcome.status} within {seconds:g} s; {kept}",
+                updated_at=timezone.now(),
+            )
+        else:
+            Challenge.objects.filter(pk=challenge_id).update(
+                status=Challenge.Status.FAILED,
+                seed=seed,
+                solver_status=outcome.status,
+                solver_nodes=outcome.nodes,
+                solver_seconds=outcome.seconds,
+                solution=[],
+                difficulty=None,
+                failure=f"seed {seed}: the solver answered {outcome.status} within {seconds:g} s",
+                updated_at=timezone.now(),
+            )
+    challenge.refresh_from_db()
+    return challenge, proven
+
+
+def seed_verification_run(
+    *, verification_id: int, seconds: float = 30.0, solver: Solver | None = None
+) -> SeedVerification:
+    """The solver task's work: run one queued verification, record its outcome. Idempotent.
+
+    A verification finished, or running in a live task, is left alone; one left running by a
+    task that died (older than PREPARE_LEASE) is run again.
+    """
+    now = timezone.now()
+    runnable = Q(status=SeedVerification.Status.QUEUED) | Q(
+        status=SeedVerification.Status.RUNNING, started_at__lt=now - PREPARE_LEASE
+    )
+    claimed = SeedVerification.objects.filter(runnable, pk=verification_id).update(
+        status=SeedVerification.Status.RUNNING, started_at=now
+    )
+    verification = SeedVerification.objects.get(pk=verification_id)
+    if not claimed:
+        return verification
+    status, message = SeedVerification.Status.FAILED, ""
+    try:
+        challenge, proven = _challenge_verify_seed(
+            challenge_id=verification.challenge_id, seed=verification.seed, seconds=seconds, solver=solver
+        )
+    except Conflict as exc:
+        message = exc.message
+    except BaseException as exc:  # a time limit, a crash: recorded, then raised for the worker to log
+        SeedVerification.objects.filter(pk=verification_id).update(
+            status=status, message=f"the verification stopped: {exc!r}", finished_at=timezone.now()
+        )
+        raise
+    else:
+        if proven:
+            status = SeedVerification.Status.PROVEN
+            message = f"proven winnable: {len(challenge.solution)} moves, difficulty {challenge.difficulty}"
+        else:
+            message = challenge.failure or f"not proven; the challenge is {challenge.status}"
+    SeedVerification.objects.filter(pk=verification_id).update(
+        status=status, message=message, finished_at=timezone.now()
+    )
+    verification.refresh_from_db()
+    return verification
+
+
+def refuse_if_played(challenge: Challenge) -> None:
+    if Attempt.objects.filter(challenge=challenge).exists():
+        raise Conflict("players have already started this challenge: its seed can no longer change")
+
+
+def _proves_win(game: str, seed: int, moves: list[str]) -> bool:
+    """A deal is published only on a log the engine itself replays to a win."""
+    try:
+        return replay(game, seed, moves).state.won
+    except EngineError:
+        return False
+
+
+def _ready_fields(*, seed: int, outcome: SolveOutcome) -> dict[str, object]:
+    return {
+        "status": Challenge.Status.READY,
+        "seed": seed,
+        "solution": outcome.moves,
+        "solver_status": outcome.status,
+        "solver_nodes": outcome.nodes,
+        "solver_seconds": outcome.seconds,
+        "difficulty": outcome.difficulty,
+        "failure": "",
+    }
+
+
+def _challenge_mark_ready(*, challenge_id: int, seed: int, outcome: SolveOutcome, tried: int) -> Challenge:
+    """The claimant's proven seed, written only while the challenge is still VERIFYING.
+
+    A row that is ready already (another preparer, whose claim this one took over, finished first;
+    or an admin replacement) is returned untouched: a ready challenge's seed never changes here.
+    """
+    written = Challenge.objects.filter(pk=challenge_id, status=Challenge.Status.VERIFYING).update(
+        **_ready_fields(seed=seed, outcome=outcome), seeds_tried=tried, updated_at=timezone.now()
+    )
+    if not written:
+        logger.info("challenge %s was no longer being prepared: seed %s not written", challenge_id, seed)
+    return Challenge.objects.get(pk=challenge_id)
