@@ -2,6 +2,7 @@
 
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -66,3 +67,15 @@ def _fresh_local_cache() -> Iterator[None]:
     for alias in caches:
         if isinstance(caches[alias], LocMemCache):
             caches[alias].clear()
+
+
+@pytest.fixture
+def admin_client(db: None) -> Any:
+    """A client logged in as a superuser (pytest-django's fixture, with the host the settings allow)."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    get_user_model().objects.create_superuser("root", "root@example.com", "not-a-common-pass-42")
+    client = Client(HTTP_HOST="localhost")
+    client.login(username="root", password="not-a-common-pass-42")
+    return client

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
@@ -12,14 +11,6 @@ from games.models import Challenge, Result, Submission
 from games.tests.factories import make_challenge, make_user
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def admin_client() -> Client:
-    get_user_model().objects.create_superuser("root", "root@example.com", "not-a-common-pass-42")
-    client = Client(HTTP_HOST="localhost")
-    client.login(username="root", password="not-a-common-pass-42")
-    return client
 
 
 def finished_submission(challenge: Challenge, moves: list[str]) -> Submission:

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
@@ -23,14 +22,6 @@ from solver_worker.tasks import verify_seed
 pytestmark = pytest.mark.django_db
 
 WINS = json.loads((Path(__file__).parents[2] / "games" / "tests" / "data" / "winning_logs.json").read_text())
-
-
-@pytest.fixture
-def admin_client() -> Client:
-    get_user_model().objects.create_superuser("root", "root@example.com", "not-a-common-pass-42")
-    client = Client(HTTP_HOST="localhost")
-    client.login(username="root", password="not-a-common-pass-42")
-    return client
 
 
 def test_challenge_list_and_solution_move_by_move(admin_client: Client) -> None:
