@@ -73,12 +73,25 @@ class ChallengeCounts:
 
 # What counts as a result, everywhere (home page, boards, statistics, leagues, admin): ranked, of a
 # valid submission, not disqualified. COUNTED is the same condition from a challenge's side.
-COUNTED = Q(results__ranked=True, results__disqualified=False, results__submission__status="valid")
+# Not held for review either (games.services.reviews): a held result counts once staff clear it.
+COUNTED = Q(results__ranked=True, results__disqualified=False, results__submission__status="valid") & Q(
+    results__held=False
+)
 
 
 def counted_results() -> QuerySet[Result]:
-    """Results that count: ranked, of a valid submission, not disqualified."""
-    return Result.objects.filter(ranked=True, disqualified=False, submission__status=Submission.Status.VALID)
+    """Results that count: ranked, of a valid submission, not disqualified (and not held for review)."""
+    return Result.objects.filter(
+        ranked=True, disqualified=False, submission__status=Submission.Status.VALID
+    ).filter(held=False)
+
+
+def board_results() -> QuerySet[Result]:
+    """The results on the public boards (the day's, league boards, the ranks of profiles): those that
+    count, except a guest's, until an account claims it (``services.guest_claim``): a guest, free and
+    unlimited, is a way to look at a deal, not a player on the boards. The guest still sees its own
+    result and the rank it would have (``leaderboard.selectors.result_rank``)."""
+    return counted_results().filter(player__guest__isnull=True)
 
 
 def challenge_counts(*, challenges: list[Challenge]) -> dict[int, ChallengeCounts]:

@@ -18,6 +18,7 @@ from engine import (
 )
 from games import hooks
 from games.models import Result, Submission
+from games.services.reviews import result_review_open
 
 logger = logging.getLogger(__name__)
 
@@ -96,6 +97,7 @@ def submission_validate(*, submission_id: int) -> Submission:
             play_time_ms=attempt.play_time_ms(finished_at),
             finished_at=finished_at,
         )
+        result_review_open(result=result, attempt=attempt)  # held for an implausible pace; flagged origins
         submission.status = Submission.Status.VALID
         submission.error = None
         submission.save(update_fields=["status", "error", "validations", "validated_at"])
