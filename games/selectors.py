@@ -166,12 +166,19 @@ def player_username(*, username: str) -> str | None:
     return None if user is None else user.get_username()
 
 
+def play_time_text(ms: int) -> str:
+    """A play time as every display shows it: minutes, seconds and hundredths, cut (never rounded)
+    from the server's measure (``Attempt.play_time_ms``), e.g. ``1:27.72``."""
+    centis = max(0, ms) // 10
+    return f"{centis // 6000}:{centis // 100 % 60:02d}.{centis % 100:02d}"
+
+
 def result_share_text(result: Result, rank: int | None) -> str:
-    """Spoiler-free: the game, the day and the numbers, never a card."""
+    """Spoiler-free: the game, the day and the numbers (the play time too), never a card."""
     challenge = result.challenge
     lines = [f"Daily Patience: {GAMES[challenge.game].name}, {challenge.date:%d %b %Y}"]
     outcome = "Won" if result.won else f"{result.foundation_cards}/{GAMES[challenge.game].cards} cards home"
-    parts = [outcome, f"{result.score} points", f"{result.moves} moves"]
+    parts = [outcome, f"{result.score} points", f"{result.moves} moves", play_time_text(result.play_time_ms)]
     if GAMES[challenge.game].passes != 1:
         parts.append(f"{result.redeals} redeal{'s' if result.redeals != 1 else ''}")
     if rank is not None:
