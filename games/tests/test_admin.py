@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
+import time_machine
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from games import services
 from games.models import Challenge, Result, Submission
@@ -23,9 +27,13 @@ def admin_client() -> Client:
 
 
 def finished_submission(challenge: Challenge, moves: list[str]) -> Submission:
+    """A game played at a person's pace by the server's clock (a second a move; faster would be held
+    for review, games.pace), ending now."""
     player = make_user()
-    attempt = services.attempt_start(player=player, challenge=challenge)
-    services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=0, moves=moves)
+    with time_machine.travel(timezone.now() - dt.timedelta(seconds=len(moves) + 1), tick=True) as clock:
+        attempt = services.attempt_start(player=player, challenge=challenge)
+        clock.shift(dt.timedelta(seconds=len(moves)))
+        services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=0, moves=moves)
     submission, _ = services.attempt_submit(attempt_id=attempt.pk, player=player)
     return services.submission_validate(submission_id=submission.pk)
 

@@ -317,9 +317,19 @@ def test_single_card_games_move_runs_through_empty_columns(page: Any, live_serve
     assert page.locator("#start").is_visible() and "Log in" in page.locator("#start").inner_text()
 
 
-def test_win_result_share_and_leaderboard(page: Any) -> None:
+@pytest.fixture
+def clock() -> Iterator[Any]:
+    """The server's clock (the live server runs in this process), to be moved on as a person's play would."""
+    import time_machine
+
+    with time_machine.travel(dt.datetime.now(dt.UTC), tick=True) as traveller:
+        yield traveller
+
+
+def test_win_result_share_and_leaderboard(page: Any, clock: Any) -> None:
     """Most of a known winning log goes through the batch endpoint with the page's own session;
-    the last moves are a click on the stock and a click on the waste card."""
+    the last moves are a click on the stock and a click on the waste card. The table's clock, the
+    result, the board and the share text show one play time."""
     logs = json.loads(WINNING_LOGS.read_text())
     game = "josephine" if "josephine" in logs else "klondike"
     seed, log = logs[game]["seed"], logs[game]["moves"]
@@ -334,10 +344,14 @@ def test_win_result_share_and_leaderboard(page: Any) -> None:
     cut = len(log) - 1
     while cut > 0 and (log[cut - 1] == "s" or re.fullmatch(r"[wt]\d*f\d+", log[cut - 1])):
         cut -= 1
+    # The server's clock moves as a person's game would take (a second a move), or the win is held
+    # for review (games.pace; test_a_machine_speed_win_is_under_review).
+    clock.shift(dt.timedelta(seconds=cut // 2))
     assert post_moves(page, log[: cut // 2]) == 200
     page.reload()
     page.wait_for_selector("#game[data-ready=true]")
     shot(page, f"table-{game}-midgame-1280x800.png")
+    clock.shift(dt.timedelta(seconds=cut - cut // 2))
     assert post_moves(page, log[cut // 2 : cut]) == 200
     page.reload()
     page.wait_for_selector("#game[data-ready=true]")
@@ -364,6 +378,8 @@ def test_win_result_share_and_leaderboard(page: Any) -> None:
     assert page.locator("#result-title").inner_text() == "You won!"
     share = page.locator("#share-text").input_value()
     assert name in share and "Won" in share and f"{len(log)} moves" in share
+    time = page.locator("#clock").inner_text()  # the ended attempt's time, from the server
+    assert re.fullmatch(r"\d+:\d\d\.\d\d", time) and f"Time {time}." in text and time in share, (time, text, share)
     assert str(days.today()) in share or days.today().strftime("%d %b %Y") in share
     assert not re.search(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])", share), share
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
@@ -376,6 +392,7 @@ def test_win_result_share_and_leaderboard(page: Any) -> None:
     page.wait_for_selector("#board[data-ready=true]")
     row = page.locator("table.leaderboard tbody tr").first
     assert "grace" in row.inner_text() and row.locator("td").first.inner_text() == "1"
+    assert row.locator("td").last.inner_text() == time
     shot(page, "board-1280x800.png")
     page.check("#around-me")
     page.wait_for_function("document.querySelector('#board .summary').textContent.includes('Your rank: #1')")
@@ -388,6 +405,31 @@ def test_win_result_share_and_leaderboard(page: Any) -> None:
     page.goto("/")
     assert "1 played" in page.locator(f'.challenge[data-game="{game}"]').inner_text()
     shot(page, "home-1280x800.png")
+
+
+def test_a_machine_speed_win_is_under_review(page: Any) -> None:
+    """The winning line sent at once (a bot's pace): the result says it is under review, and why, and
+    the board does not show it."""
+    logs = json.loads(WINNING_LOGS.read_text())
+    seed, log = logs["klondike"]["seed"], logs["klondike"]["moves"]
+    make_challenge(game="klondike", seed=seed, solution=log)
+    sign_up(page, "robo")
+    open_table(page, "Klondike")
+    start(page)
+    assert post_moves(page, log[:-1]) == 200
+    page.reload()
+    page.wait_for_selector("#game[data-ready=true]")
+    assert log[-1].startswith("w")
+    card(page, "w").click()
+    page.wait_for_selector("#result[data-status=valid]", timeout=30_000)
+    assert page.locator("#result-title").inner_text() == "Under review"
+    text = page.locator("#result-text").inner_text()
+    assert "Under review:" in text and "faster than a person" in text and "Rank" not in text
+    page.goto("/")
+    assert page.locator('.challenge[data-game="klondike"] .mine').inner_text() == "Under review"
+    page.goto(f"/board/{days.today()}/klondike")
+    page.wait_for_selector("#board[data-ready=true]")
+    assert "robo" not in page.locator("#board").inner_text()
 
 
 def test_give_up_submits_a_lost_game(page: Any) -> None:
