@@ -11,10 +11,11 @@ What is counted: the moves of the final log except draws and redeals (turning th
 decision: an API client may draw a whole stock in one batch) and the finishing run (the trailing moves
 onto the foundations, which the table sends by itself, all at once, when only those are left). Two rules:
 
-- **Moves ahead of the clock.** At every batch, the moves counted so far must not exceed
-  ``BURST + RATE x seconds since the start``: a few moves at once (a run dragged through empty
-  columns is several moves in one batch), then at most ``RATE`` moves a second on average. A whole
-  game sent in one batch, or a few batches within a second, is far above it.
+- **Moves ahead of the clock** (a leaky bucket). Each batch pours its counted moves in, and the
+  bucket drains ``RATE`` moves a second; it must never hold more than ``BURST``: a few moves at once
+  (a run dragged through empty columns is several moves in one batch), then at most ``RATE`` moves a
+  second for as long as one plays. A whole game sent in one batch, at once or after any wait, is far
+  above it; so is the site's own table clicked by a machine for more than a few seconds.
 - **Batches faster than the table.** With at least ``MIN_BATCHES`` batches, the median gap between
   consecutive receipts must not be below ``MIN_GAP_MS``: one request per move, sent as fast as the
   network allows, is.
@@ -56,20 +57,22 @@ def pace_verdict(*, log: Sequence[str], batches: Sequence[Sequence[int]]) -> str
     if not batches or sum(int(b[1]) for b in batches) != len(log):
         return None
     counted_end = finishing_run_start(log)
-    stored = counted = 0
+    stored = 0
+    level = 0.0  # counted moves in the bucket
+    last_ms = 0
     times: list[int] = []
     for at_ms, count in batches:
         decisions = sum(1 for move in log[stored : min(stored + count, counted_end)] if move not in _NO_DECISION)
         stored += count
         if decisions == 0:
             continue
-        counted += decisions
         times.append(at_ms)
-        allowed = BURST + RATE * at_ms / 1000
-        if counted > allowed:
+        level = max(0.0, level - RATE * max(0, at_ms - last_ms) / 1000) + decisions
+        last_ms = max(last_ms, at_ms)
+        if level > BURST:
             return (
-                f"{counted} moves (draws aside) had reached the server {at_ms / 1000:.2f} s after the start: "
-                f"faster than a person plays (at most {BURST} moves at once, then {RATE:g} a second)"
+                f"{at_ms / 1000:.2f} s after the start, {level:.0f} moves (draws aside) had arrived "
+                f"faster than a person plays them (at most {BURST} at once, then {RATE:g} a second)"
             )
     if len(times) >= MIN_BATCHES:
         gaps = [b - a for a, b in zip([0, *times], times, strict=False)]

@@ -75,14 +75,14 @@ def test_play_submit_validate_rank_through_a_real_worker(worker: Path) -> None:
     assert registered.status_code == 201, registered.content
     token = registered.json()["token"]
 
-    # At a person's pace by the server's clock (moved: 25 moves every 20 s), or the win is held for review.
+    # At a person's pace by the server's clock (moved: 10 moves every 8 s), or the win is held for review.
     with time_machine.travel(dt.datetime.now(dt.UTC), tick=True) as clock:
         attempt = api(client, "post", f"daily/{days.today()}/{game}/attempts", token)
         assert attempt.status_code == 201 and attempt.json()["ranked"] is True
         attempt_id = attempt.json()["id"]
-        for start in range(0, len(log), 25):
-            clock.shift(dt.timedelta(seconds=20))
-            batch = {"from": start, "moves": log[start : start + 25]}
+        for start in range(0, len(log), 10):
+            clock.shift(dt.timedelta(seconds=8))
+            batch = {"from": start, "moves": log[start : start + 10]}
             response = api(client, "post", f"attempts/{attempt_id}/moves", token, batch)
             assert response.status_code == 200, response.content
         assert response.json()["state"]["won"] is True

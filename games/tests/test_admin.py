@@ -27,13 +27,16 @@ def admin_client() -> Client:
 
 
 def finished_submission(challenge: Challenge, moves: list[str]) -> Submission:
-    """A game played at a person's pace by the server's clock (a second a move; faster would be held
-    for review, games.pace), ending now."""
+    """A game played at a person's pace by the server's clock (ten moves every ten seconds; faster would
+    be held for review, games.pace), ending now."""
     player = make_user()
-    with time_machine.travel(timezone.now() - dt.timedelta(seconds=len(moves) + 1), tick=True) as clock:
+    with time_machine.travel(timezone.now() - dt.timedelta(seconds=len(moves) + 11), tick=True) as clock:
         attempt = services.attempt_start(player=player, challenge=challenge)
-        clock.shift(dt.timedelta(seconds=len(moves)))
-        services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=0, moves=moves)
+        for start in range(0, len(moves), 10):
+            clock.shift(dt.timedelta(seconds=10))
+            services.attempt_append_moves(
+                attempt_id=attempt.pk, player=player, start=start, moves=moves[start : start + 10]
+            )
     submission, _ = services.attempt_submit(attempt_id=attempt.pk, player=player)
     return services.submission_validate(submission_id=submission.pk)
 
