@@ -68,6 +68,24 @@ def result_review_open(*, result: Result, attempt: Attempt) -> None:
             )
 
 
+def reviews_decided(result: Result) -> dict[str, tuple[str, int | None, object]]:
+    """Staff's decisions on a result's reviews, by kind: kept across a revalidation (which replaces the result)."""
+    return {
+        r.kind: (r.status, r.decided_by_id, r.decided_at)
+        for r in result.reviews.exclude(status=Review.Status.OPEN)
+    }
+
+
+def reviews_redecide(result: Result, decided: dict[str, tuple[str, int | None, object]]) -> None:
+    """Apply :func:`reviews_decided` to the new result's reviews of the same kinds (in the caller's transaction)."""
+    for review in result.reviews.filter(kind__in=list(decided)):
+        review.status, review.decided_by_id, review.decided_at = decided[review.kind]
+        review.save(update_fields=["status", "decided_by", "decided_at"])
+    if result.held and not result.reviews.filter(holds=True, status=Review.Status.OPEN).exists():
+        result.held = False
+        result.save(update_fields=["held"])
+
+
 def kind_field(kind: str) -> str:
     return "origin" if kind == Review.Kind.ADDRESS else "browser"
 

@@ -275,3 +275,19 @@ def test_play_time_text_cuts_and_never_rounds() -> None:
     assert play_time_text(3_600_000) == "60:00.00"
     attempt = Attempt(started_at=dt.datetime(2026, 1, 1, tzinfo=dt.UTC))
     assert attempt.play_time_ms(dt.datetime(2026, 1, 1, 0, 1, 27, 729_999, tzinfo=dt.UTC)) == 87_720
+
+
+def test_a_revalidation_keeps_staffs_decision(on_commit: Any) -> None:
+    make_challenge(game="klondike", seed=SEED)
+    bot = Api(token_for(make_user("bot")))
+    attempt_id, _result = bot_win(bot, on_commit)
+    staff = staff_client()
+    with on_commit(execute=True):
+        admin_action(staff, "clear", Review.objects.get())
+    submission = Submission.objects.get(attempt_id=attempt_id)
+    with on_commit(execute=True):
+        response = staff.post("/admin/games/submission/", {"action": "revalidate", "_selected_action": [submission.pk]})
+    assert response.status_code == 302
+    review = Review.objects.get()  # the new result's, judged again, with the decision carried over
+    assert review.status == Review.Status.CLEARED and review.decided_by.username == "staff"
+    assert not Result.objects.get().held and [e["player"] for e in board()] == ["bot"]
