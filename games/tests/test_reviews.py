@@ -291,3 +291,28 @@ def test_a_revalidation_keeps_staffs_decision(on_commit: Any) -> None:
     review = Review.objects.get()  # the new result's, judged again, with the decision carried over
     assert review.status == Review.Status.CLEARED and review.decided_by.username == "staff"
     assert not Result.objects.get().held and [e["player"] for e in board()] == ["bot"]
+
+
+def test_behind_a_proxy_a_rotated_x_forwarded_for_prefix_does_not_escape_the_flag(
+    on_commit: Any, settings: Any
+) -> None:
+    settings.NUM_PROXIES = 1  # our proxy appends the client's address: only that last entry is believed
+    make_challenge(game="klondike", seed=SEED)
+    one, two = (Api(token_for(make_user(name))) for name in ("one", "two"))
+    first = start(one, HTTP_X_FORWARDED_FOR="10.0.0.1, 203.0.113.9")
+    second = start(two, HTTP_X_FORWARDED_FOR="10.9.9.9, 198.51.100.77, 203.0.113.9")
+    submit(one, first, on_commit)
+    submit(two, second, on_commit)
+    assert Review.objects.filter(kind=Review.Kind.ADDRESS).count() == 2
+    third = Api(token_for(make_user("three")))
+    submit(third, start(third, HTTP_X_FORWARDED_FOR="203.0.113.10"), on_commit)  # another client: not flagged
+    assert not Review.objects.filter(result__player__username="three").exists()
+
+
+@pytest.mark.parametrize("value", ["x" * 4000, "\u00e9t\u00e9\u00ff", "a;b=c", ""])
+def test_any_browser_cookie_is_taken_and_never_stored_as_sent(value: str) -> None:
+    make_challenge(game="klondike", seed=SEED)
+    api = Api(token_for(make_user()))
+    api.client.cookies["dp_browser"] = value
+    attempt = Attempt.objects.get(pk=start(api))
+    assert len(attempt.browser) in (0, 32) and (value == "" or value not in attempt.browser)
