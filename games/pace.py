@@ -29,7 +29,7 @@ import re
 import statistics
 from collections.abc import Sequence
 
-BURST = 20  # moves at once, at the start or at any moment
+BURST = 30  # moves at once: above the table's largest batch (a run card by card through 11 empty columns: 23)
 RATE = 6.0  # moves per second, on average from the start
 MIN_BATCHES = 20  # batches before their cadence is judged
 MIN_GAP_MS = 50  # the median gap between batches below which the table never sends them
