@@ -16,11 +16,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.net import client_address
 from engine import GAME_IDS, GAMES, visible
 from games import days, selectors, services
 from games.errors import IllegalMove, NotFound
 from games.fields import StrictIntegerField, game_field, move_list, validated
 from games.models import Attempt, Challenge, Submission
+from games.services.reviews import BROWSER_COOKIE, origin_hash
 
 # --- Output shapes ----------------------------------------------------------------------------------
 
@@ -219,7 +221,12 @@ class AttemptStartApi(APIView):
     )
     def post(self, request: Request, date: str, game: str) -> Response:
         challenge = selectors.challenge_from_path(date=date, game=game)
-        attempt = services.attempt_start(player=request.user, challenge=challenge)
+        attempt = services.attempt_start(
+            player=request.user,
+            challenge=challenge,
+            origin=origin_hash(kind="address", value=client_address(request)),
+            browser=origin_hash(kind="browser", value=request.COOKIES.get(BROWSER_COOKIE, "")),
+        )
         state = services.attempt_replay(attempt)
         return Response(attempt_data(attempt, state), status=status.HTTP_201_CREATED)
 

@@ -152,6 +152,13 @@ class Attempt(models.Model):
     assisted = models.BooleanField(default=False, help_text="A hint was used.")
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The server's receipt of each stored batch, for judging the pace of play (games.pace):
+    # [milliseconds since the start, moves stored], in order; their counts add up to the log's length.
+    batches = models.JSONField(default=list, blank=True, help_text="Per stored batch: [ms since the start, moves].")
+    # Where a ranked attempt was started from, as keyed hashes (never the address or the cookie itself):
+    # accounts ranking on one challenge from one address or browser are flagged for review.
+    origin = models.CharField(max_length=32, blank=True, help_text="Keyed hash of the client address.")
+    browser = models.CharField(max_length=32, blank=True, help_text="Keyed hash of the browser's cookie.")
 
     class Meta:
         ordering = ["-started_at"]
@@ -178,9 +185,11 @@ class Attempt(models.Model):
         return self.finished_at is not None
 
     def play_time_ms(self, end: dt.datetime | None = None) -> int:
-        """Milliseconds from the start to ``end`` (default: the finish, or now while it is open)."""
+        """Milliseconds from the start to ``end`` (default: the finish, or now while it is open), cut
+        to the hundredth of a second: the one play time of a game, shown to the hundredth everywhere
+        (the table's clock, the result, the boards, the share text), so no display rounds it its own way."""
         until = end or self.finished_at or timezone.now()
-        return max(0, int((until - self.started_at).total_seconds() * 1000))
+        return max(0, (until - self.started_at) // dt.timedelta(milliseconds=10) * 10)
 
 
 class Submission(models.Model):
@@ -223,6 +232,9 @@ class Result(models.Model):
     play_time_ms = models.PositiveBigIntegerField()
     finished_at = models.DateTimeField()
     disqualified = models.BooleanField(default=False)
+    held = models.BooleanField(
+        default=False, help_text="Held for review (games.Review): on no public board until staff clear it."
+    )
 
     class Meta:
         ordering = ["-finished_at"]
@@ -256,3 +268,42 @@ class Guest(models.Model):
 
     def __str__(self) -> str:
         return f"guest {self.user_id}"
+
+
+class Review(models.Model):
+    """A ranked result staff should look at: held off the boards (an implausible pace), or only
+    flagged (another player ranked on the same challenge from the same address or browser).
+
+    Staff decide in the admin: clear (a held result goes on the boards) or disqualify; who and when
+    are recorded. See ``games.services.reviews``.
+    """
+
+    class Kind(models.TextChoices):
+        PACE = "pace", "implausible pace"
+        ADDRESS = "address", "same address as another player"
+        BROWSER = "browser", "same browser as another player"
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        CLEARED = "cleared"
+        DISQUALIFIED = "disqualified"
+
+    result = models.ForeignKey(Result, on_delete=models.CASCADE, related_name="reviews")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    holds = models.BooleanField(help_text="While open, the result is on no public board.")
+    reason = models.TextField()
+    others = models.JSONField(default=list, blank=True, help_text="The other players concerned (usernames).")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["result", "kind"], name="review_one_per_result_kind")]
+        indexes = [models.Index(fields=["status", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"review {self.pk}: {self.get_kind_display()} ({self.status})"

@@ -73,12 +73,25 @@ class ChallengeCounts:
 
 # What counts as a result, everywhere (home page, boards, statistics, leagues, admin): ranked, of a
 # valid submission, not disqualified. COUNTED is the same condition from a challenge's side.
-COUNTED = Q(results__ranked=True, results__disqualified=False, results__submission__status="valid")
+# Not held for review either (games.services.reviews): a held result counts once staff clear it.
+COUNTED = Q(results__ranked=True, results__disqualified=False, results__submission__status="valid") & Q(
+    results__held=False
+)
 
 
 def counted_results() -> QuerySet[Result]:
-    """Results that count: ranked, of a valid submission, not disqualified."""
-    return Result.objects.filter(ranked=True, disqualified=False, submission__status=Submission.Status.VALID)
+    """Results that count: ranked, of a valid submission, not disqualified (and not held for review)."""
+    return Result.objects.filter(
+        ranked=True, disqualified=False, submission__status=Submission.Status.VALID
+    ).filter(held=False)
+
+
+def board_results() -> QuerySet[Result]:
+    """The results on the public boards (the day's, league boards, the ranks of profiles): those that
+    count, except a guest's, until an account claims it (``services.guest_claim``): a guest, free and
+    unlimited, is a way to look at a deal, not a player on the boards. The guest still sees its own
+    result and the rank it would have (``leaderboard.selectors.result_rank``)."""
+    return counted_results().filter(player__guest__isnull=True)
 
 
 def challenge_counts(*, challenges: list[Challenge]) -> dict[int, ChallengeCounts]:
@@ -153,12 +166,19 @@ def player_username(*, username: str) -> str | None:
     return None if user is None else user.get_username()
 
 
+def play_time_text(ms: int) -> str:
+    """A play time as every display shows it: minutes, seconds and hundredths, cut (never rounded)
+    from the server's measure (``Attempt.play_time_ms``), e.g. ``1:27.72``."""
+    centis = max(0, ms) // 10
+    return f"{centis // 6000}:{centis // 100 % 60:02d}.{centis % 100:02d}"
+
+
 def result_share_text(result: Result, rank: int | None) -> str:
-    """Spoiler-free: the game, the day and the numbers, never a card."""
+    """Spoiler-free: the game, the day and the numbers (the play time too), never a card."""
     challenge = result.challenge
     lines = [f"Daily Patience: {GAMES[challenge.game].name}, {challenge.date:%d %b %Y}"]
     outcome = "Won" if result.won else f"{result.foundation_cards}/{GAMES[challenge.game].cards} cards home"
-    parts = [outcome, f"{result.score} points", f"{result.moves} moves"]
+    parts = [outcome, f"{result.score} points", f"{result.moves} moves", play_time_text(result.play_time_ms)]
     if GAMES[challenge.game].passes != 1:
         parts.append(f"{result.redeals} redeal{'s' if result.redeals != 1 else ''}")
     if rank is not None:

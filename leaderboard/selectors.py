@@ -33,7 +33,7 @@ from django.db.models.functions import RowNumber
 
 from games import days as dates
 from games.models import Attempt, Challenge, Result, Submission
-from games.selectors import challenges_shown, counted_results, result_share_text
+from games.selectors import board_results, challenges_shown, counted_results, result_share_text
 from leaderboard import redis_store
 from leaderboard.errors import BoardNotFound, PlayerNotFound
 from leaderboard.models import PlayerStats
@@ -189,7 +189,7 @@ def leaderboard_challenge_get(
 def leaderboard_results(*, challenge: Challenge | int, clean: bool = False) -> QuerySet[Result]:
     """The rows of a board, unordered."""
     challenge_id = challenge if isinstance(challenge, int) else challenge.pk
-    qs = counted_results().filter(challenge_id=challenge_id)
+    qs = board_results().filter(challenge_id=challenge_id)
     if clean:
         qs = qs.filter(assisted=False)
     return qs
@@ -506,7 +506,7 @@ def player_recent_results(*, player: AbstractBaseUser | int, limit: int = RECENT
     )
     ranks: dict[int, int] = {}
     if recent:
-        boards = counted_results().filter(challenge_id__in={r.challenge_id for r in recent})
+        boards = board_results().filter(challenge_id__in={r.challenge_id for r in recent})
         placeholders = ", ".join(["%s"] * len(recent))
         ranks = dict(
             _ranks(boards, where=f'board."id" IN ({placeholders})', params=[r.pk for r in recent], partition=True)
@@ -562,7 +562,7 @@ def player_profile(*, username: str, today: dt.date | None = None) -> PlayerProf
 class DayStatus:
     """Where a player stands on one challenge of a day."""
 
-    status: str  # "won", "lost", "checking", "playing" or "new"
+    status: str  # "won", "lost", "review" (held for review), "checking", "playing" or "new"
     result: Result | None = None
     rank: int | None = None
 
@@ -583,12 +583,15 @@ def player_day_status(*, player: AbstractBaseUser | int, challenges: list[Challe
         )
     }
     statuses: dict[int, DayStatus] = {}
+    held = set(Result.objects.filter(player_id=player_id, challenge_id__in=ids, ranked=True, held=True,
+                                     disqualified=False).values_list("challenge_id", flat=True))
     for challenge in challenges:
         result = results.get(challenge.pk)
         attempt = ranked.get(challenge.pk)
         if result is not None:
-            rank = leaderboard_rank(challenge=challenge, player=player_id)
-            statuses[challenge.pk] = DayStatus("won" if result.won else "lost", result, rank)
+            statuses[challenge.pk] = DayStatus("won" if result.won else "lost", result, result_rank(result))
+        elif challenge.pk in held:
+            statuses[challenge.pk] = DayStatus("review")
         elif attempt is not None and attempt.finished_at is None:
             statuses[challenge.pk] = DayStatus("playing")
         elif attempt is not None:
@@ -599,10 +602,35 @@ def player_day_status(*, player: AbstractBaseUser | int, challenges: list[Challe
 
 
 def result_rank(result: Result) -> int | None:
-    """The rank of a result on its board: only a ranked result that counts has one."""
-    if not result.ranked or result.disqualified:
+    """The rank of a result on its board: only a ranked result that counts has one. A guest's result
+    is on no public board (games.selectors.board_results): its rank is the one it would have there."""
+    if not result.ranked or result.disqualified or result.held:
         return None
-    return leaderboard_rank(challenge=result.challenge, player=result.player_id)
+    if result_on_board(result):
+        return leaderboard_rank(challenge=result.challenge, player=result.player_id)
+    ahead = (
+        Q(won__gt=result.won)
+        | Q(won=result.won, score__gt=result.score)
+        | Q(won=result.won, score=result.score, moves__lt=result.moves)
+        | Q(won=result.won, score=result.score, moves=result.moves, play_time_ms__lt=result.play_time_ms)
+        | Q(won=result.won, score=result.score, moves=result.moves, play_time_ms=result.play_time_ms,
+            finished_at__lt=result.finished_at)
+    )  # (the board's order, board_order(); a tie to the microsecond ranks the guest after)
+    return leaderboard_results(challenge=result.challenge_id).filter(ahead).count() + 1
+
+
+def result_on_board(result: Result) -> bool:
+    """Whether the result is on the public boards: counted and not a guest's."""
+    return board_results().filter(pk=result.pk).exists()
+
+
+def result_review(result: Result) -> dict[str, str] | None:
+    """Why the result is on no board while staff look at it ({status, reason}), or None."""
+    if not result.held or result.disqualified:
+        return None
+    review = result.reviews.filter(holds=True, status="open").order_by("-created_at").first()
+    reason = review.reason if review is not None else "Held for review."
+    return {"status": "under review", "reason": reason}
 
 
 def submission_result(submission: Submission) -> dict[str, object] | None:
@@ -612,6 +640,7 @@ def submission_result(submission: Submission) -> dict[str, object] | None:
         return None
     result = submission.result
     rank = result_rank(result)
+    on_board = result_on_board(result)
     return {
         "won": result.won,
         "score": result.score,
@@ -622,6 +651,8 @@ def submission_result(submission: Submission) -> dict[str, object] | None:
         "ranked": result.ranked,
         "assisted": result.assisted,
         "disqualified": result.disqualified,
+        "review": result_review(result),
+        "on_board": on_board,
         "rank": rank,
-        "share": result_share_text(result, rank),
+        "share": result_share_text(result, rank if on_board else None),
     }

@@ -24,7 +24,7 @@ from django.db.models.functions import Coalesce
 from leaderboard.selectors import (
     LeaderboardPage,
     board_page_of,
-    counted_results,
+    board_results,
     leaderboard_challenge_get,
     leaderboard_results,
 )
@@ -128,7 +128,7 @@ def league_alltime_board(*, league: League, offset: int, limit: int) -> AllTimeP
         raise ValueError("offset and limit must not be negative")
     since = league_start_day(league=league)
     counted = (
-        counted_results()
+        board_results()
         .filter(player_id=OuterRef("player_id"), challenge__date__gte=since)
         .order_by()
         .values("player_id")

@@ -9,6 +9,7 @@ address names something that exists and fill in the frame around it.
 from __future__ import annotations
 
 import functools
+import secrets
 from collections.abc import Callable
 from itertools import groupby
 from typing import Any
@@ -28,6 +29,7 @@ from core.errors import ApplicationError
 from engine import GAME_IDS, GAMES
 from games import days, selectors, services
 from games.models import Challenge
+from games.services.reviews import BROWSER_COOKIE, BROWSER_COOKIE_SECONDS
 from leaderboard import selectors as board_selectors
 from leagues import selectors as league_selectors
 from leagues.errors import LeagueNotFound
@@ -110,7 +112,7 @@ def play(request: HttpRequest, date: str, game: str) -> HttpResponse:
         else (None, False)
     )
     today = days.today()
-    return render(
+    response = render(
         request,
         "web/play.html",
         {
@@ -125,6 +127,12 @@ def play(request: HttpRequest, date: str, game: str) -> HttpResponse:
             "next_ranked": challenge.date == today and not has_ranked,
         },
     )
+    if not request.COOKIES.get(BROWSER_COOKIE):  # the browser's name for the review flags (games.services.reviews)
+        response.set_cookie(
+            BROWSER_COOKIE, secrets.token_urlsafe(18), max_age=BROWSER_COOKIE_SECONDS,
+            httponly=True, samesite="Lax", secure=request.is_secure(),
+        )
+    return response
 
 
 @friendly_404

@@ -5,7 +5,8 @@
 - :mod:`.unlocked`: the common batch stored by one conditional statement, without a lock;
 - :mod:`.positions`: an open attempt's position, replayed or from the cached snapshot;
 - :mod:`.submissions`: validating a finished attempt's log, and the admin's corrections;
-- :mod:`.players`: sign-up, guests, and a guest's games claimed by an account.
+- :mod:`.players`: sign-up, guests, and a guest's games claimed by an account;
+- :mod:`.reviews`: results held for an implausible pace or flagged for a shared origin, staff's decisions.
 
 A service either does all of its work or raises and leaves the database as it was. Preparing
 the days' deals is the solver worker's (``solver_worker.services``).
@@ -21,6 +22,7 @@ from games.services.attempts import (
 from games.services.moves import MovesOutcome, attempt_append_moves
 from games.services.players import guest_claim, guest_create, player_is_guest, player_register
 from games.services.positions import attempt_position, attempt_replay
+from games.services.reviews import origin_hash, review_clear, review_disqualify
 from games.services.submissions import (
     result_disqualify,
     submission_revalidate,
@@ -40,9 +42,12 @@ __all__ = [
     "attempts_close_expired",
     "guest_claim",
     "guest_create",
+    "origin_hash",
     "player_is_guest",
     "player_register",
     "result_disqualify",
+    "review_clear",
+    "review_disqualify",
     "submission_revalidate",
     "submission_validate",
     "submissions_resend_pending",

@@ -22,17 +22,20 @@ from games.errors import BadRequest, Conflict, DayOver, NotFound
 from games.models import Attempt, Challenge, Submission
 from games.services.positions import AttemptFacts, attempt_position, position_remember
 from games.services.submissions import enqueue_validation
+from games.services.unlocked import batch_receipt
 
 logger = logging.getLogger(__name__)
 
 
-def attempt_start(*, player: AbstractBaseUser, challenge: Challenge) -> Attempt:
+def attempt_start(*, player: AbstractBaseUser, challenge: Challenge, origin: str = "", browser: str = "") -> Attempt:
     """The first attempt of a player on a challenge, on its own day, is ranked; the rest are practice.
 
     A player has at most one open attempt per challenge, enforced by the database
     (``attempt_one_open_per_player``): a start while one is open, or the loser of two
     starts sent at the same moment, is a 409 that names the open attempt. So practice on
     the day's own deal cannot look through the stock while the ranked attempt is open.
+    ``origin`` and ``browser`` are keyed hashes of where it was started from
+    (``services.reviews.origin_hash``), for flagging accounts that rank from one place.
     """
     if not challenge.is_playable:
         raise NotFound(f"the {challenge.game} challenge of {challenge.date} is not open for play")
@@ -45,7 +48,9 @@ def attempt_start(*, player: AbstractBaseUser, challenge: Challenge) -> Attempt:
     ).exists()
     try:
         with transaction.atomic():
-            attempt = Attempt.objects.create(player=player, challenge=challenge, ranked=ranked)
+            attempt = Attempt.objects.create(
+                player=player, challenge=challenge, ranked=ranked, origin=origin, browser=browser
+            )
     except IntegrityError:
         pass  # another start of this player won the race: its attempt is the open one
     else:
@@ -196,9 +201,11 @@ def _attempt_close(attempt: Attempt, *, tail: list[str]) -> Submission:
     if tail:
         _state, legal, _error = play_tail(attempt, tail)
         attempt.moves = log + legal
+        if legal:
+            attempt.batches = [*attempt.batches, batch_receipt(started_at=attempt.started_at, count=len(legal))]
     now = timezone.now()
     attempt.finished_at = min(now, days.next_day_starts_at(attempt.challenge.date)) if attempt.ranked else now
-    attempt.save(update_fields=["moves", "finished_at"])
+    attempt.save(update_fields=["moves", "batches", "finished_at"])
     submission = Submission.objects.create(attempt=attempt, moves=log + tail)
     submission_id = submission.pk
     transaction.on_commit(lambda: enqueue_validation(submission_id))

@@ -16,7 +16,7 @@ from engine import (
 from games.models import Attempt
 from games.services.attempts import attempt_for_update, new_tail, play_tail, refuse_unless_in_play
 from games.services.positions import AttemptFacts, position_remember
-from games.services.unlocked import append_at_position
+from games.services.unlocked import append_at_position, batch_receipt
 
 
 @dataclass
@@ -59,11 +59,17 @@ def attempt_append_moves(*, attempt_id: int, player: AbstractBaseUser, start: in
 
 
 def _append_to_log(attempt: Attempt, legal: list[str]) -> None:
-    """Store the moves after the log. On PostgreSQL the database appends them (jsonb ||): the request
-    never serializes the whole log again."""
+    """Store the moves after the log, and the batch's receipt (games.pace). On PostgreSQL the database
+    appends them (jsonb ||): the request never serializes the whole log again."""
+    receipt = batch_receipt(started_at=attempt.started_at, count=len(legal))
     if connection.vendor == "postgresql":
-        Attempt.objects.filter(pk=attempt.pk).update(moves=RawSQL("moves || %s::jsonb", (json.dumps(legal),)))
+        Attempt.objects.filter(pk=attempt.pk).update(
+            moves=RawSQL("moves || %s::jsonb", (json.dumps(legal),)),
+            batches=RawSQL("batches || %s::jsonb", (json.dumps([receipt]),)),
+        )
         attempt.moves = attempt.moves + legal
+        attempt.batches = [*attempt.batches, receipt]
     else:
         attempt.moves = attempt.moves + legal
-        attempt.save(update_fields=["moves"])
+        attempt.batches = [*attempt.batches, receipt]
+        attempt.save(update_fields=["moves", "batches"])

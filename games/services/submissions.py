@@ -18,6 +18,7 @@ from engine import (
 )
 from games import hooks
 from games.models import Result, Submission
+from games.services.reviews import result_review_open, reviews_decided, reviews_redecide
 
 logger = logging.getLogger(__name__)
 
@@ -96,6 +97,7 @@ def submission_validate(*, submission_id: int) -> Submission:
             play_time_ms=attempt.play_time_ms(finished_at),
             finished_at=finished_at,
         )
+        result_review_open(result=result, attempt=attempt)  # held for an implausible pace; flagged origins
         submission.status = Submission.Status.VALID
         submission.error = None
         submission.save(update_fields=["status", "error", "validations", "validated_at"])
@@ -110,6 +112,7 @@ def submission_revalidate(*, submission_id: int) -> Submission:
         submission = Submission.objects.select_for_update(of=("self",)).select_related("attempt").get(pk=submission_id)
         result = Result.objects.filter(submission=submission).first()
         disqualified = bool(result and result.disqualified)
+        decided = reviews_decided(result) if result is not None else {}
         if result is not None:
             result.delete()
         submission.status = Submission.Status.PENDING
@@ -119,6 +122,8 @@ def submission_revalidate(*, submission_id: int) -> Submission:
         new_result = Result.objects.filter(submission=submission).first()
         if disqualified and new_result is not None:
             Result.objects.filter(pk=new_result.pk).update(disqualified=True)
+        if new_result is not None:
+            reviews_redecide(new_result, decided)  # staff's decisions stand: a cleared hold stays cleared
         challenge_id, player_id = submission.attempt.challenge_id, submission.attempt.player_id
         transaction.on_commit(
             lambda: hooks.send(hooks.results_changed, challenge_id=challenge_id, player_id=player_id)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import json
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
+from django.utils import timezone
 
 from engine import (
     MAX_LOG_LENGTH,
@@ -22,12 +24,19 @@ from games.services.positions import AttemptFacts, position_cached, position_rem
 # and start), it is open, and its log is exactly the cached position's. Each failed condition is a
 # case the locked path decides instead (another player's attempt, another attempt under this id, an
 # ended attempt, a batch of another tab or a retry that got there first).
+# The batch's receipt ([ms since the start, moves], games.pace) is appended by the same statement.
 _APPEND_AT_LENGTH = """
-    UPDATE games_attempt SET moves = moves || %s::jsonb
+    UPDATE games_attempt SET moves = moves || %s::jsonb, batches = batches || %s::jsonb
     WHERE id = %s AND player_id = %s AND challenge_id = %s AND started_at = %s
       AND finished_at IS NULL AND jsonb_array_length(moves) = %s
     RETURNING assisted
 """
+
+
+def batch_receipt(*, started_at: dt.datetime, count: int) -> list[int]:
+    """A stored batch as the pace judge reads it (games.pace): [ms since the start by the server's
+    clock at receipt, moves stored]."""
+    return [max(0, (timezone.now() - started_at) // dt.timedelta(milliseconds=1)), count]
 
 
 def append_at_position(
@@ -60,10 +69,11 @@ def append_at_position(
         return None
     if play_log(state, moves, start=start) is not None:
         return None  # an illegal entry: reported by the locked path, from the stored log
+    receipt = json.dumps([batch_receipt(started_at=facts.started_at, count=len(moves))])
     with connection.cursor() as cursor:
         cursor.execute(
             _APPEND_AT_LENGTH,
-            [json.dumps(moves), attempt_id, player.pk, facts.challenge_id, facts.started_at, start],
+            [json.dumps(moves), receipt, attempt_id, player.pk, facts.challenge_id, facts.started_at, start],
         )
         row = cursor.fetchone()
     if row is None:
@@ -73,3 +83,4 @@ def append_at_position(
     # On commit: at once in autocommit (a request), and never for a caller's transaction that rolls back.
     transaction.on_commit(lambda: position_remember(facts, state, length))
     return facts, state
+

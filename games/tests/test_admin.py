@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
+import time_machine
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from games import services
 from games.models import Challenge, Result, Submission
@@ -14,9 +18,16 @@ pytestmark = pytest.mark.django_db
 
 
 def finished_submission(challenge: Challenge, moves: list[str]) -> Submission:
+    """A game played at a person's pace by the server's clock (ten moves every ten seconds; faster would
+    be held for review, games.pace), ending now."""
     player = make_user()
-    attempt = services.attempt_start(player=player, challenge=challenge)
-    services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=0, moves=moves)
+    with time_machine.travel(timezone.now() - dt.timedelta(seconds=len(moves) + 11), tick=True) as clock:
+        attempt = services.attempt_start(player=player, challenge=challenge)
+        for start in range(0, len(moves), 10):
+            clock.shift(dt.timedelta(seconds=10))
+            services.attempt_append_moves(
+                attempt_id=attempt.pk, player=player, start=start, moves=moves[start : start + 10]
+            )
     submission, _ = services.attempt_submit(attempt_id=attempt.pk, player=player)
     return services.submission_validate(submission_id=submission.pk)
 

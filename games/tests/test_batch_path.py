@@ -80,7 +80,11 @@ def test_a_legal_batch_is_one_update_without_a_lock_or_a_replay(play: Any, monke
     assert "FOR UPDATE" not in capture.captured_queries[0]["sql"]
     assert (body["log_length"], body["applied"]) == (3, 2)
     assert body["state"] == _state_of(["s", "s", "s"])
-    assert Attempt.objects.get(pk=attempt_id).moves == ["s", "s", "s"]
+    stored = Attempt.objects.get(pk=attempt_id)
+    assert stored.moves == ["s", "s", "s"]
+    # The same statement recorded each batch's receipt for the pace judge: [ms since the start, moves].
+    assert [n for _ms, n in stored.batches] == [1, 2] and stored.batches[0][0] <= stored.batches[1][0]
+    assert "batches = batches ||" in capture.captured_queries[0]["sql"]
     expected = _replayed(["s", "s", "s"])
     cached = cache.get(positions.position_key(attempt_id))
     assert cached.length == 3 and State.restore(deal("klondike", 2026), cached.snapshot).key() == expected.key()

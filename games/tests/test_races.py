@@ -102,6 +102,14 @@ def test_parallel_different_batches_store_exactly_one_of_them(game: tuple[str, i
     assert stored in batches
     assert all(status == 200 for status, _ in answers), answers
     assert sum(body["applied"] for _, body in answers) == len(stored)
+    assert_receipts_add_up(attempt_id)
+
+
+def assert_receipts_add_up(attempt_id: int) -> None:
+    """The pace judge's receipts (games.pace) match the stored log whatever raced: a race cannot make
+    a game's pace unjudgeable."""
+    attempt = Attempt.objects.get(pk=attempt_id)
+    assert sum(n for _ms, n in attempt.batches) == len(attempt.moves) and all(n > 0 for _ms, n in attempt.batches)
 
 
 def test_parallel_conflicting_batches_store_one_and_409_the_others(game: tuple[str, int]) -> None:
@@ -113,6 +121,7 @@ def test_parallel_conflicting_batches_store_one_and_409_the_others(game: tuple[s
     for (status, body), batch in zip(answers, batches, strict=True):
         agrees = stored[: len(batch)] == batch or batch[: len(stored)] == stored
         assert status == (200 if agrees else 409), (batch, stored, body)
+    assert_receipts_add_up(attempt_id)
 
 
 def test_parallel_submits_with_different_last_batches_make_one_submission(game: tuple[str, int]) -> None:
@@ -127,6 +136,7 @@ def test_parallel_submits_with_different_last_batches_make_one_submission(game: 
         else:
             assert status == 409 and body["error"]["details"]["submission"] == submission.pk, body
     assert Counter(status for status, _ in answers) == {202: 1, 409: PARALLEL - 1}
+    assert_receipts_add_up(attempt_id)
 
 
 def test_a_batch_racing_a_submit_is_stored_before_it_or_refused(game: tuple[str, int]) -> None:
@@ -143,3 +153,4 @@ def test_a_batch_racing_a_submit_is_stored_before_it_or_refused(game: tuple[str,
     else:
         assert moves_status == 409 and submission.moves == []
     assert Attempt.objects.get(pk=attempt_id).moves == submission.moves
+    assert_receipts_add_up(attempt_id)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import time_machine
 
 from engine import T2F, T2T, Move, State, deal, visible
 from games import days
@@ -101,20 +102,21 @@ def wait_log(page: Any, length: int) -> None:
     page.wait_for_function(f"window.patience.game.attempt.moves.length === {length} && !window.patience.game.busy")
 
 
-def post_moves(page: Any, moves: list[str]) -> int:
-    """Moves sent with the page's own session (cookie and CSRF header), as the page would."""
+def post_moves(page: Any, moves: list[str], start: int | None = None) -> int:
+    """Moves sent with the page's own session (cookie and CSRF header), as the page would; from the
+    page's log length, or from ``start`` (the page does not see these batches until it reloads)."""
     return int(
         page.evaluate(
-            """async ([moves]) => {
+            """async ([moves, start]) => {
             const id = window.patience.game.attempt.id;
-            const from = window.patience.game.attempt.moves.length;
+            const from = start ?? window.patience.game.attempt.moves.length;
             const token = document.cookie.match(/csrftoken=([^;]+)/)[1];
             const r = await fetch(`/api/v1/attempts/${id}/moves`, {method: "POST",
                 headers: {"Content-Type": "application/json", "X-CSRFToken": token},
                 body: JSON.stringify({from, moves})});
             return r.status;
         }""",
-            [moves],
+            [moves, start],
         )
     )
 
@@ -317,9 +319,17 @@ def test_single_card_games_move_runs_through_empty_columns(page: Any, live_serve
     assert page.locator("#start").is_visible() and "Log in" in page.locator("#start").inner_text()
 
 
-def test_win_result_share_and_leaderboard(page: Any) -> None:
+@pytest.fixture
+def clock() -> Iterator[Any]:
+    """The server's clock (the live server runs in this process), to be moved on as a person's play would."""
+    with time_machine.travel(dt.datetime.now(dt.UTC), tick=True) as traveller:
+        yield traveller
+
+
+def test_win_result_share_and_leaderboard(page: Any, clock: Any) -> None:
     """Most of a known winning log goes through the batch endpoint with the page's own session;
-    the last moves are a click on the stock and a click on the waste card."""
+    the last moves are a click on the stock and a click on the waste card. The table's clock, the
+    result, the board and the share text show one play time."""
     logs = json.loads(WINNING_LOGS.read_text())
     game = "josephine" if "josephine" in logs else "klondike"
     seed, log = logs[game]["seed"], logs[game]["moves"]
@@ -334,11 +344,17 @@ def test_win_result_share_and_leaderboard(page: Any) -> None:
     cut = len(log) - 1
     while cut > 0 and (log[cut - 1] == "s" or re.fullmatch(r"[wt]\d*f\d+", log[cut - 1])):
         cut -= 1
-    assert post_moves(page, log[: cut // 2]) == 200
+    # Ten moves at a time, the server's clock moved on as a person's game would take, or the win is
+    # held for review (games.pace; test_a_machine_speed_win_is_under_review).
+    for begin in range(0, cut // 2, 10):
+        clock.shift(dt.timedelta(seconds=10))
+        assert post_moves(page, log[begin : min(begin + 10, cut // 2)], begin) == 200
     page.reload()
     page.wait_for_selector("#game[data-ready=true]")
     shot(page, f"table-{game}-midgame-1280x800.png")
-    assert post_moves(page, log[cut // 2 : cut]) == 200
+    for begin in range(cut // 2, cut, 10):
+        clock.shift(dt.timedelta(seconds=10))
+        assert post_moves(page, log[begin : min(begin + 10, cut)], begin) == 200
     page.reload()
     page.wait_for_selector("#game[data-ready=true]")
     assert log_length(page) == cut
@@ -364,6 +380,8 @@ def test_win_result_share_and_leaderboard(page: Any) -> None:
     assert page.locator("#result-title").inner_text() == "You won!"
     share = page.locator("#share-text").input_value()
     assert name in share and "Won" in share and f"{len(log)} moves" in share
+    time = page.locator("#clock").inner_text()  # the ended attempt's time, from the server
+    assert re.fullmatch(r"\d+:\d\d\.\d\d", time) and f"Time {time}." in text and time in share, (time, text, share)
     assert str(days.today()) in share or days.today().strftime("%d %b %Y") in share
     assert not re.search(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])", share), share
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
@@ -376,6 +394,7 @@ def test_win_result_share_and_leaderboard(page: Any) -> None:
     page.wait_for_selector("#board[data-ready=true]")
     row = page.locator("table.leaderboard tbody tr").first
     assert "grace" in row.inner_text() and row.locator("td").first.inner_text() == "1"
+    assert row.locator("td").last.inner_text() == time
     shot(page, "board-1280x800.png")
     page.check("#around-me")
     page.wait_for_function("document.querySelector('#board .summary').textContent.includes('Your rank: #1')")
@@ -388,6 +407,31 @@ def test_win_result_share_and_leaderboard(page: Any) -> None:
     page.goto("/")
     assert "1 played" in page.locator(f'.challenge[data-game="{game}"]').inner_text()
     shot(page, "home-1280x800.png")
+
+
+def test_a_machine_speed_win_is_under_review(page: Any) -> None:
+    """The winning line sent at once (a bot's pace): the result says it is under review, and why, and
+    the board does not show it."""
+    logs = json.loads(WINNING_LOGS.read_text())
+    seed, log = logs["klondike"]["seed"], logs["klondike"]["moves"]
+    make_challenge(game="klondike", seed=seed, solution=log)
+    sign_up(page, "robo")
+    open_table(page, "Klondike")
+    start(page)
+    assert post_moves(page, log[:-1]) == 200
+    page.reload()
+    page.wait_for_selector("#game[data-ready=true]")
+    assert log[-1].startswith("w")
+    card(page, "w").click()
+    page.wait_for_selector("#result[data-status=valid]", timeout=30_000)
+    assert page.locator("#result-title").inner_text() == "Under review"
+    text = page.locator("#result-text").inner_text()
+    assert "Under review:" in text and "faster than a person" in text and "Rank" not in text
+    page.goto("/")
+    assert page.locator('.challenge[data-game="klondike"] .mine').inner_text() == "Under review"
+    page.goto(f"/board/{days.today()}/klondike")
+    page.wait_for_selector("#board[data-ready=true]")
+    assert "robo" not in page.locator("#board").inner_text()
 
 
 def test_give_up_submits_a_lost_game(page: Any) -> None:
@@ -563,7 +607,6 @@ def test_league_invite_join_and_boards(page: Any, browser: Any, live_server: Any
     from django.utils import timezone
 
     from games import services as game_services
-    from games.models import Attempt
 
     logs = json.loads(WINNING_LOGS.read_text())
     seed, log = logs["klondike"]["seed"], logs["klondike"]["moves"]
@@ -624,10 +667,15 @@ def test_league_invite_join_and_boards(page: Any, browser: Any, live_server: Any
     users = get_user_model().objects
     for name, moves, seconds in (("ada", log, 254), ("bea", ["s", "s"], 71)):
         player = users.get(username=name)
-        attempt = game_services.attempt_start(player=player, challenge=klondike)
-        assert attempt.ranked
-        Attempt.objects.filter(pk=attempt.pk).update(started_at=timezone.now() - dt.timedelta(seconds=seconds))
-        game_services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=0, moves=moves)
+        # Ten moves at a time over ``seconds`` of the server's clock: a person's pace (games.pace).
+        with time_machine.travel(timezone.now() - dt.timedelta(seconds=seconds), tick=True) as clock:
+            attempt = game_services.attempt_start(player=player, challenge=klondike)
+            assert attempt.ranked
+            for begin in range(0, len(moves), 10):
+                clock.shift(dt.timedelta(seconds=(seconds - 1) / -(-len(moves) // 10)))
+                game_services.attempt_append_moves(
+                    attempt_id=attempt.pk, player=player, start=begin, moves=moves[begin : begin + 10]
+                )
         submission, _ = game_services.attempt_submit(attempt_id=attempt.pk, player=player)
         assert game_services.submission_validate(submission_id=submission.pk).status == "valid"
 

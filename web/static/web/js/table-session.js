@@ -109,7 +109,14 @@ export async function submit() {
   game.busy = true;
   try {
     let submission = await post(`attempts/${game.attempt.id}/submit`, {});
-    game.attempt.finished_at = game.attempt.finished_at || new Date().toISOString();
+    try {
+      // The ended attempt as the server stored it: its finish and play time are the result's.
+      const ended = await get(`attempts/${game.attempt.id}`);
+      game.attempt = { ...game.attempt, finished_at: ended.finished_at, elapsed_ms: ended.elapsed_ms };
+    } catch {
+      game.attempt.finished_at = game.attempt.finished_at || new Date().toISOString();
+      game.attempt.elapsed_ms = null;
+    }
     $("start").hidden = true; // the result panel offers the next practice
     render();
     showResult(submission, true);
@@ -142,11 +149,15 @@ export function showResult(submission, pending) {
     $("result-title").textContent = game.state.won ? "Won! Checking…" : "Submitted. Checking…";
     $("result-text").textContent = "The server is replaying your moves.";
   } else if (submission.status === "valid" && r) {
-    $("result-title").textContent = r.won ? "You won!" : "Game over";
+    $("result-title").textContent = r.review ? "Under review" : r.won ? "You won!" : "Game over";
     const board = cfg.over === "true" ? "the day's" : "today's";
-    const rank = r.rank
-      ? r.won ? `Rank #${r.rank} on ${board} board.` : `Rank #${r.rank} on ${board} board, below every won game.`
-      : r.ranked ? "Ranked." : "Practice: not ranked.";
+    const where = r.won ? "" : ", below every won game";
+    const rank = r.review
+      ? `Under review: ${r.review.reason} It goes on the boards once staff have checked it.`
+      : r.rank && r.on_board === false
+        ? `As a guest you would rank #${r.rank}${where}: sign up or log in to put this result on ${board} board.`
+        : r.rank ? `Rank #${r.rank} on ${board} board${where}.`
+          : r.ranked ? "Ranked." : "Practice: not ranked.";
     const time = r.ranked ? ` Time ${clockText(r.play_time_ms, true)}.` : "";
     $("result-text").textContent = `${r.won ? "Won" : "Not won"} with score ${r.score} in ${count(r.moves, "move")}` +
       ` (${count(r.foundation_cards, "card")} home).${time} ${rank}`;
@@ -157,6 +168,7 @@ export function showResult(submission, pending) {
       `The replay stopped at move ${(error.index ?? 0) + 1}: ${error.reason || "invalid log"}`);
   }
   panel.dataset.status = submission.status;
+  panel.dataset.review = r && r.review ? "held" : "";
   if (submission.status === "valid" && r && r.won && !pending) celebrate();
   if (submission.status === "valid" && r && r.ranked && !pending) showStreak();
   $("share-text").value = shareText(submission);

@@ -156,12 +156,13 @@ export function layoutColumns() {
 let clockBase = null; // performance.now() at the attempt's start, from the server's elapsed_ms
 let clockTimer = null;
 
+/** Minutes and seconds (and hundredths when precise), cut from the server's milliseconds, never rounded:
+ * the one way every page shows a play time (games.selectors.play_time_text on the server). */
 export function clockText(ms, precise = false) {
-  const total = Math.max(0, ms) / 1000;
-  const minutes = Math.floor(total / 60);
-  const seconds = total - minutes * 60;
-  const shown = precise ? seconds.toFixed(2) : String(Math.floor(seconds));
-  return `${minutes}:${shown.padStart(precise ? 5 : 2, "0")}`;
+  const centis = Math.floor(Math.max(0, Math.round(ms)) / 10);
+  const minutes = Math.floor(centis / 6000);
+  const seconds = String(Math.floor(centis / 100) % 60).padStart(2, "0");
+  return precise ? `${minutes}:${seconds}.${String(centis % 100).padStart(2, "0")}` : `${minutes}:${seconds}`;
 }
 
 function showClock() {
@@ -174,8 +175,8 @@ function showClock() {
   box.hidden = false;
   clearTimeout(clockTimer);
   if (attempt.finished_at) {
-    const ms = Date.parse(attempt.finished_at) - Date.parse(attempt.started_at);
-    $("clock").textContent = clockText(ms, true);
+    // The server's play time of the ended attempt: the result and the boards show this one.
+    $("clock").textContent = typeof attempt.elapsed_ms === "number" ? clockText(attempt.elapsed_ms, true) : "…";
     return;
   }
   const tick = () => {

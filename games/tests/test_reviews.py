@@ -1,0 +1,318 @@
+"""Review holds, guests off the public boards, origin flags and the one play time, as an attacker tries them.
+
+A bot's win (the whole line in one batch a tenth of a second after the start) is held: on no board,
+the player sees "under review" with the reason, staff clear it (then it ranks) or disqualify it (then
+it never does). A game played through the API at a person's pace is not held. A guest's win is on no
+public board until an account claims it. Accounts ranking on one challenge from one address or one
+browser are flagged, whatever X-Forwarded-For says. One game shows one play time everywhere.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import time_machine
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.utils import timezone
+
+from games import days, services
+from games.models import Attempt, Result, Review, Submission
+from games.selectors import play_time_text
+from games.tests.factories import make_challenge, make_user, token_for
+from games.tests.test_apis import Api
+
+pytestmark = pytest.mark.django_db
+
+LOGS = json.loads((Path(__file__).parent / "data" / "winning_logs.json").read_text())
+SEED, LOG = LOGS["klondike"]["seed"], LOGS["klondike"]["moves"]
+
+
+@pytest.fixture
+def on_commit(django_capture_on_commit_callbacks: Any) -> Any:
+    return django_capture_on_commit_callbacks
+
+
+def start(api: Api, **extra: Any) -> int:
+    response = api.client.post(f"/api/v1/daily/{days.today()}/klondike/attempts", **api.headers, **extra)
+    assert response.status_code == 201, response.content
+    return int(response.json()["id"])
+
+
+def submit(api: Api, attempt_id: int, on_commit: Any) -> dict[str, Any]:
+    with on_commit(execute=True):
+        response = api.post(f"attempts/{attempt_id}/submit")
+    assert response.status_code == 202, response.content
+    body = api.get(f"submissions/{response.json()['id']}").json()
+    assert body["status"] == "valid", body
+    return dict(body["result"])
+
+
+def bot_win(api: Api, on_commit: Any) -> tuple[int, dict[str, Any]]:
+    """The whole winning line in one batch at once, then submit: what probe 3 of issue 24 did."""
+    attempt_id = start(api)
+    response = api.post(f"attempts/{attempt_id}/moves", {"from": 0, "moves": LOG})
+    assert response.status_code == 200 and response.json()["state"]["won"], response.content
+    return attempt_id, submit(api, attempt_id, on_commit)
+
+
+def human_win(api: Api, on_commit: Any, *, seconds_per_batch: float = 0.7, per_batch: int = 1) -> dict[str, Any]:
+    """The same line, a batch at a time, at a person's pace by the server's (moved) clock."""
+    with time_machine.travel(timezone.now(), tick=False) as clock:
+        attempt_id = start(api)
+        for at in range(0, len(LOG), per_batch):
+            clock.shift(dt.timedelta(seconds=seconds_per_batch))
+            response = api.post(f"attempts/{attempt_id}/moves", {"from": at, "moves": LOG[at : at + per_batch]})
+            assert response.status_code == 200, response.content
+        clock.shift(dt.timedelta(seconds=0.5))
+        return submit(api, attempt_id, on_commit)
+
+
+def board(day: dt.date | None = None) -> list[dict[str, Any]]:
+    body = Api().get(f"leaderboards/{day or days.today()}/klondike").json()
+    return list(body["entries"])
+
+
+def staff_client() -> Client:
+    staff = get_user_model().objects.create_superuser("staff", password="not-a-common-pass-42")
+    client = Client(HTTP_HOST="localhost")
+    client.force_login(staff)
+    return client
+
+
+def admin_action(client: Client, action: str, review: Review) -> None:
+    response = client.post("/admin/games/review/", {"action": action, "_selected_action": [review.pk]})
+    assert response.status_code == 302, response.content
+
+
+# --- review holds -----------------------------------------------------------------------------------
+
+
+def test_a_tenth_of_a_second_win_is_held_until_staff_clear_it(on_commit: Any) -> None:
+    make_challenge(game="klondike", seed=SEED)
+    honest = Api(token_for(make_user("honest")))
+    human_win(honest, on_commit, seconds_per_batch=1.0)
+    bot = Api(token_for(make_user("bot")))
+    attempt_id, result = bot_win(bot, on_commit)
+
+    assert result["won"] is True and result["rank"] is None and result["on_board"] is False
+    assert result["review"]["status"] == "under review"
+    assert "faster than a person" in result["review"]["reason"]
+    assert "rank" not in result["share"]
+    assert [e["player"] for e in board()] == ["honest"]  # the bot's faster line is not above it
+    assert Api().get("players/bot").json()["recent"] == []
+    assert Api().get("players/bot").json()["played"] == 0
+    review = Review.objects.get(result__player__username="bot", kind=Review.Kind.PACE)
+    assert review.kind == Review.Kind.PACE and review.holds and review.status == Review.Status.OPEN
+    attempt = Attempt.objects.get(pk=attempt_id)
+    assert [n for _at, n in attempt.batches] == [len(LOG)]  # the receipt the judge read
+
+    staff = staff_client()
+    page = staff.get(f"/admin/games/review/{review.pk}/change/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "faster than a person" in text and LOG[0] in text and "player&#x27;s latest results" in text
+    assert staff.get("/admin/games/review/").status_code == 200
+
+    with on_commit(execute=True):
+        admin_action(staff, "clear", review)
+    review.refresh_from_db()
+    assert review.status == Review.Status.CLEARED and review.decided_by.username == "staff"
+    assert review.decided_at is not None
+    assert [e["player"] for e in board()] == ["bot", "honest"]  # cleared: it ranks as it played
+    submission = Submission.objects.get(attempt_id=attempt_id)
+    shown = bot.get(f"submissions/{submission.pk}").json()["result"]
+    assert shown["review"] is None and shown["rank"] == 1 and shown["on_board"] is True
+
+
+def test_a_disqualified_held_win_never_reaches_a_board(on_commit: Any) -> None:
+    make_challenge(game="klondike", seed=SEED)
+    bot = Api(token_for(make_user("bot")))
+    _attempt_id, _result = bot_win(bot, on_commit)
+    review = Review.objects.get()
+    staff = staff_client()
+    with on_commit(execute=True):
+        admin_action(staff, "disqualify", review)
+    review.refresh_from_db()
+    result = Result.objects.get()
+    assert review.status == Review.Status.DISQUALIFIED and review.decided_by.username == "staff"
+    assert result.disqualified
+    assert board() == []
+    with on_commit(execute=True):
+        admin_action(staff, "clear", review)  # clearing does not undo a disqualification
+    result.refresh_from_db()
+    assert result.disqualified and board() == []
+    shown = bot.get(f"submissions/{Submission.objects.get().pk}").json()["result"]
+    assert shown["disqualified"] is True and shown["rank"] is None
+
+
+def test_a_human_paced_api_game_is_not_held(on_commit: Any) -> None:
+    make_challenge(game="klondike", seed=SEED)
+    api = Api(token_for(make_user("ada")))
+    result = human_win(api, on_commit, seconds_per_batch=0.7)
+    assert result["review"] is None and result["rank"] == 1 and result["on_board"] is True
+    assert not Review.objects.exists()
+    assert [e["player"] for e in board()] == ["ada"]
+
+
+def test_a_client_sending_a_few_moves_per_request_at_a_persons_pace_is_not_held(on_commit: Any) -> None:
+    make_challenge(game="klondike", seed=SEED)
+    api = Api(token_for(make_user("ada")))
+    result = human_win(api, on_commit, seconds_per_batch=4.0, per_batch=10)  # 2.5 moves a second
+    assert result["review"] is None and result["rank"] == 1
+
+
+def test_one_request_per_move_without_pause_is_held(on_commit: Any) -> None:
+    make_challenge(game="klondike", seed=SEED)
+    api = Api(token_for(make_user("bot")))
+    result = human_win(api, on_commit, seconds_per_batch=0.02)
+    assert result["review"] is not None and board() == []
+
+
+def test_home_page_says_under_review(on_commit: Any) -> None:
+    make_challenge(game="klondike", seed=SEED)
+    user = make_user("bot")
+    bot_win(Api(token_for(user)), on_commit)
+    client = Client(HTTP_HOST="localhost")
+    client.force_login(user)
+    assert "Under review" in client.get("/").content.decode()
+
+
+# --- guests -------------------------------------------------------------------------------------------
+
+
+def test_a_guest_win_is_on_no_public_board_until_an_account_claims_it(on_commit: Any) -> None:
+    make_challenge(game="klondike", seed=SEED)
+    guest = services.guest_create()
+    as_guest = Api(token_for(guest))
+    result = human_win(as_guest, on_commit)
+    assert result["won"] and result["review"] is None
+    assert result["on_board"] is False and result["rank"] == 1  # the rank it would have
+    assert "rank" not in result["share"]
+    assert board() == []
+    assert Api().get(f"players/{guest.get_username()}").json()["recent"][0]["rank"] is None
+
+    account = make_user("vic")
+    with on_commit(execute=True):
+        services.guest_claim(guest=guest, account=account)
+    assert [e["player"] for e in board()] == ["vic"]
+    mine = Api(token_for(account)).get(f"submissions/{Submission.objects.get().pk}").json()["result"]
+    assert mine["on_board"] is True and mine["rank"] == 1
+
+
+# --- origin flags -------------------------------------------------------------------------------------
+
+
+def test_two_accounts_from_one_address_are_flagged_whatever_x_forwarded_for_says(on_commit: Any) -> None:
+    make_challenge(game="klondike", seed=SEED)
+    scout, runner = (Api(token_for(make_user(name))) for name in ("scout", "runner"))
+    scout_attempt = start(scout, REMOTE_ADDR="203.0.113.7", HTTP_X_FORWARDED_FOR="198.51.100.1")
+    scout.post(f"attempts/{scout_attempt}/moves", {"from": 0, "moves": ["s"] * 24})
+    runner_attempt = start(runner, REMOTE_ADDR="203.0.113.7", HTTP_X_FORWARDED_FOR="198.51.100.2")
+    submit(scout, scout_attempt, on_commit)
+    submit(runner, runner_attempt, on_commit)
+    flags = Review.objects.filter(kind=Review.Kind.ADDRESS).select_related("result__player")
+    assert {f.result.player.username: f.others for f in flags} == {"scout": ["runner"], "runner": ["scout"]}
+    assert all(not f.holds for f in flags) and len(board()) == 2  # a signal, not a ban
+    origins = set(Attempt.objects.values_list("origin", flat=True))
+    assert len(origins) == 1 and "203.0.113.7" not in origins.pop()  # a keyed hash, not the address
+
+
+def test_two_accounts_from_one_browser_are_flagged(on_commit: Any) -> None:
+    make_challenge(game="klondike", seed=SEED)
+    one, two, other = (Api(token_for(make_user(name))) for name in ("one", "two", "other"))
+    cookie = "dp_browser"
+    one.client.cookies[cookie] = two.client.cookies[cookie] = "same-browser-token"
+    other.client.cookies[cookie] = "another-browser"
+    started = [(api, start(api, REMOTE_ADDR=address)) for api, address in
+               ((one, "192.0.2.1"), (two, "192.0.2.2"), (other, "192.0.2.3"))]
+    for api, attempt_id in started:
+        submit(api, attempt_id, on_commit)
+    flags = Review.objects.select_related("result__player")
+    assert {(f.kind, f.result.player.username, tuple(f.others)) for f in flags} == {
+        (Review.Kind.BROWSER, "two", ("one",)), (Review.Kind.BROWSER, "one", ("two",))
+    }
+
+
+def test_the_table_page_gives_the_browser_a_lasting_cookie() -> None:
+    make_challenge(game="klondike", seed=SEED)
+    client = Client(HTTP_HOST="localhost")
+    response = client.get(f"/play/{days.today()}/klondike")
+    morsel = response.cookies["dp_browser"]
+    assert len(morsel.value) >= 20 and morsel["httponly"] and int(morsel["max-age"]) > 365 * 24 * 3600
+    assert "dp_browser" not in client.get(f"/play/{days.today()}/klondike").cookies  # kept, not replaced
+
+
+# --- one play time ------------------------------------------------------------------------------------
+
+
+def test_one_play_time_for_the_attempt_the_result_the_board_and_the_share_text(on_commit: Any) -> None:
+    make_challenge(game="klondike", seed=SEED)
+    api = Api(token_for(make_user("ada")))
+    with time_machine.travel(dt.datetime(2026, 12, 2, 12, 0, 0, 123456, tzinfo=dt.UTC), tick=False) as clock:
+        attempt_id = start(api)
+        for at in range(0, len(LOG), 10):
+            clock.shift(dt.timedelta(seconds=6))
+            api.post(f"attempts/{attempt_id}/moves", {"from": at, "moves": LOG[at : at + 10]})
+        clock.shift(dt.timedelta(milliseconds=7_725.9))  # lands between hundredths
+        result = submit(api, attempt_id, on_commit)
+        attempt = api.get(f"attempts/{attempt_id}").json()
+        entry = Api().get(f"leaderboards/{days.today()}/klondike").json()["entries"][0]
+    ms = 15 * 6_000 + 7_720
+    assert attempt["elapsed_ms"] == result["play_time_ms"] == entry["play_time_ms"] == ms
+    assert entry["time"] == ms / 1000
+    assert play_time_text(ms) == "1:37.72" and "1:37.72" in result["share"]
+
+
+def test_play_time_text_cuts_and_never_rounds() -> None:
+    assert play_time_text(0) == "0:00.00"
+    assert play_time_text(87_729) == "1:27.72"
+    assert play_time_text(59_999) == "0:59.99"
+    assert play_time_text(3_600_000) == "60:00.00"
+    attempt = Attempt(started_at=dt.datetime(2026, 1, 1, tzinfo=dt.UTC))
+    assert attempt.play_time_ms(dt.datetime(2026, 1, 1, 0, 1, 27, 729_999, tzinfo=dt.UTC)) == 87_720
+
+
+def test_a_revalidation_keeps_staffs_decision(on_commit: Any) -> None:
+    make_challenge(game="klondike", seed=SEED)
+    bot = Api(token_for(make_user("bot")))
+    attempt_id, _result = bot_win(bot, on_commit)
+    staff = staff_client()
+    with on_commit(execute=True):
+        admin_action(staff, "clear", Review.objects.get())
+    submission = Submission.objects.get(attempt_id=attempt_id)
+    with on_commit(execute=True):
+        response = staff.post("/admin/games/submission/", {"action": "revalidate", "_selected_action": [submission.pk]})
+    assert response.status_code == 302
+    review = Review.objects.get()  # the new result's, judged again, with the decision carried over
+    assert review.status == Review.Status.CLEARED and review.decided_by.username == "staff"
+    assert not Result.objects.get().held and [e["player"] for e in board()] == ["bot"]
+
+
+def test_behind_a_proxy_a_rotated_x_forwarded_for_prefix_does_not_escape_the_flag(
+    on_commit: Any, settings: Any
+) -> None:
+    settings.NUM_PROXIES = 1  # our proxy appends the client's address: only that last entry is believed
+    make_challenge(game="klondike", seed=SEED)
+    one, two = (Api(token_for(make_user(name))) for name in ("one", "two"))
+    first = start(one, HTTP_X_FORWARDED_FOR="10.0.0.1, 203.0.113.9")
+    second = start(two, HTTP_X_FORWARDED_FOR="10.9.9.9, 198.51.100.77, 203.0.113.9")
+    submit(one, first, on_commit)
+    submit(two, second, on_commit)
+    assert Review.objects.filter(kind=Review.Kind.ADDRESS).count() == 2
+    third = Api(token_for(make_user("three")))
+    submit(third, start(third, HTTP_X_FORWARDED_FOR="203.0.113.10"), on_commit)  # another client: not flagged
+    assert not Review.objects.filter(result__player__username="three").exists()
+
+
+@pytest.mark.parametrize("value", ["x" * 4000, "\u00e9t\u00e9\u00ff", "a;b=c", ""])
+def test_any_browser_cookie_is_taken_and_never_stored_as_sent(value: str) -> None:
+    make_challenge(game="klondike", seed=SEED)
+    api = Api(token_for(make_user()))
+    api.client.cookies["dp_browser"] = value
+    attempt = Attempt.objects.get(pk=start(api))
+    assert len(attempt.browser) in (0, 32) and (value == "" or value not in attempt.browser)
