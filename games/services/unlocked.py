@@ -21,9 +21,11 @@ from games.services.positions import AttemptFacts, position_cached, position_rem
 # attempt is this player's, it is the attempt the cached position was computed for (its id, challenge
 # and start), it is open, and its log is exactly the cached position's. Each failed condition is a
 # case the locked path decides instead (another player's attempt, another attempt under this id, an
-# ended attempt, a batch of another tab or a retry that got there first).
+# ended attempt, a batch of another tab or a retry that got there first). A batch whose undo takes back a
+# disclosing move (SPEC section 7) marks the attempt assisted in the same statement: the mark is stored
+# with the undo, or neither is.
 _APPEND_AT_LENGTH = """
-    UPDATE games_attempt SET moves = moves || %s::jsonb
+    UPDATE games_attempt SET moves = moves || %s::jsonb, assisted = assisted OR %s
     WHERE id = %s AND player_id = %s AND challenge_id = %s AND started_at = %s
       AND finished_at IS NULL AND jsonb_array_length(moves) = %s
     RETURNING assisted
@@ -63,7 +65,7 @@ def append_at_position(
     with connection.cursor() as cursor:
         cursor.execute(
             _APPEND_AT_LENGTH,
-            [json.dumps(moves), attempt_id, player.pk, facts.challenge_id, facts.started_at, start],
+            [json.dumps(moves), state.assisted, attempt_id, player.pk, facts.challenge_id, facts.started_at, start],
         )
         row = cursor.fetchone()
     if row is None:
