@@ -2,9 +2,12 @@
 
 The ranking of a board: won first, then higher score, then fewer moves, then
 shorter play time, then earlier finish (then the lower result id, so that the
-order is total). A board holds the ranked results of valid submissions that
-are not disqualified; assisted ones stay on it, marked, except on the *clean*
-board (``clean=True``) which ranks only the unassisted ones.
+order is total). Each day has two boards (SPEC section 7), over the ranked
+results of valid submissions that are not disqualified: the day's board
+(``clean=True``, the API's default ``board=day``) ranks only the unassisted
+ones; the other (``clean=False``, ``board=all``) ranks them all, the assisted
+ones marked. A result's own rank (:func:`result_rank`) is on the day's board
+when it is unassisted, on the other one when it is assisted.
 
 PostgreSQL is the source of truth and ranks with ``ROW_NUMBER() OVER (...)``.
 When REDIS_URL is set, pages and ranks are read from the Redis mirror
@@ -505,12 +508,15 @@ def player_recent_results(*, player: AbstractBaseUser | int, limit: int = RECENT
         .order_by("-challenge__date", "-finished_at", "-id")[:limit]
     )
     ranks: dict[int, int] = {}
-    if recent:
+    for assisted in (False, True):  # each result's rank on its own board (result_rank)
+        mine = [r.pk for r in recent if r.assisted is assisted]
+        if not mine:
+            continue
         boards = counted_results().filter(challenge_id__in={r.challenge_id for r in recent})
-        placeholders = ", ".join(["%s"] * len(recent))
-        ranks = dict(
-            _ranks(boards, where=f'board."id" IN ({placeholders})', params=[r.pk for r in recent], partition=True)
-        )
+        if not assisted:
+            boards = boards.filter(assisted=False)
+        placeholders = ", ".join(["%s"] * len(mine))
+        ranks.update(_ranks(boards, where=f'board."id" IN ({placeholders})', params=mine, partition=True))
     return [
         RecentResult(
             date=r.challenge.date,
@@ -587,7 +593,7 @@ def player_day_status(*, player: AbstractBaseUser | int, challenges: list[Challe
         result = results.get(challenge.pk)
         attempt = ranked.get(challenge.pk)
         if result is not None:
-            rank = leaderboard_rank(challenge=challenge, player=player_id)
+            rank = leaderboard_rank(challenge=challenge, player=player_id, clean=not result.assisted)
             statuses[challenge.pk] = DayStatus("won" if result.won else "lost", result, rank)
         elif attempt is not None and attempt.finished_at is None:
             statuses[challenge.pk] = DayStatus("playing")
@@ -599,10 +605,16 @@ def player_day_status(*, player: AbstractBaseUser | int, challenges: list[Challe
 
 
 def result_rank(result: Result) -> int | None:
-    """The rank of a result on its board: only a ranked result that counts has one."""
+    """The rank of a result on its board: only a ranked result that counts has one. An unassisted result
+    ranks on the day's board, an assisted one on the board of all results (the only one it is on)."""
     if not result.ranked or result.disqualified:
         return None
-    return leaderboard_rank(challenge=result.challenge, player=result.player_id)
+    return leaderboard_rank(challenge=result.challenge, player=result.player_id, clean=not result.assisted)
+
+
+def result_board(result: Result) -> str:
+    """The board :func:`result_rank` is on: ``day``, or ``all`` for an assisted result."""
+    return "all" if result.assisted else "day"
 
 
 def submission_result(submission: Submission) -> dict[str, object] | None:
@@ -623,5 +635,6 @@ def submission_result(submission: Submission) -> dict[str, object] | None:
         "assisted": result.assisted,
         "disqualified": result.disqualified,
         "rank": rank,
+        "board": result_board(result),
         "share": result_share_text(result, rank),
     }
