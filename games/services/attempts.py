@@ -107,7 +107,7 @@ def play_tail(attempt: Attempt, tail: list[str]) -> tuple[State, list[str], Repl
     return state, legal, error
 
 
-def attempt_mark_assisted(attempt: Attempt, state: State) -> None:
+def attempt_mark_assisted(*, attempt: Attempt, state: State) -> None:
     """Mark a locked attempt assisted, for good, when its stored log's position says an undo took back a
     move that disclosed a card (SPEC section 7). Called whenever the locked path has the position, so a
     mark is never missing, whichever path stored the undo."""
@@ -205,7 +205,7 @@ def _attempt_close(attempt: Attempt, *, tail: list[str]) -> Submission:
     if tail:
         state, legal, _error = play_tail(attempt, tail)
         attempt.moves = log + legal
-        attempt_mark_assisted(attempt, state)
+        attempt_mark_assisted(attempt=attempt, state=state)
     now = timezone.now()
     attempt.finished_at = min(now, days.next_day_starts_at(attempt.challenge.date)) if attempt.ranked else now
     attempt.save(update_fields=["moves", "finished_at"])

@@ -58,7 +58,7 @@ def attempt_append_moves(*, attempt_id: int, player: AbstractBaseUser, start: in
         state, legal, error = play_tail(attempt, tail)
         if legal:
             _append_to_log(attempt, legal)
-        attempt_mark_assisted(attempt, state)
+        attempt_mark_assisted(attempt=attempt, state=state)
         facts, length = AttemptFacts.of(attempt), len(attempt.moves)
         if legal:
             transaction.on_commit(lambda: position_remember(facts, state, length))

@@ -122,6 +122,9 @@ def test_an_illegal_undo_stores_and_marks_nothing(on_commit: Any) -> None:
     assert error["details"]["state"]["undo_assists"] is True  # the stored draw: an undo would mark
     stored = Attempt.objects.get(pk=attempt["id"])
     assert stored.moves == ["s"] and stored.assisted is False
+    stranger = Api(token_for(make_user()))  # someone else's attempt: not found, and not marked
+    assert_error(send(stranger, attempt["id"], 1, ["u"]), 404)
+    assert_error(stranger.post(f"attempts/{attempt['id']}/submit", {"from": 1, "moves": ["u"]}), 404)
     for bad in ({"from": 1, "moves": "u"}, {"from": 1, "moves": [["u"]]}, {"from": "1", "moves": ["u"]},
                 {"from": 1, "moves": ["U"]}, {"from": -1, "moves": ["u"]}):
         response = api.post(f"attempts/{attempt['id']}/moves", bad)
