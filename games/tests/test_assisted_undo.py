@@ -9,19 +9,21 @@ that turned nothing up) stay plain undos.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
+import time_machine
 from django.core.cache import cache
 from django.db import connection, connections
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from engine import replay
-from games import days
+from games import days, services
 from games.models import Attempt, Challenge, Result, Submission
 from games.services import positions
 from games.tests.factories import make_challenge, make_user, token_for
@@ -199,6 +201,30 @@ def test_the_unlocked_path_stores_the_undo_and_its_mark_in_one_statement(on_comm
     assert [q["sql"].split()[0].upper() for q in capture.captured_queries] == ["UPDATE"]
     assert "assisted = assisted OR" in capture.captured_queries[0]["sql"]
     assert body["assisted"] is True and Attempt.objects.get(pk=attempt["id"]).assisted is True
+
+
+def test_a_peeking_attempt_left_open_past_midnight_is_closed_assisted(on_commit: Any) -> None:
+    """After the day the attempt takes no undo (409 day_over, nothing marked or stored), and the sweep
+    closes it as it stood: its stored peek still makes the result assisted."""
+    evening, after = dt.datetime(2026, 11, 30, 23, 59, tzinfo=dt.UTC), dt.datetime(2026, 12, 1, 0, 1, tzinfo=dt.UTC)
+    with time_machine.travel(evening, tick=False):
+        make_challenge(game="josephine", seed=1, day=evening.date())
+        api = Api(token_for(make_user()))
+        attempt = api.post(f"daily/{evening.date()}/josephine/attempts").json()
+        with on_commit(execute=True):
+            assert send(api, attempt["id"], 0, ["s", "s", "u"]).json()["assisted"] is True
+        other = Api(token_for(make_user()))
+        clean = other.post(f"daily/{evening.date()}/josephine/attempts").json()
+        with on_commit(execute=True):
+            assert send(other, clean["id"], 0, ["s"]).json()["state"]["undo_assists"] is True
+    with time_machine.travel(after, tick=False):
+        assert_error(send(other, clean["id"], 1, ["u"]), 409, "day_over")
+        assert Attempt.objects.get(pk=clean["id"]).assisted is False
+        with on_commit(execute=True):
+            assert services.attempts_close_expired() == 2
+    results = {r.player_id: r.assisted for r in Result.objects.all()}
+    assert sorted(results.values()) == [False, True]
+    assert results[Attempt.objects.get(pk=attempt["id"]).player_id] is True
 
 
 # --- two batches at once (PostgreSQL) ----------------------------------------------------------------
