@@ -13,6 +13,9 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='attempt',
             name='assisted',
-            field=models.BooleanField(default=False, help_text='A hint was used, or an undo took back a move that showed a hidden card (for good).'),
+            field=models.BooleanField(
+                default=False,
+                help_text='A hint was used, or an undo took back a move that showed a hidden card (for good).',
+            ),
         ),
     ]
