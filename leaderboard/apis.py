@@ -40,6 +40,7 @@ from leaderboard.serializers import (
     MAX_LIMIT,
     MAX_OFFSET,
     EntrySerializer,
+    QueryInput,
     entry_data,
 )
 
@@ -52,7 +53,7 @@ class LeaderboardApi(APIView):
 
     permission_classes = [AllowAny]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(QueryInput):
         limit = serializers.IntegerField(min_value=1, max_value=MAX_LIMIT, default=DEFAULT_LIMIT, required=False)
         offset = serializers.IntegerField(min_value=0, max_value=MAX_OFFSET, default=0, required=False)
         around = serializers.ChoiceField(choices=["me"], required=False, help_text="`me`: the caller's neighbourhood.")

@@ -50,7 +50,19 @@ def entry_data(entry: Any) -> dict[str, Any]:
     }
 
 
-class PageInput(serializers.Serializer):
+class QueryInput(serializers.Serializer):
+    """A query's parameters: one given empty (``?offset=``) is refused, not read as its default."""
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        if hasattr(data, "getlist"):
+            blank = {name: ["This parameter is empty: give a value, or leave it out for the default."]
+                     for name in self.fields if "" in data.getlist(name)}
+            if blank:
+                raise serializers.ValidationError(blank)
+        return super().to_internal_value(data)
+
+
+class PageInput(QueryInput):
     limit = serializers.IntegerField(min_value=1, max_value=MAX_LIMIT, default=DEFAULT_LIMIT, required=False)
     offset = serializers.IntegerField(min_value=0, max_value=MAX_OFFSET, default=0, required=False)
 

@@ -77,6 +77,9 @@ def test_defaults_and_limits(board: dict[str, Any]) -> None:
     assert_error(Client().get(board["url"], {"offset": -1}), 400, "invalid")
     assert_error(Client().get(board["url"], {"limit": "many"}), 400, "invalid")
     assert_error(Client().get(board["url"], {"around": "you"}), 400, "invalid")
+    for empty in ("offset", "limit", "board"):  # empty is not "the default": a 400 that says so
+        error = assert_error(Client().get(f"{board['url']}?{empty}="), 400, "invalid")
+        assert empty in error["message"] and "empty" in error["message"]
     for bad in ("clean", "ALL", "all,day", "1", "dayx"):
         error = assert_error(Client().get(board["url"], {"board": bad}), 400, "invalid")
         assert "board" in error["message"]

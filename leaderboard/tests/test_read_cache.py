@@ -199,8 +199,8 @@ def test_a_remembered_challenge_loads_its_other_fields_on_access(board: dict[str
         "board=day&board=all",
         "limit=7&limit=9",
         "limit=1&offset=0&board=day",
-        "limit=",  # these the serializer reads as it likes (a default, 1, an Arabic-Indic 3):
-        "limit=1.0",  # the remembered reading is its reading, whatever it is
+        "limit=1.0",  # these the serializer reads as it likes (1, an Arabic-Indic 3):
+        # the remembered reading is its reading, whatever it is
         "limit=%D9%A3",
         "around=me",
         "other=1",
@@ -227,6 +227,9 @@ def test_a_remembered_query_is_the_serializers_reading(query: str, monkeypatch: 
         "offset=-1",
         "offset=1234567890",
         "board=maybe",
+        "limit=",  # an empty parameter is refused, not read as the default
+        "offset=&limit=5",
+        "board=",
         "board=%C4%B0",
         "board=ALL",
         "around=you",

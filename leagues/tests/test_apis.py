@@ -331,6 +331,8 @@ def test_daily_board(world: dict[str, Any]) -> None:
         (2, "olga", 500, False),
     ]
     assert_error(call(world["olga"], "get", today_board_path(world["id"]), board="clean"), 400, "invalid")
+    for empty in ("offset", "limit", "board"):
+        assert_error(call(world["olga"], "get", today_board_path(world["id"]), **{empty: ""}), 400, "invalid")
     assert set(body["entries"][1]) == {
         "rank",
         "player",
