@@ -35,6 +35,16 @@ class Replay:
     def ok(self) -> bool:
         return self.error is None
 
+    @property
+    def assisted(self) -> bool:
+        """Did the legal prefix undo a move that disclosed a card for the first time (SPEC section 7)?"""
+        return self.state.assisted_at is not None
+
+    @property
+    def assisted_at(self) -> int | None:
+        """The index of that first undo in the log, or None."""
+        return self.state.assisted_at
+
     def to_json(self) -> dict[str, object]:
         """The command line's and the API's shape: a result, or ``{"error": {...}}``."""
         if self.error is not None:

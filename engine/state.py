@@ -24,6 +24,10 @@ FROM_FOUNDATION = -15
 UNDO_PENALTY = -10
 WIN_BONUS_BASE = 700
 
+# The last field of an undo record: bit flags.
+TURNED_UP = 1  # a Klondike face-down card turned up after the move
+DISCLOSED = 2  # the move showed a card for the first time in the game (SPEC section 7)
+
 
 def _build_table(build: Build) -> tuple[bool, ...]:
     """``table[top * 52 + card]``: may ``card`` go onto ``top`` in a column."""
@@ -47,7 +51,9 @@ class State:
 
     __slots__ = (
         "_builds",
+        "_stock_size",
         "_total",
+        "assisted_at",
         "deal",
         "down",
         "found",
@@ -57,6 +63,8 @@ class State:
         "passes_left",
         "rules",
         "score",
+        "seen_down",
+        "seen_stock",
         "stock",
         "tab",
         "waste",
@@ -77,8 +85,19 @@ class State:
         self.on_foundations = sum((top >> 2) + 1 for top in deal.foundations if top >= 0)
         self.passes_left = -1 if rules.passes is None else rules.passes - 1  # redeals left; -1: unlimited
         self.won = False
-        # One record per move still on the stack: (kind, src, dst, n, score_before, flipped).
+        # One record per move still on the stack: (kind, src, dst, n, score_before, flags), flags of
+        # TURNED_UP and DISCLOSED.
         self.history: list[tuple[int, int, int, int, int, int]] = []
+        # What the game has disclosed so far (SPEC section 7), which undo never takes back: the most
+        # cards ever drawn out of the stock at once (the stock is always the deal's stock less a prefix
+        # drawn, until the first redeal, which needs every card drawn), and per column the fewest
+        # face-down cards ever (a face-down card never moves, so the deepest turned up is the limit).
+        self.seen_stock = 0
+        self.seen_down: list[int] = list(deal.face_down)
+        # The index of the first undo that took back a move which disclosed a card: from then on the
+        # game is assisted (SPEC section 7). None while there is none.
+        self.assisted_at: int | None = None
+        self._stock_size = len(deal.stock)
         self._builds = _BUILD_TABLES[rules.build]
         self._total = rules.cards
 
@@ -99,12 +118,25 @@ class State:
             raise IllegalMoveError(str(move), "the game is already won: no move follows the winning one")
         kind, src, dst, n = move
         if kind == UNDO:
+            disclosed = bool(self.history) and bool(self.history[-1][5] & DISCLOSED)
             self._undo()
+            if disclosed and self.assisted_at is None:
+                self.assisted_at = self.moves
             self.moves += 1
             return
         score = self.score
-        n, flipped = _APPLY[kind](self, move, src, dst, n)
-        self.history.append((kind, src, dst, n, score, flipped))
+        n, flags = _APPLY[kind](self, move, src, dst, n)
+        if kind == DRAW:
+            out = self._stock_size - len(self.stock)
+            if out > self.seen_stock:
+                self.seen_stock = out
+                flags |= DISCLOSED
+        elif flags:
+            down = self.down[src]
+            if down < self.seen_down[src]:
+                self.seen_down[src] = down
+                flags |= DISCLOSED
+        self.history.append((kind, src, dst, n, score, flags))
         self.moves += 1
         if self.on_foundations == self._total and kind in (T2F, W2F):
             self.won = True
@@ -217,7 +249,7 @@ class State:
         if down and len(self.tab[src]) == down:
             self.down[src] = down - 1
             self.score += TURN_UP
-            return 1
+            return TURNED_UP
         return 0
 
     def _check_column_takes(self, move: Move, to: list[int], card: int) -> None:
@@ -235,7 +267,8 @@ class State:
         history = self.history
         if not history:
             raise IllegalMoveError("u", "nothing to undo")
-        kind, src, dst, n, score, flipped = history.pop()
+        kind, src, dst, n, score, flags = history.pop()
+        flipped = flags & TURNED_UP
         if kind == DRAW:
             stock = self.stock
             waste = self.waste
@@ -351,6 +384,16 @@ class State:
     def can_undo(self) -> bool:
         return bool(self.history) and not self.won
 
+    @property
+    def assisted(self) -> bool:
+        """Has an undo taken back a move that disclosed a card (SPEC section 7)?"""
+        return self.assisted_at is not None
+
+    def undo_would_assist(self) -> bool:
+        """Would ``u`` now take back a move that disclosed a card for the first time, marking the game
+        assisted? (False once it is assisted: nothing more to mark.)"""
+        return self.assisted_at is None and self.can_undo() and bool(self.history[-1][5] & DISCLOSED)
+
     def legal_moves(self) -> Iterator[Move]:
         """Every legal move but ``u``, in a fixed order: to foundations, to columns, stock."""
         if self.won:
@@ -413,7 +456,7 @@ class State:
 
     # -- snapshots -------------------------------------------------------------------------------
 
-    SNAPSHOT_VERSION = 1
+    SNAPSHOT_VERSION = 2
 
     def snapshot(self) -> tuple[object, ...]:
         """The position and its undo stack as plain data (ints, lists, tuples), e.g. for a cache.
@@ -424,13 +467,15 @@ class State:
             self.SNAPSHOT_VERSION, self.rules.game, self.deal.seed,
             [list(col) for col in self.tab], list(self.down), list(self.stock), list(self.waste), list(self.found),
             self.score, self.moves, self.on_foundations, self.passes_left, self.won, [tuple(r) for r in self.history],
+            self.seen_stock, list(self.seen_down), self.assisted_at,
         )
 
     @classmethod
     def restore(cls, deal: Deal, snapshot: tuple[object, ...]) -> State:
         """The state a ``snapshot()`` of a game of ``deal`` describes; ``ValueError`` if it is not one."""
         try:
-            version, game, seed, tab, down, stock, waste, found, score, moves, home, passes, won, history = snapshot
+            (version, game, seed, tab, down, stock, waste, found, score, moves, home, passes, won, history,
+             seen_stock, seen_down, assisted_at) = snapshot
         except (TypeError, ValueError):
             raise ValueError("not a state snapshot") from None
         if version != cls.SNAPSHOT_VERSION or game != deal.rules.game or seed != deal.seed:
@@ -444,6 +489,9 @@ class State:
         state.score, state.moves, state.on_foundations = int(score), int(moves), int(home)  # type: ignore[call-overload]
         state.passes_left, state.won = int(passes), bool(won)  # type: ignore[call-overload]
         state.history = [tuple(r) for r in history]  # type: ignore[attr-defined]
+        state.seen_stock = int(seen_stock)  # type: ignore[call-overload]
+        state.seen_down = list(seen_down)  # type: ignore[call-overload]
+        state.assisted_at = None if assisted_at is None else int(assisted_at)  # type: ignore[call-overload]
         return state
 
     @property

@@ -34,6 +34,9 @@ def visible(state: State) -> dict[str, object]:
         "foundation_cards": state.on_foundations,
         "won": state.won,
         "can_undo": state.can_undo(),
+        # Would an undo now take back a move that showed a card for the first time (SPEC section 7)? The
+        # table asks before such an undo of a ranked attempt: it marks the attempt assisted.
+        "undo_assists": state.undo_would_assist(),
     }
 
 

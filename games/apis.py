@@ -63,6 +63,10 @@ class StateOutput(serializers.Serializer):
     foundation_cards = serializers.IntegerField()
     won = serializers.BooleanField()
     can_undo = serializers.BooleanField()
+    undo_assists = serializers.BooleanField(
+        help_text="An undo now would take back a move that showed a hidden card for the first time: it marks "
+        "a ranked attempt assisted for good (SPEC section 7)."
+    )
 
 
 class ChallengeOutput(serializers.Serializer):

@@ -149,7 +149,9 @@ class Attempt(models.Model):
     challenge = models.ForeignKey(Challenge, on_delete=models.CASCADE, related_name="attempts")
     ranked = models.BooleanField()
     moves = models.JSONField(default=list, blank=True)
-    assisted = models.BooleanField(default=False, help_text="A hint was used.")
+    assisted = models.BooleanField(
+        default=False, help_text="A hint was used, or an undo took back a move that showed a hidden card (for good)."
+    )
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     # The server's receipt of each stored batch, for judging the pace of play (games.pace):

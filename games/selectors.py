@@ -74,6 +74,8 @@ class ChallengeCounts:
 # What counts as a result, everywhere (home page, boards, statistics, leagues, admin): ranked, of a
 # valid submission, not disqualified. COUNTED is the same condition from a challenge's side.
 # Not held for review either (games.services.reviews): a held result counts once staff clear it.
+# Assisted results count (statistics, the board of all results); the day's boards rank only the
+# unassisted ones (``counted_results().filter(assisted=False)``: SPEC section 7).
 COUNTED = Q(results__ranked=True, results__disqualified=False, results__submission__status="valid") & Q(
     results__held=False
 )
@@ -182,8 +184,8 @@ def result_share_text(result: Result, rank: int | None) -> str:
     if GAMES[challenge.game].passes != 1:
         parts.append(f"{result.redeals} redeal{'s' if result.redeals != 1 else ''}")
     if rank is not None:
-        parts.append(f"rank {rank}")
-    if result.assisted:
-        parts.append("with hints")
+        parts.append(f"rank {rank} of all, assisted" if result.assisted else f"rank {rank}")
+    elif result.assisted:
+        parts.append("assisted")
     lines.append(" | ".join(parts))
     return "\n".join(lines)

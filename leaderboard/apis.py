@@ -32,7 +32,17 @@ from leaderboard.selectors import (
     player_profile,
     submission_result,
 )
-from leaderboard.serializers import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, EntrySerializer, entry_data
+from leaderboard.serializers import (
+    ALL_BOARD,
+    BOARDS,
+    DAY_BOARD,
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
+    MAX_OFFSET,
+    EntrySerializer,
+    QueryInput,
+    entry_data,
+)
 
 AROUND_RADIUS = 5
 USERNAME_MAX_LENGTH = 150
@@ -43,11 +53,15 @@ class LeaderboardApi(APIView):
 
     permission_classes = [AllowAny]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(QueryInput):
         limit = serializers.IntegerField(min_value=1, max_value=MAX_LIMIT, default=DEFAULT_LIMIT, required=False)
         offset = serializers.IntegerField(min_value=0, max_value=MAX_OFFSET, default=0, required=False)
         around = serializers.ChoiceField(choices=["me"], required=False, help_text="`me`: the caller's neighbourhood.")
-        clean = serializers.BooleanField(default=False, required=False, help_text="Rank only unassisted results.")
+        board = serializers.ChoiceField(
+            choices=BOARDS, default=DAY_BOARD, required=False,
+            help_text="`day` (the default): the day's board, unassisted ranked results only. `all`: every ranked "
+            "result, the assisted ones marked (SPEC section 7).",
+        )
 
     @extend_schema_serializer(component_name="Leaderboard")
     class OutputSerializer(serializers.Serializer):
@@ -58,7 +72,7 @@ class LeaderboardApi(APIView):
 
         date = serializers.DateField()
         game = game_field()
-        clean = serializers.BooleanField()
+        board = serializers.ChoiceField(choices=BOARDS, help_text="Which board: `day` or `all`.")
         total = serializers.IntegerField(help_text="Entries on the board.")
         offset = serializers.IntegerField()
         limit = serializers.IntegerField()
@@ -75,7 +89,9 @@ class LeaderboardApi(APIView):
         responses=OutputSerializer,
         description=(
             "Ranked results: won first, then higher score, fewer moves, shorter play time, earlier finish. "
-            "Assisted results are marked; `clean=1` ranks only unassisted ones. `around=me` (login required) "
+            "The day's board (the default) ranks the unassisted results; `board=all` ranks every ranked result, "
+            "each entry's `assisted` marking a hint or an undo that took back a look at a hidden card. "
+            "`around=me` (login required) "
             "returns the caller's neighbourhood instead of a page: an empty list and `me.rank: null` "
             "without a ranked result."
         ),
@@ -83,7 +99,8 @@ class LeaderboardApi(APIView):
     def get(self, request: Request, date: str, game: str) -> HttpResponse:
         day, game = parse_challenge_path(date=date, game=game)
         query = validated_query(self.InputSerializer, request)
-        clean: bool = query["clean"]
+        board: str = query["board"]
+        clean = board == DAY_BOARD
         user = request.user if request.user.is_authenticated else None
         if query.get("around") == "me" and user is None:
             raise exceptions.NotAuthenticated("Log in to see your neighbourhood on the board (?around=me).")
@@ -95,14 +112,14 @@ class LeaderboardApi(APIView):
             limit: int = query["limit"]
 
             def render(page: LeaderboardPage) -> str:
-                body = {"date": day, "game": game, "clean": clean, "total": page.total, "offset": 0, "limit": limit}
+                body = {"date": day, "game": game, "board": board, "total": page.total, "offset": 0, "limit": limit}
                 body["entries"] = page.entries
                 return JSONRenderer().render(self.OutputSerializer(body).data).decode()
 
             rendered = leaderboard_top_rendered(challenge=challenge, limit=limit, clean=clean, render=render)
             return HttpResponse(rendered, content_type="application/json")
 
-        body: dict[str, object] = {"date": day, "game": game, "clean": clean}
+        body: dict[str, object] = {"date": day, "game": game, "board": board}
         if "around" in query:
             around = leaderboard_around(challenge=challenge, player=user, radius=AROUND_RADIUS, clean=clean)
             offset = around.entries[0].rank - 1 if around.entries else 0
@@ -136,9 +153,17 @@ class PlayerApi(APIView):
             moves = serializers.IntegerField()
             play_time_ms = serializers.IntegerField()
             time = serializers.FloatField(source="seconds", help_text="Play time in seconds.")
-            assisted = serializers.BooleanField()
+            assisted = serializers.BooleanField(
+                help_text="A hint, or an undo that took back a look at a hidden card: ranked on the `all` board only."
+            )
             finished_at = serializers.DateTimeField()
-            rank = serializers.IntegerField(allow_null=True, help_text="Rank on that day's board.")
+            rank = serializers.IntegerField(
+                allow_null=True, help_text="Rank on that day's board (`day`), or on the `all` board when assisted."
+            )
+            board = serializers.SerializerMethodField(help_text="The board of `rank`: `day` or `all`.")
+
+            def get_board(self, recent: Any) -> str:
+                return ALL_BOARD if recent.assisted else DAY_BOARD
 
         username = serializers.CharField()
         played = serializers.IntegerField(help_text="Ranked, valid, not disqualified results.")

@@ -2,9 +2,12 @@
 
 The ranking of a board: won first, then higher score, then fewer moves, then
 shorter play time, then earlier finish (then the lower result id, so that the
-order is total). A board holds the ranked results of valid submissions that
-are not disqualified; assisted ones stay on it, marked, except on the *clean*
-board (``clean=True``) which ranks only the unassisted ones.
+order is total). Each day has two boards (SPEC section 7), over the ranked
+results of valid submissions that are not disqualified: the day's board
+(``clean=True``, the API's default ``board=day``) ranks only the unassisted
+ones; the other (``clean=False``, ``board=all``) ranks them all, the assisted
+ones marked. A result's own rank (:func:`result_rank`) is on the day's board
+when it is unassisted, on the other one when it is assisted.
 
 PostgreSQL is the source of truth and ranks with ``ROW_NUMBER() OVER (...)``.
 When REDIS_URL is set, pages and ranks are read from the Redis mirror
@@ -505,12 +508,15 @@ def player_recent_results(*, player: AbstractBaseUser | int, limit: int = RECENT
         .order_by("-challenge__date", "-finished_at", "-id")[:limit]
     )
     ranks: dict[int, int] = {}
-    if recent:
+    for assisted in (False, True):  # each result's rank on its own board (result_rank)
+        mine = [r.pk for r in recent if r.assisted is assisted]
+        if not mine:
+            continue
         boards = board_results().filter(challenge_id__in={r.challenge_id for r in recent})
-        placeholders = ", ".join(["%s"] * len(recent))
-        ranks = dict(
-            _ranks(boards, where=f'board."id" IN ({placeholders})', params=[r.pk for r in recent], partition=True)
-        )
+        if not assisted:
+            boards = boards.filter(assisted=False)
+        placeholders = ", ".join(["%s"] * len(mine))
+        ranks.update(_ranks(boards, where=f'board."id" IN ({placeholders})', params=mine, partition=True))
     return [
         RecentResult(
             date=r.challenge.date,
@@ -602,12 +608,15 @@ def player_day_status(*, player: AbstractBaseUser | int, challenges: list[Challe
 
 
 def result_rank(result: Result) -> int | None:
-    """The rank of a result on its board: only a ranked result that counts has one. A guest's result
-    is on no public board (games.selectors.board_results): its rank is the one it would have there."""
+    """The rank of a result on its board: only a ranked result that counts has one. An unassisted result
+    ranks on the day's board, an assisted one on the board of all results (the only one it is on). A
+    guest's result is on no public board (games.selectors.board_results): its rank is the one it would
+    have there."""
     if not result.ranked or result.disqualified or result.held:
         return None
+    clean = not result.assisted
     if result_on_board(result):
-        return leaderboard_rank(challenge=result.challenge, player=result.player_id)
+        return leaderboard_rank(challenge=result.challenge, player=result.player_id, clean=clean)
     ahead = (
         Q(won__gt=result.won)
         | Q(won=result.won, score__gt=result.score)
@@ -616,7 +625,12 @@ def result_rank(result: Result) -> int | None:
         | Q(won=result.won, score=result.score, moves=result.moves, play_time_ms=result.play_time_ms,
             finished_at__lt=result.finished_at)
     )  # (the board's order, board_order(); a tie to the microsecond ranks the guest after)
-    return leaderboard_results(challenge=result.challenge_id).filter(ahead).count() + 1
+    return leaderboard_results(challenge=result.challenge_id, clean=clean).filter(ahead).count() + 1
+
+
+def result_board(result: Result) -> str:
+    """The board :func:`result_rank` is on: ``day``, or ``all`` for an assisted result."""
+    return "all" if result.assisted else "day"
 
 
 def result_on_board(result: Result) -> bool:
@@ -654,5 +668,6 @@ def submission_result(submission: Submission) -> dict[str, object] | None:
         "review": result_review(result),
         "on_board": on_board,
         "rank": rank,
+        "board": result_board(result),
         "share": result_share_text(result, rank if on_board else None),
     }

@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 from engine import GAME_IDS
 from games.fields import StrictStringField, game_field, validated
 from games.selectors import parse_challenge_path
-from leaderboard.serializers import EntrySerializer, PageInput
+from leaderboard.serializers import BOARDS, DAY_BOARD, BoardPageInput, EntrySerializer, PageInput
 from leagues import selectors, services
 from leagues.models import NAME_MAX_LENGTH, NAME_MIN_LENGTH, League
 
@@ -195,6 +195,7 @@ class LeagueDailyBoardApi(APIView):
         league = serializers.IntegerField()
         date = serializers.DateField()
         game = game_field()
+        board = serializers.ChoiceField(choices=BOARDS, help_text="`day`: unassisted results only; `all`: all.")
         total = serializers.IntegerField(help_text="Members on this board.")
         offset = serializers.IntegerField()
         limit = serializers.IntegerField()
@@ -206,7 +207,7 @@ class LeagueDailyBoardApi(APIView):
             LEAGUE_ID,
             OpenApiParameter("date", OpenApiTypes.DATE, OpenApiParameter.PATH, description="YYYY-MM-DD"),
             OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(GAME_IDS)),
-            PageInput,
+            BoardPageInput,
         ],
         responses={
             200: OutputSerializer,
@@ -214,14 +215,16 @@ class LeagueDailyBoardApi(APIView):
             404: OpenApiResponse(description="not a member, or no board for that day and game (yet)"),
         },
         description="The public board of that day and game, restricted to the league's members and ranked "
-        "within the league (same order: won, score, fewer moves, shorter time, earlier finish).",
+        "within the league (same order: won, score, fewer moves, shorter time, earlier finish). Like the public "
+        "board, `board=day` (the default) ranks the unassisted results and `board=all` every one, marked.",
     )
     def get(self, request: Request, league_id: int, date: str, game: str) -> Response:
         league = selectors.league_get(league_id=league_id, player=request.user)
         day, game = parse_challenge_path(date=date, game=game)
-        query = validated(PageInput, request.query_params)
+        query = validated(BoardPageInput, request.query_params)
         page = selectors.league_daily_board(
-            league=league, day=day, game=game, offset=query["offset"], limit=query["limit"]
+            league=league, day=day, game=game, offset=query["offset"], limit=query["limit"],
+            clean=query["board"] == DAY_BOARD,
         )
         body = {"league": league.pk, "date": day, "game": game, "total": page.total, "entries": page.entries, **query}
         return Response(self.OutputSerializer(body).data)
@@ -237,7 +240,7 @@ class LeagueAllTimeBoardApi(APIView):
             rank = serializers.IntegerField()
             player = serializers.CharField()
             wins = serializers.IntegerField()
-            played = serializers.IntegerField(help_text="Ranked results since the league was created.")
+            played = serializers.IntegerField(help_text="Unassisted ranked results since the league was created.")
             score = serializers.IntegerField(help_text="Total score.")
             moves = serializers.IntegerField(help_text="Total moves.")
 
@@ -257,7 +260,7 @@ class LeagueAllTimeBoardApi(APIView):
             404: NOT_FOUND,
         },
         description="Every member, by ranked wins since the league was created, then total score, "
-        "then fewer total moves, then username.",
+        "then fewer total moves, then username: over the results of the day's boards (unassisted ones).",
     )
     def get(self, request: Request, league_id: int) -> Response:
         league = selectors.league_get(league_id=league_id, player=request.user)

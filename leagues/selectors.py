@@ -2,10 +2,12 @@
 
 The daily board is the public board (leaderboard.selectors: same rows, same
 order) restricted to the league's current members, ranked 1, 2, 3... within
-the league. The all-time board ranks every member by wins over the results
-that count (ranked, valid, not disqualified; assisted ones included, as on
-the public board) of challenges dated from the league's creation day on,
-then by total score, then fewer total moves, then username. Both are read
+the league: the day's board (unassisted results only) by default, or the board
+of all results (``clean=False``), the assisted ones marked. The all-time board
+ranks every member by wins over the results on the day's boards (ranked,
+valid, not disqualified, unassisted: SPEC section 7) of challenges dated from
+the league's creation day on, then by total score, then fewer total moves,
+then username. Both are read
 from the database: a league has at most 500 members.
 """
 
@@ -112,13 +114,15 @@ def _member_ids(league: League) -> QuerySet[Membership]:
     return Membership.objects.filter(league=league).values("player_id")
 
 
-def league_daily_board(*, league: League, day: dt.date, game: str, offset: int, limit: int) -> LeaderboardPage:
+def league_daily_board(
+    *, league: League, day: dt.date, game: str, offset: int, limit: int, clean: bool = True
+) -> LeaderboardPage:
     """The public board of (day, game) restricted to the league's members, ranked within the league.
 
     leaderboard.errors.BoardNotFound when that challenge has no board (unknown or a future day).
     """
     challenge = leaderboard_challenge_get(date=day, game=game)
-    members = leaderboard_results(challenge=challenge).filter(player_id__in=_member_ids(league))
+    members = leaderboard_results(challenge=challenge, clean=clean).filter(player_id__in=_member_ids(league))
     return board_page_of(members, offset=offset, limit=limit)
 
 
@@ -129,7 +133,7 @@ def league_alltime_board(*, league: League, offset: int, limit: int) -> AllTimeP
     since = league_start_day(league=league)
     counted = (
         board_results()
-        .filter(player_id=OuterRef("player_id"), challenge__date__gte=since)
+        .filter(player_id=OuterRef("player_id"), challenge__date__gte=since, assisted=False)
         .order_by()
         .values("player_id")
     )

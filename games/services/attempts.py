@@ -112,6 +112,15 @@ def play_tail(attempt: Attempt, tail: list[str]) -> tuple[State, list[str], Repl
     return state, legal, error
 
 
+def attempt_mark_assisted(*, attempt: Attempt, state: State) -> None:
+    """Mark a locked attempt assisted, for good, when its stored log's position says an undo took back a
+    move that disclosed a card (SPEC section 7). Called whenever the locked path has the position, so a
+    mark is never missing, whichever path stored the undo."""
+    if state.assisted and not attempt.assisted:
+        attempt.assisted = True
+        attempt.save(update_fields=["assisted"])
+
+
 def refuse_unless_in_play(attempt: Attempt, *, doing: str) -> None:
     """An ended attempt takes nothing more; a ranked one takes nothing once its day is over."""
     if attempt.is_finished:
@@ -199,10 +208,11 @@ def _attempt_close(attempt: Attempt, *, tail: list[str]) -> Submission:
     """
     log = list(attempt.moves)
     if tail:
-        _state, legal, _error = play_tail(attempt, tail)
+        state, legal, _error = play_tail(attempt, tail)
         attempt.moves = log + legal
         if legal:
             attempt.batches = [*attempt.batches, batch_receipt(started_at=attempt.started_at, count=len(legal))]
+        attempt_mark_assisted(attempt=attempt, state=state)
     now = timezone.now()
     attempt.finished_at = min(now, days.next_day_starts_at(attempt.challenge.date)) if attempt.ranked else now
     attempt.save(update_fields=["moves", "batches", "finished_at"])

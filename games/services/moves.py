@@ -14,7 +14,13 @@ from engine import (
     State,
 )
 from games.models import Attempt
-from games.services.attempts import attempt_for_update, new_tail, play_tail, refuse_unless_in_play
+from games.services.attempts import (
+    attempt_for_update,
+    attempt_mark_assisted,
+    new_tail,
+    play_tail,
+    refuse_unless_in_play,
+)
 from games.services.positions import AttemptFacts, position_remember
 from games.services.unlocked import append_at_position, batch_receipt
 
@@ -52,6 +58,7 @@ def attempt_append_moves(*, attempt_id: int, player: AbstractBaseUser, start: in
         state, legal, error = play_tail(attempt, tail)
         if legal:
             _append_to_log(attempt, legal)
+        attempt_mark_assisted(attempt=attempt, state=state)
         facts, length = AttemptFacts.of(attempt), len(attempt.moves)
         if legal:
             transaction.on_commit(lambda: position_remember(facts, state, length))

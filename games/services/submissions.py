@@ -88,7 +88,7 @@ def submission_validate(*, submission_id: int) -> Submission:
             player_id=attempt.player_id,
             challenge=challenge,
             ranked=attempt.ranked,
-            assisted=attempt.assisted,
+            assisted=attempt.assisted or outcome.assisted,  # a hint, or an undo that took a look back
             won=state.won,
             score=state.score,
             moves=state.moves,

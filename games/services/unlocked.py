@@ -24,9 +24,11 @@ from games.services.positions import AttemptFacts, position_cached, position_rem
 # and start), it is open, and its log is exactly the cached position's. Each failed condition is a
 # case the locked path decides instead (another player's attempt, another attempt under this id, an
 # ended attempt, a batch of another tab or a retry that got there first).
-# The batch's receipt ([ms since the start, moves], games.pace) is appended by the same statement.
+# The batch's receipt ([ms since the start, moves], games.pace) is appended by the same statement, and a
+# batch whose undo takes back a disclosing move (SPEC section 7) marks the attempt assisted in it too:
+# the mark is stored with the undo, or neither is.
 _APPEND_AT_LENGTH = """
-    UPDATE games_attempt SET moves = moves || %s::jsonb, batches = batches || %s::jsonb
+    UPDATE games_attempt SET moves = moves || %s::jsonb, batches = batches || %s::jsonb, assisted = assisted OR %s
     WHERE id = %s AND player_id = %s AND challenge_id = %s AND started_at = %s
       AND finished_at IS NULL AND jsonb_array_length(moves) = %s
     RETURNING assisted
@@ -73,7 +75,8 @@ def append_at_position(
     with connection.cursor() as cursor:
         cursor.execute(
             _APPEND_AT_LENGTH,
-            [json.dumps(moves), receipt, attempt_id, player.pk, facts.challenge_id, facts.started_at, start],
+            [json.dumps(moves), receipt, state.assisted, attempt_id, player.pk, facts.challenge_id, facts.started_at,
+             start],
         )
         row = cursor.fetchone()
     if row is None:

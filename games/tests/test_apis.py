@@ -353,7 +353,7 @@ def test_hint_suggests_a_legal_move_and_marks_the_attempt_assisted(player: Api, 
     with on_commit(execute=True):
         submission = player.post(f"attempts/{attempt['id']}/submit").json()
     result = player.get(f"submissions/{submission['id']}").json()["result"]
-    assert result["assisted"] is True and "with hints" in result["share"]
+    assert result["assisted"] is True and "rank 1 of all, assisted" in result["share"] and result["board"] == "all"
     assert_error(player.post(f"attempts/{attempt['id']}/hint"), 409)
     assert_error(Api(token_for(make_user())).post(f"attempts/{attempt['id']}/hint"), 404)
 

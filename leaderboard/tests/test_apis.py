@@ -42,7 +42,7 @@ def board(today: dt.date) -> dict[str, Any]:
 
 
 def test_board_page(board: dict[str, Any], today: dt.date, backend: str) -> None:
-    response = Client().get(board["url"], {"limit": 5, "offset": 1})
+    response = Client().get(board["url"], {"limit": 5, "offset": 1, "board": "all"})
     assert response.status_code == 200
     body = response.json()
     assert "me" not in body
@@ -69,7 +69,7 @@ def test_board_page(board: dict[str, Any], today: dt.date, backend: str) -> None
 
 def test_defaults_and_limits(board: dict[str, Any]) -> None:
     body = Client().get(board["url"]).json()
-    assert (body["offset"], body["limit"], len(body["entries"]), body["clean"]) == (0, 50, 12, False)
+    assert (body["offset"], body["limit"], len(body["entries"]), body["board"]) == (0, 50, 11, "day")
     assert Client().get(board["url"], {"limit": 200}).status_code == 200
     error = assert_error(Client().get(board["url"], {"limit": 201}), 400, "invalid")
     assert "limit" in error["message"] and "200" in error["message"]
@@ -77,14 +77,25 @@ def test_defaults_and_limits(board: dict[str, Any]) -> None:
     assert_error(Client().get(board["url"], {"offset": -1}), 400, "invalid")
     assert_error(Client().get(board["url"], {"limit": "many"}), 400, "invalid")
     assert_error(Client().get(board["url"], {"around": "you"}), 400, "invalid")
+    for empty in ("offset", "limit", "board"):  # empty is not "the default": a 400 that says so
+        error = assert_error(Client().get(f"{board['url']}?{empty}="), 400, "invalid")
+        assert empty in error["message"] and "empty" in error["message"]
+    for bad in ("clean", "ALL", "all,day", "1", "dayx"):
+        error = assert_error(Client().get(board["url"], {"board": bad}), 400, "invalid")
+        assert "board" in error["message"]
 
 
-def test_clean_board(board: dict[str, Any]) -> None:
-    body = Client().get(board["url"], {"clean": "1"}).json()
-    assert body["clean"] is True and body["total"] == 11
-    assert "p02" not in [e["player"] for e in body["entries"]]
-    assert {e["assisted"] for e in body["entries"]} == {False}
-    assert [e["rank"] for e in body["entries"]] == list(range(1, 12))
+def test_the_days_board_ranks_only_unassisted_results(board: dict[str, Any]) -> None:
+    for query in ({}, {"board": "day"}):
+        body = Client().get(board["url"], query).json()
+        assert body["board"] == "day" and body["total"] == 11
+        assert "p02" not in [e["player"] for e in body["entries"]]
+        assert {e["assisted"] for e in body["entries"]} == {False}
+        assert [e["rank"] for e in body["entries"]] == list(range(1, 12))
+    body = Client().get(board["url"], {"board": "all"}).json()
+    assert body["board"] == "all" and body["total"] == 12
+    assert [(e["player"], e["assisted"]) for e in body["entries"][:4]] == [
+        ("p00", False), ("p01", False), ("p02", True), ("p03", False)]
 
 
 @pytest.mark.parametrize(
@@ -129,13 +140,13 @@ def test_around_me_needs_a_login(board: dict[str, Any]) -> None:
 def test_around_me(board: dict[str, Any], backend: str) -> None:
     client = Client()
     client.force_login(board["players"][8])
-    body = client.get(board["url"], {"around": "me"}).json()
+    body = client.get(board["url"], {"around": "me", "board": "all"}).json()
     assert [e["rank"] for e in body["entries"]] == [4, 5, 6, 7, 8, 9, 10, 11, 12]
     assert body["me"]["rank"] == 9
     assert body["me"]["entry"]["player"] == "p08"
     assert (body["total"], body["offset"], body["limit"]) == (12, 3, 9)
 
-    body = client.get(board["url"], {"around": "me", "clean": "1"}).json()
+    body = client.get(board["url"], {"around": "me"}).json()
     assert body["me"]["rank"] == 8 and body["entries"][0]["rank"] == 3
 
 
@@ -144,16 +155,16 @@ def test_around_me_without_a_result(board: dict[str, Any], backend: str) -> None
     body = Client().get(board["url"], {"around": "me"}, HTTP_AUTHORIZATION=f"Token {token.key}").json()
     assert body["entries"] == []
     assert body["me"] == {"rank": None, "entry": None}
-    assert body["total"] == 12
+    assert body["total"] == 11  # the day's board: the assisted result is on the board of all results only
 
 
 def test_me_comes_with_a_page_when_logged_in(board: dict[str, Any]) -> None:
     client = Client()
     client.force_login(board["players"][2])  # the assisted one
-    body = client.get(board["url"], {"limit": 1}).json()
+    body = client.get(board["url"], {"limit": 1, "board": "all"}).json()
     assert [e["player"] for e in body["entries"]] == ["p00"]
     assert body["me"]["rank"] == 3 and body["me"]["entry"]["assisted"] is True
-    body = client.get(board["url"], {"limit": 1, "clean": "1"}).json()
+    body = client.get(board["url"], {"limit": 1}).json()
     assert body["me"] == {"rank": None, "entry": None}
 
 
@@ -172,9 +183,12 @@ def test_player_profile(board: dict[str, Any], today: dt.date) -> None:
         "best_streak": 1,
     }
     assert [(r["date"], r["game"], r["won"], r["rank"]) for r in body["recent"]] == [
-        (today.isoformat(), "klondike", True, 4),
+        (today.isoformat(), "klondike", True, 3),  # p02 above is assisted: not on the day's board
         ((today - dt.timedelta(days=1)).isoformat(), "klondike", False, 1),
     ]
+    assert {r["board"] for r in body["recent"]} == {"day"}
+    helped = Client().get("/api/v1/players/p02").json()["recent"][0]
+    assert (helped["assisted"], helped["rank"], helped["board"]) == (True, 3, "all")
     assert set(body["recent"][0]) == {
         "date",
         "game",
@@ -184,6 +198,7 @@ def test_player_profile(board: dict[str, Any], today: dt.date) -> None:
         "play_time_ms",
         "time",
         "assisted",
+        "board",
         "finished_at",
         "rank",
     }
@@ -203,7 +218,7 @@ def test_a_player_without_results() -> None:
 def test_schema_documents_the_endpoints() -> None:
     schema = Client().get("/api/schema/", {"format": "json"}).json()
     board = schema["paths"]["/api/v1/leaderboards/{date}/{game}"]["get"]
-    assert {p["name"] for p in board["parameters"]} >= {"date", "game", "limit", "offset", "around", "clean"}
+    assert {p["name"] for p in board["parameters"]} >= {"date", "game", "limit", "offset", "around", "board"}
     assert "/api/v1/players/{username}" in schema["paths"]
     assert {"Leaderboard", "LeaderboardEntry", "PlayerProfile"} <= set(schema["components"]["schemas"])
 

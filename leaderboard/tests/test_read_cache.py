@@ -40,7 +40,7 @@ def board() -> dict[str, Any]:
     challenge = make_challenge(date=today)
     players = [make_user(f"c{i:02d}") for i in range(6)]
     for i, player in enumerate(players):
-        make_result(challenge=challenge, player=player, score=600 - 10 * i, assisted=i == 1)
+        make_result(challenge=challenge, player=player, score=600 - 10 * i)
     return {"challenge": challenge, "players": players, "url": f"/api/v1/leaderboards/{today.isoformat()}/klondike"}
 
 
@@ -80,12 +80,15 @@ def test_the_top_page_is_served_from_redis_until_a_write(
     assert scores(Client().get(board["url"])) == [600, 590, 580, 570, 560, 550]
 
 
-def test_each_limit_and_the_clean_board_have_their_own_page(board: dict[str, Any], redis_client: redis.Redis) -> None:
+def test_each_limit_and_each_board_have_their_own_page(board: dict[str, Any], redis_client: redis.Redis) -> None:
+    make_result(challenge=board["challenge"], player=make_user("helped"), score=595, assisted=True)
+    assert leaderboard_rebuild(challenge_id=board["challenge"].pk)
     for _ in range(2):
         assert scores(Client().get(board["url"], {"limit": 2})) == [600, 590]
-        assert scores(Client().get(board["url"], {"limit": 2, "clean": "true"})) == [600, 580]
-        assert scores(Client().get(board["url"], {"clean": "1"})) == [600, 580, 570, 560, 550]
+        assert scores(Client().get(board["url"], {"limit": 2, "board": "all"})) == [600, 595]
+        assert scores(Client().get(board["url"], {"board": "all"})) == [600, 595, 590, 580, 570, 560, 550]
         assert scores(Client().get(board["url"])) == [600, 590, 580, 570, 560, 550]
+        assert scores(Client().get(board["url"], {"board": "day"})) == [600, 590, 580, 570, 560, 550]
 
 
 def test_a_rebuild_changes_the_next_read(board: dict[str, Any], redis_client: redis.Redis) -> None:
@@ -190,16 +193,14 @@ def test_a_remembered_challenge_loads_its_other_fields_on_access(board: dict[str
         "limit=5",
         "limit=0005&offset=00",
         "limit=200&offset=999999999",
-        "offset=3&clean=1",
-        "clean=true",
-        "clean=False",
-        "clean=YES",
-        "clean=off&clean=on",
+        "offset=3&board=all",
+        "board=day",
+        "board=all",
+        "board=day&board=all",
         "limit=7&limit=9",
-        "limit=1&offset=0&clean=0",
-        "limit=",  # these the serializer reads as it likes (a default, 1, an Arabic-Indic 3):
-        "limit=1.0",  # the remembered reading is its reading, whatever it is
-        "clean=",
+        "limit=1&offset=0&board=day",
+        "limit=1.0",  # these the serializer reads as it likes (1, an Arabic-Indic 3):
+        # the remembered reading is its reading, whatever it is
         "limit=%D9%A3",
         "around=me",
         "other=1",
@@ -225,8 +226,12 @@ def test_a_remembered_query_is_the_serializers_reading(query: str, monkeypatch: 
         "limit=-1",
         "offset=-1",
         "offset=1234567890",
-        "clean=maybe",
-        "clean=%C4%B0",
+        "board=maybe",
+        "limit=",  # an empty parameter is refused, not read as the default
+        "offset=&limit=5",
+        "board=",
+        "board=%C4%B0",
+        "board=ALL",
         "around=you",
     ],
 )

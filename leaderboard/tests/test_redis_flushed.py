@@ -27,7 +27,7 @@ def board_bodies(client: Client, challenge: Any, token: str) -> list[Any]:
     """Everything a reader sees of a board: all its pages, both boards, and a player's rank around them."""
     base = f"/api/v1/leaderboards/{challenge.date}/{challenge.game}"
     bodies = []
-    for query in ("limit=100", "limit=7&offset=7", "limit=7&offset=35", "clean=true&limit=100", "around=me"):
+    for query in ("limit=100", "limit=7&offset=7", "limit=7&offset=35", "board=all&limit=100", "around=me"):
         response = client.get(f"{base}?{query}", HTTP_AUTHORIZATION=f"Token {token}")
         assert response.status_code == 200, response.content
         bodies.append(response.json())
@@ -69,4 +69,8 @@ def test_boards_are_rebuilt_from_postgresql_after_a_flush(
     from_database = [board_bodies(client, challenge, token) for challenge in challenges]
     assert after == from_database
     assert after[0][0]["entries"][0]["player"] == "late"
-    assert len(after[0][0]["entries"]) == 41 and len(after[1][0]["entries"]) == 40
+    assert len(after[0][3]["entries"]) == 41 and len(after[1][3]["entries"]) == 40  # board=all
+    for bodies in after:  # the day's board: the same results less the assisted ones, ranked 1, 2, 3...
+        day, everyone = bodies[0]["entries"], bodies[3]["entries"]
+        assert [e["player"] for e in day] == [e["player"] for e in everyone if not e["assisted"]]
+        assert [e["rank"] for e in day] == list(range(1, len(day) + 1)) and len(day) < len(everyone)

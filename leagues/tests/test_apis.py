@@ -312,13 +312,16 @@ def test_daily_board(world: dict[str, Any]) -> None:
     make_result(challenge=challenge, player=world["sam"], score=900)  # not a member: absent
     make_result(challenge=challenge, player=world["olga"], score=500, play_time_ms=61_500)
     make_result(challenge=challenge, player=world["mia"], score=700, assisted=True)
-    response = call(world["olga"], "get", today_board_path(world["id"]))
+    day = call(world["olga"], "get", today_board_path(world["id"])).json()  # the day's board: unassisted only
+    assert (day["board"], day["total"], [(e["rank"], e["player"]) for e in day["entries"]]) == ("day", 1, [(1, "olga")])
+    response = call(world["olga"], "get", today_board_path(world["id"]), board="all")
     assert response.status_code == 200, response.content
     body = response.json()
-    assert {k: body[k] for k in ("league", "date", "game", "total", "offset", "limit")} == {
+    assert {k: body[k] for k in ("league", "date", "game", "board", "total", "offset", "limit")} == {
         "league": world["id"],
         "date": days.today().isoformat(),
         "game": "klondike",
+        "board": "all",
         "total": 2,
         "offset": 0,
         "limit": 50,
@@ -327,6 +330,9 @@ def test_daily_board(world: dict[str, Any]) -> None:
         (1, "mia", 700, True),
         (2, "olga", 500, False),
     ]
+    assert_error(call(world["olga"], "get", today_board_path(world["id"]), board="clean"), 400, "invalid")
+    for empty in ("offset", "limit", "board"):
+        assert_error(call(world["olga"], "get", today_board_path(world["id"]), **{empty: ""}), 400, "invalid")
     assert set(body["entries"][1]) == {
         "rank",
         "player",
@@ -339,7 +345,7 @@ def test_daily_board(world: dict[str, Any]) -> None:
         "assisted",
     }
     assert body["entries"][1]["time"] == 61.5
-    paged = call(world["olga"], "get", today_board_path(world["id"]), offset=1, limit=1).json()
+    paged = call(world["olga"], "get", today_board_path(world["id"]), offset=1, limit=1, board="all").json()
     assert [(e["rank"], e["player"]) for e in paged["entries"]] == [(2, "olga")]
 
 
@@ -376,6 +382,7 @@ def test_alltime_board(world: dict[str, Any]) -> None:
     challenge = make_challenge(date=days.today())
     make_result(challenge=challenge, player=world["mia"], score=700, moves=80)
     make_result(challenge=challenge, player=world["sam"], score=900)  # not a member
+    make_result(challenge=challenge, player=world["olga"], score=990, assisted=True)  # not on the day's board
     response = call(world["mia"], "get", f"leagues/{world['id']}/boards/all-time")
     assert response.status_code == 200, response.content
     body = response.json()

@@ -65,12 +65,17 @@ def test_daily_board_is_the_public_board_restricted_to_members() -> None:
     member_ids = {m.pk for m in members}
     expected = [e.result_id for e in public if e.player_id in member_ids]
 
-    board = league_daily_board(league=league, day=DAY, game="klondike", offset=0, limit=100)
+    board = league_daily_board(league=league, day=DAY, game="klondike", offset=0, limit=100, clean=False)
     assert board.total == 12
     assert [e.result_id for e in board.entries] == expected
     assert [e.rank for e in board.entries] == list(range(1, 13))
+    # The day's board (the default): the unassisted ones only, as on the public day's board.
+    public_day = leaderboard_page(challenge=challenge, offset=0, limit=1000, clean=True).entries
+    day = league_daily_board(league=league, day=DAY, game="klondike", offset=0, limit=100)
+    assert [e.result_id for e in day.entries] == [e.result_id for e in public_day if e.player_id in member_ids]
+    assert {e.assisted for e in day.entries} == {False} and day.total < 12
 
-    page = league_daily_board(league=league, day=DAY, game="klondike", offset=4, limit=5)
+    page = league_daily_board(league=league, day=DAY, game="klondike", offset=4, limit=5, clean=False)
     assert page.total == 12
     assert [e.result_id for e in page.entries] == expected[4:9]
     assert [e.rank for e in page.entries] == [5, 6, 7, 8, 9]

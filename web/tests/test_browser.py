@@ -19,6 +19,7 @@ import time_machine
 
 from engine import T2F, T2T, Move, State, deal, visible
 from games import days
+from games.models import Attempt
 from games.tests.factories import make_challenge
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -201,7 +202,8 @@ def test_sign_up_run_move_draw_undo_and_errors(page: Any, browser: Any, live_ser
     assert page.evaluate("window.patience.game.state.stock") == stock_before - 1
     assert page.locator('#table [data-pile="w"] .card').count() == 1
     shot(page, "table-desktop-1280x800.png")
-    page.click("#undo")
+    page.click("#undo")  # the undo of a draw that showed a card: the page asks first
+    page.click("#undo-confirm")
     wait_log(page, n + 3)
     assert page.evaluate("window.patience.game.state.stock") == stock_before
     assert page.locator('#table [data-pile="w"] .card').count() == 0
@@ -269,6 +271,53 @@ def test_sign_up_run_move_draw_undo_and_errors(page: Any, browser: Any, live_ser
     wait_log(mobile, before + 1)
     shot(mobile, "table-phone-390x844.png")
     phone.close()
+
+
+def test_the_first_undo_that_takes_back_a_look_asks_first(page: Any) -> None:
+    """SPEC section 7 on the table: an undo of a plain move just undoes; the undo of a draw that showed a
+    hidden card asks first, in words; keeping the game sends nothing; undoing anyway marks it assisted."""
+    make_challenge(game="josephine", seed=1)
+    sign_up(page, "bea")
+    open_table(page, "Josephine")
+    start(page)
+    assert page.locator("#mode").inner_text() == "ranked"
+    assert post_moves(page, ["t7f1"]) == 200  # a move to a foundation: it shows nothing hidden
+    page.reload()
+    page.wait_for_selector("#game[data-ready=true]")
+    page.click("#undo")
+    wait_log(page, 2)
+    assert not page.locator("#undo-warning").is_visible()
+    assert page.locator("#mode").inner_text() == "ranked"
+
+    page.locator('#table [data-pile="t1"]').focus()
+    page.keyboard.press("d")
+    wait_log(page, 3)
+    page.click("#undo")
+    warning = page.locator("#undo-warning")
+    warning.wait_for(state="visible")
+    assert page.locator("#undo-warning-text").inner_text() == (
+        "Undoing this draw shows you a hidden card and takes it back: your game will rank on the assisted board.")
+    shot(page, "undo-warning-desktop-1280x800.png")
+    page.click("#undo-cancel")
+    warning.wait_for(state="hidden")
+    page.wait_for_function("document.getElementById('message').textContent.includes('Nothing undone')")
+    assert log_length(page) == 3 and page.locator("#mode").inner_text() == "ranked"
+    assert Attempt.objects.get(player__username="bea").moves == ["t7f1", "u", "s"]
+
+    page.locator('#table [data-pile="t1"]').focus()
+    page.keyboard.press("u")  # the key asks too
+    warning.wait_for(state="visible")
+    page.click("#undo-confirm")
+    wait_log(page, 4)
+    assert page.locator("#mode").inner_text() == "ranked, assisted"
+    stored = Attempt.objects.get(player__username="bea")
+    assert stored.moves == ["t7f1", "u", "s", "u"] and stored.assisted is True
+
+    page.keyboard.press("d")  # from now on nothing more to mark: undo just undoes
+    wait_log(page, 5)
+    page.click("#undo")
+    wait_log(page, 6)
+    assert not warning.is_visible()
 
 
 def test_single_card_games_move_runs_through_empty_columns(page: Any, live_server: Any) -> None:
@@ -447,7 +496,7 @@ def test_give_up_submits_a_lost_game(page: Any) -> None:
     hint_text = page.locator("#message").inner_text()
     assert "now marked assisted" in hint_text and re.search(r"(column|waste|stock|foundation)", hint_text)
     assert not re.search(r"\b[wtf]\d*[tf]\d+\b", hint_text), hint_text  # words, not notation
-    assert page.locator("#mode").inner_text() == "ranked · assisted"
+    assert page.locator("#mode").inner_text() == "ranked, assisted"
     assert page.locator("#table .hint-to, #table .hint-from").count() >= 1
     page.click("#giveup")
     assert page.locator("#giveup").inner_text() == "Really give up?"
@@ -463,12 +512,12 @@ def test_give_up_submits_a_lost_game(page: Any) -> None:
     page.click("#again")
     page.wait_for_function("window.patience.game.attempt.ranked === false")
     assert page.locator("#mode").inner_text() == "practice"
-    # The hinted result is on the board, marked, and left out of the board without hints.
+    # The hinted result is left out of the day's board, and on the board of all results, marked.
     page.goto(f"/board/{days.today()}/maria")
-    page.wait_for_selector("#board[data-ready=true] table.leaderboard")
+    page.wait_for_function("document.querySelector('#board .summary')?.textContent.startsWith('0 ranked')")
+    page.check("#all-results")
+    page.wait_for_selector("#board table.leaderboard")
     assert "(assisted)" in page.locator("table.leaderboard tbody tr").first.inner_text()
-    page.check("#clean-only")
-    page.wait_for_function("document.querySelector('#board .summary').textContent.startsWith('0 ranked')")
 
 
 def test_every_game_is_drawn_at_phone_and_desktop_width(browser: Any, live_server: Any) -> None:

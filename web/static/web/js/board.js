@@ -1,23 +1,24 @@
-// A day's leaderboard, from GET /api/v1/leaderboards/{date}/{game}[?around=me].
+// A day's leaderboard, from GET /api/v1/leaderboards/{date}/{game}[?around=me][&board=all]: the day's
+// board ranks the unassisted games; the board of all results adds the assisted ones, marked.
 
 import { el, get } from "./api.js";
 import { dailyTable } from "./boards.js";
 
 const box = document.getElementById("board");
 const aroundMe = document.getElementById("around-me");
-const cleanOnly = document.getElementById("clean-only");
+const allResults = document.getElementById("all-results");
 const me = document.body.dataset.user;
 
-function emptyText(around, clean, total) {
+function emptyText(around, all, total) {
   if (around) return "You have no ranked result on this board yet.";
-  if (clean) return "No ranked result without hints yet.";
-  return total ? "No more results." : "Nobody has finished this deal yet.";
+  if (total) return "No more results.";
+  return all ? "Nobody has finished this deal yet." : "No unassisted ranked result yet.";
 }
 
 async function load() {
   const params = new URLSearchParams();
   if (aroundMe && aroundMe.checked) params.set("around", "me");
-  if (cleanOnly && cleanOnly.checked) params.set("clean", "1");  // the board without hinted results
+  if (allResults && allResults.checked) params.set("board", "all");  // the assisted games too, marked
   const around = params.has("around");
   try {
     const query = params.toString() ? `?${params}` : "";
@@ -26,7 +27,7 @@ async function load() {
       `${board.total} ranked result${board.total === 1 ? "" : "s"}.`,
       board.me ? ` Your rank: ${board.me.rank ? `#${board.me.rank}` : "none yet"}.` : "");
     box.replaceChildren(summary, board.entries.length ? dailyTable(board.entries, me)
-      : el("p", { class: "empty", text: emptyText(around, params.has("clean"), board.total) }));
+      : el("p", { class: "empty", text: emptyText(around, params.has("board"), board.total) }));
   } catch (exc) {
     box.replaceChildren(el("p", { class: "message error", text: exc.message }));
   }
@@ -34,5 +35,5 @@ async function load() {
 }
 
 aroundMe?.addEventListener("change", load);
-cleanOnly?.addEventListener("change", load);
+allResults?.addEventListener("change", load);
 load();

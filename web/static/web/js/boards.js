@@ -13,7 +13,7 @@ export function duration(ms) {
 
 function playerCell(player, assisted) {
   return el("td", {}, el("a", { href: `/players/${encodeURIComponent(player)}`, text: player }),
-    assisted ? el("span", { class: "small", title: "a hint was used", text: " (assisted)" }) : null);
+    assisted ? el("span", { class: "small", title: "assisted: a hint, or an undo that took back a look at a hidden card", text: " (assisted)" }) : null);
 }
 
 /** A day's board: rank, player, result, score, moves, time (GET .../leaderboards|boards/{date}/{game}). */

@@ -55,7 +55,8 @@ async function load() {
       el("td", { text: r.won ? "won" : "not won" }),
       el("td", { class: "num", text: String(r.score) }),
       el("td", { class: "num moves", text: String(r.moves) }),
-      el("td", { class: "num", text: r.rank ? `#${r.rank}` : "" })));
+      el("td", { class: "num", text: r.rank ? `#${r.rank}${r.assisted ? " (assisted)" : ""}` : "",
+        title: r.assisted ? "assisted: ranked on the board of all results" : "" })));
     box.replaceChildren(
       el("div", { class: "stats-grid" },
         stat("played", p.played), stat("won", p.won), stat("win rate", `${Math.round(p.win_rate * 100)}%`),

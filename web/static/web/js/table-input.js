@@ -3,7 +3,7 @@
 import { el, post } from "./api.js";
 import * as R from "./rules.js";
 import { $, game, message, playing, tableEl } from "./table-page.js";
-import { send, start, submit } from "./table-session.js";
+import { modeText, send, start, submit, undo } from "./table-session.js";
 import { render } from "./table-view.js";
 import { cardWords, moveWords, movePiles, pileWords } from "./words.js";
 
@@ -225,7 +225,7 @@ document.addEventListener("keydown", (event) => {
   const pileEl = event.target.closest?.("[data-pile]");
   const key = event.key;
   if (key === "d" && playing()) { event.preventDefault(); stockAction(); return; }
-  if (key === "u" && playing()) { event.preventDefault(); if (game.state.can_undo) send(["u"]); return; }
+  if (key === "u" && playing()) { event.preventDefault(); undo(); return; }
   if (!pileEl || !tableEl.contains(pileEl)) return;
   const pile = pileEl.dataset.pile;
   if (key.startsWith("Arrow")) { event.preventDefault(); moveFocus(pile, key); return; }
@@ -258,7 +258,7 @@ document.addEventListener("keydown", (event) => {
 // --- buttons -------------------------------------------------------------------------------------
 
 $("draw").addEventListener("click", () => playing() && stockAction());
-$("undo").addEventListener("click", () => playing() && game.state.can_undo && send(["u"]));
+$("undo").addEventListener("click", () => undo());
 $("giveup").addEventListener("click", () => {
   if (!playing()) return;
   if (!game.giveUpArmed) {
@@ -277,7 +277,7 @@ $("hint")?.addEventListener("click", async () => {
   try {
     const hint = await post(`attempts/${game.attempt.id}/hint`, {});
     game.attempt.assisted = true;
-    $("mode").textContent = `${game.attempt.ranked ? "ranked" : "practice"} · assisted`;
+    $("mode").textContent = modeText(game.attempt);
     if (!hint.move) {
       message(`No hint: ${hint.reason}`);
       return;

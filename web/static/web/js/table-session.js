@@ -12,10 +12,61 @@ export function takeAttempt(data) {
   game.state = data.state;
   const mode = $("mode");
   mode.hidden = false;
-  mode.textContent = (data.ranked ? "ranked" : "practice") + (data.assisted ? " · assisted" : "");
-  mode.className = `badge ${data.ranked ? "ranked" : "practice"}`;
+  mode.textContent = modeText(data);
+  mode.title = data.ranked
+    ? data.assisted ? "Ranked, assisted: this game ranks on the board of all results, marked assisted"
+      : "Ranked: this game ranks on the day's board"
+    : "Practice: this game is not ranked";
+  mode.className = `badge ${data.ranked ? "ranked" : "practice"}${data.assisted ? " assisted" : ""}`;
   render();
 }
+
+/** The attempt's status in words: ranked, ranked and assisted, or practice. */
+export function modeText(attempt) {
+  if (!attempt.ranked) return "practice";
+  return attempt.assisted ? "ranked, assisted" : "ranked";
+}
+
+// --- undo ----------------------------------------------------------------------------------------
+
+/** The move an undo now takes back: the log's last move not undone yet (SPEC section 4). */
+function moveToUndo(log) {
+  const line = [];
+  for (const move of log) {
+    if (move === "u") line.pop();
+    else line.push(move);
+  }
+  return line.at(-1);
+}
+
+/**
+ * Undo, asking first when it would mark a ranked attempt assisted (SPEC section 7): the server's state
+ * says whether the move it takes back showed a card for the first time (undo_assists).
+ */
+export function undo() {
+  if (!playing() || game.busy || !game.state.can_undo) return;
+  const attempt = game.attempt;
+  if (!attempt.ranked || attempt.assisted || !game.state.undo_assists) {
+    send(["u"]);
+    return;
+  }
+  const dialog = $("undo-warning");
+  const look = moveToUndo(attempt.moves) === "s"
+    ? "Undoing this draw shows you a hidden card and takes it back"
+    : "Undoing this move hides again the card it turned up: you saw it and take it back";
+  $("undo-warning-text").textContent = `${look}: your game will rank on the assisted board.`;
+  dialog.returnValue = "";
+  dialog.showModal();
+  $("undo-cancel").focus();
+}
+
+function undoAnswered() {
+  const dialog = $("undo-warning");
+  if (dialog.returnValue === "undo" && playing()) send(["u"]);
+  else message("Nothing undone: your game still ranks on the day's board.");
+}
+
+$("undo-warning")?.addEventListener("close", undoAnswered);
 
 function reasonOf(exc) {
   const reason = exc.details && exc.details.reason;
@@ -150,13 +201,14 @@ export function showResult(submission, pending) {
     $("result-text").textContent = "The server is replaying your moves.";
   } else if (submission.status === "valid" && r) {
     $("result-title").textContent = r.review ? "Under review" : r.won ? "You won!" : "Game over";
-    const board = cfg.over === "true" ? "the day's" : "today's";
+    const board = r.board === "all" ? "the board of all results (assisted)"
+      : cfg.over === "true" ? "the day's board" : "today's board";
     const where = r.won ? "" : ", below every won game";
     const rank = r.review
       ? `Under review: ${r.review.reason} It goes on the boards once staff have checked it.`
       : r.rank && r.on_board === false
-        ? `As a guest you would rank #${r.rank}${where}: sign up or log in to put this result on ${board} board.`
-        : r.rank ? `Rank #${r.rank} on ${board} board${where}.`
+        ? `As a guest you would rank #${r.rank}${where}: sign up or log in to put this result on ${board}.`
+        : r.rank ? `Rank #${r.rank} on ${board}${where}.`
           : r.ranked ? "Ranked." : "Practice: not ranked.";
     const time = r.ranked ? ` Time ${clockText(r.play_time_ms, true)}.` : "";
     $("result-text").textContent = `${r.won ? "Won" : "Not won"} with score ${r.score} in ${count(r.moves, "move")}` +
