@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from engine import GAME_IDS, Move, State, deal
+from engine import GAME_IDS, Move, State, card_text, deal
 from solver.review import (
     GAVE_UP_WINNABLE,
     LOST,
@@ -161,6 +161,19 @@ def test_the_losing_move_of_a_hand_made_game(make, log, ply, index, words):
     assert_win_checked(d, review)
     assert review.claims[0] == f"Move {ply} lost the game: {words}."
     assert review.to_json()["undecided_between"] is None
+
+
+def test_in_josephine_the_same_move_loses_nothing():
+    """Josephine moves same-suit runs as a unit: 5H 4H goes onto 6H together, so playing 4H onto 5H
+    (the losing move of Forty Thieves above) still leaves a win, which the review shows from there."""
+    d = forty_thieves_needed_card_thrown()
+    d = make_deal("josephine", [[card_text(c) for c in col] for col in d.tableau], stock=["4H"],
+                  foundations=["KC", "KD", "2H", "KS", "KC", "KD", "KH", "KS"], columns=2)
+    review = review_deal(d, ["s", "wt2"], budget=FULL)
+    assert truth_along(d, review.line) == [True, True, True]
+    assert review.outcome == GAVE_UP_WINNABLE and review.winnable_after == 2
+    assert_win_checked(d, review)
+    assert review.win[0] == "t2t1:2"
 
 
 def test_given_up_in_a_winnable_position_gets_the_win_from_there():

@@ -233,3 +233,68 @@ def test_practice_on_an_old_day_is_reviewed_when_it_finishes(clock) -> None:
     assert GameReview.objects.get(attempt=attempt).status == "done"
     clock.move_to(NOON + dt.timedelta(days=8))  # out of the sweep's window: nothing is sent again
     assert sweep() == 0
+
+
+def test_the_admin_lists_reviews_read_only(clock, challenge) -> None:
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    attempt = finished(challenge, LOST_LOG)
+    clock.move_to(NEXT_MORNING)
+    sweep()
+    get_user_model().objects.create_superuser("root", "root@example.com", "not-a-common-pass-42")
+    admin = Client(HTTP_HOST="localhost")
+    admin.login(username="root", password="not-a-common-pass-42")
+    row = GameReview.objects.get(attempt=attempt)
+    assert admin.get("/admin/solver_worker/gamereview/").status_code == 200
+    page = admin.get(f"/admin/solver_worker/gamereview/{row.pk}/change/")
+    assert page.status_code == 200 and row.outcome in page.content.decode()
+    assert admin.get("/admin/solver_worker/gamereview/add/").status_code == 403
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_workers_at_once_make_one_review() -> None:
+    """Two deliveries of the same task at the same instant (PostgreSQL: real row locks): one
+    worker makes the review, the other finds it held and leaves it."""
+    import threading
+
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks need PostgreSQL")
+    with time_machine.travel(NOON, tick=True) as traveller:
+        challenge = make_challenge(game="klondike", seed=KLONDIKE["seed"], day=DAY, solution=KLONDIKE["moves"])
+        player = make_user()
+        attempt = services.attempt_start(player=player, challenge=challenge)
+        services.attempt_submit(attempt_id=attempt.pk, player=player, start=0, moves=LOST_LOG)
+        traveller.move_to(NEXT_MORNING)
+        real = reviews.review_game
+        made: list[int] = []
+        other_done = threading.Event()
+        barrier = threading.Barrier(2)
+        answers: list[str] = []
+
+        def slow_review(*args, **kwargs):
+            made.append(1)
+            other_done.wait(10)  # the other delivery runs while this one holds the row
+            return real(*args, **kwargs)
+
+        def deliver() -> None:
+            try:
+                barrier.wait(10)
+                answers.append(tasks.review_attempt(attempt.pk))
+                if len(answers) == 1:
+                    other_done.set()
+            finally:
+                connection.close()
+
+        with mock.patch.object(reviews, "review_game", side_effect=slow_review):
+            threads = [threading.Thread(target=deliver) for _ in range(2)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(30)
+        assert len(made) == 1
+        assert sorted(answers) == ["done", "running"]
+        row = GameReview.objects.get(attempt=attempt)
+        assert (row.status, row.tries) == ("done", 1)
