@@ -35,7 +35,7 @@ from solver import solve  # noqa: E402
 from solver.review import Budget, review_game  # noqa: E402
 
 # The service's defaults (config/settings.py REVIEW_PROBE_SECONDS, _NODES, REVIEW_PROBES, REVIEW_SECONDS).
-SERVICE_BUDGET = Budget(probe_seconds=0.5, probe_nodes=200_000, probes=12, seconds=6.0)
+SERVICE_BUDGET = Budget(probe_seconds=0.5, probe_nodes=200_000, probes=20, seconds=6.0)
 
 
 def winnable_seeds(game: str, count: int) -> list[int]:

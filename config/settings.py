@@ -270,7 +270,7 @@ SOLVER_MAX_SEEDS = env.int("SOLVER_MAX_SEEDS", default=20)
 # review. bench/review.py measures a review's mean cost at these defaults (docs in README, "Game review").
 REVIEW_PROBE_SECONDS = env.float("REVIEW_PROBE_SECONDS", default=0.5)
 REVIEW_PROBE_NODES = env.int("REVIEW_PROBE_NODES", default=200_000)
-REVIEW_PROBES = env.int("REVIEW_PROBES", default=12)
+REVIEW_PROBES = env.int("REVIEW_PROBES", default=20)
 REVIEW_SECONDS = env.float("REVIEW_SECONDS", default=6.0)
 # Reviews queued per sweep (beat every 5 minutes, each keep_days_ready round), and how far back
 # (days since the attempt finished) the sweep looks.

@@ -41,6 +41,8 @@ UNDECIDED = "undecided"  # the budget left a gap: winnable up to w (if known), l
 WINNABLE = "winnable"
 LOST_POSITION = "lost"
 UNDECIDED_POSITION = "undecided"
+ESCALATION = 4
+UNDECIDED_BEFORE_ESCALATION = 6  # undecided probes in the gap at one level before the budget grows
 _VERDICT = {SOLVED: WINNABLE, UNSOLVABLE: LOST_POSITION, UNKNOWN: UNDECIDED_POSITION}
 
 
@@ -52,10 +54,14 @@ class Budget:
     probe_nodes: int | None = 300_000  # keeps a review deterministic when the machine is slow
     probes: int = 16
     seconds: float = 12.0
+    # When positions between the last winnable and the first lost one keep coming back undecided
+    # (UNDECIDED_BEFORE_ESCALATION of them, or all), the gap is probed again with ESCALATION times the
+    # budget per probe, up to this many times.
+    escalations: int = 1
 
     def to_json(self) -> dict[str, object]:
         return {"probe_seconds": self.probe_seconds, "probe_nodes": self.probe_nodes, "probes": self.probes,
-                "seconds": self.seconds}
+                "seconds": self.seconds, "escalations": self.escalations}
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,12 +275,17 @@ def _bisect(review: Review, deal: Deal, budget: Budget, solution: list[str] | No
             core: str) -> None:
     line = review.line
     n = len(line.moves)
-    verdicts: dict[int, str] = {}
+    verdicts: dict[int, str] = {}  # the positions decided
+    tried: set[int] = set()  # the positions probed at the current level of budget
     wins: dict[int, tuple[list[str], str]] = {}
+    level = 0
 
     def probe(ply: int) -> str:
         state = position(deal, line, ply)
-        result = solve_deal(state.as_deal(), seconds=budget.probe_seconds, max_nodes=budget.probe_nodes, core=core)
+        scale = ESCALATION ** level
+        seconds = min(budget.probe_seconds * scale, max(0.05, budget.seconds - (time.perf_counter() - start)))
+        nodes = None if budget.probe_nodes is None else budget.probe_nodes * scale
+        result = solve_deal(state.as_deal(), seconds=seconds, max_nodes=nodes, core=core)
         verdict = _VERDICT[result.status]
         if verdict == WINNABLE and result.moves is None:
             verdict = UNDECIDED_POSITION  # won only by a log longer than the service accepts: no checked win
@@ -283,7 +294,9 @@ def _bisect(review: Review, deal: Deal, budget: Budget, solution: list[str] | No
             if not wins_from(deal, line, ply, result.moves):
                 raise SolverBug(f"the solver's win from move {ply} does not replay from the player's position")
             wins[ply] = (result.moves, "solver")
-        verdicts[ply] = verdict
+        if verdict != UNDECIDED_POSITION:
+            verdicts[ply] = verdict
+        tried.add(ply)
         review.probes.append(Probe(ply=ply, verdict=verdict, nodes=result.nodes, seconds=result.seconds))
         return verdict
 
@@ -302,11 +315,11 @@ def _bisect(review: Review, deal: Deal, budget: Budget, solution: list[str] | No
     while within_budget():
         w = max((k for k, v in verdicts.items() if v == WINNABLE), default=-1)
         lost = min((k for k, v in verdicts.items() if v == LOST_POSITION), default=n + 1)
-        # the longest run of positions not probed yet between the two: probe its middle
+        # the longest run of positions not probed yet (at this level) between the two: probe its middle
         best: tuple[int, int] | None = None
         run_start = None
         for k in range(w + 1, lost + 1):
-            if k < lost and k not in verdicts:
+            if k < lost and k not in verdicts and k not in tried:
                 if run_start is None:
                     run_start = k
                 continue
@@ -314,8 +327,14 @@ def _bisect(review: Review, deal: Deal, budget: Budget, solution: list[str] | No
                 if best is None or k - run_start > best[1] - best[0]:
                     best = (run_start, k)
                 run_start = None
-        if best is None:
-            break
+        undecided_here = sum(1 for k in tried if w < k < lost)
+        if best is None or (undecided_here >= UNDECIDED_BEFORE_ESCALATION and level < budget.escalations):
+            # the gap's positions keep coming back undecided: probe it again with a larger budget
+            if level >= budget.escalations or not undecided_here:
+                break
+            level += 1
+            tried.clear()
+            continue
         probe((best[0] + best[1] - 1) // 2)
     _settle(review, deal, verdicts, wins)
 

@@ -302,3 +302,15 @@ def test_a_wrong_solution_is_not_taken_as_proof():
     review = review_game("forty-thieves", 7, log, budget=Budget(probe_seconds=5, probe_nodes=30, probes=2),
                          solution=["s", "s"])
     assert review.win_source != "solution"
+
+
+def test_a_gap_left_undecided_is_probed_again_with_a_larger_budget():
+    log = random_walk("forty-thieves", 7, 25)
+    flat = review_game("forty-thieves", 7, log, budget=Budget(probe_seconds=5, probe_nodes=30, probes=40,
+                                                               escalations=0))
+    assert max(p.nodes for p in flat.probes) <= 30
+    grown = review_game("forty-thieves", 7, log, budget=Budget(probe_seconds=5, probe_nodes=30, probes=40,
+                                                                escalations=1))
+    assert 30 < max(p.nodes for p in grown.probes) <= 120
+    assert len(grown.probes) > len(flat.probes)
+    assert all(p.verdict != "lost" for p in grown.probes) or grown.lost_after is not None
