@@ -234,6 +234,8 @@ CELERY_TASK_QUEUES = {CELERY_QUEUE: {}, CELERY_SOLVER_QUEUE: {}}
 CELERY_TASK_ROUTES = {
     # Only sends one task per challenge still to prepare: quick, so it does not queue behind the solver.
     "solver_worker.prepare_upcoming_days": {"queue": CELERY_QUEUE},
+    # Only creates review rows and sends their tasks; the reviews themselves run on the solver queue.
+    "solver_worker.review_sweep": {"queue": CELERY_QUEUE},
     "solver_worker.*": {"queue": CELERY_SOLVER_QUEUE},
 }
 CELERY_TASK_SERIALIZER = "json"
@@ -257,11 +259,23 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "resend-pending-submissions": {"task": "games.resend_pending_submissions", "schedule": 5 * 60},
     # Ranked attempts still open when their day ended are submitted as they stand.
     "close-expired-attempts": {"task": "games.close_expired_attempts", "schedule": 5 * 60},
+    # Finished games of the days that are over get their review (solver queue).
+    "review-finished-games": {"task": "solver_worker.review_sweep", "schedule": 5 * 60},
 }
 
 # The solver's budget per seed when preparing a day, and how many seeds to try.
 SOLVER_SECONDS = env.float("SOLVER_SECONDS", default=10.0)
 SOLVER_MAX_SEEDS = env.int("SOLVER_MAX_SEEDS", default=20)
+# Game reviews (solver.review, solver_worker.reviews): the solver's budget per position probed and per
+# review. bench/review.py measures a review's mean cost at these defaults (docs in README, "Game review").
+REVIEW_PROBE_SECONDS = env.float("REVIEW_PROBE_SECONDS", default=0.5)
+REVIEW_PROBE_NODES = env.int("REVIEW_PROBE_NODES", default=200_000)
+REVIEW_PROBES = env.int("REVIEW_PROBES", default=20)
+REVIEW_SECONDS = env.float("REVIEW_SECONDS", default=6.0)
+# Reviews queued per sweep (beat every 5 minutes, each keep_days_ready round), and how far back
+# (days since the attempt finished) the sweep looks.
+REVIEW_SWEEP_LIMIT = env.int("REVIEW_SWEEP_LIMIT", default=2000)
+REVIEW_LOOKBACK_DAYS = env.int("REVIEW_LOOKBACK_DAYS", default=7)
 # The memory bound of the solver's transposition table, in MiB, per solve (so per Celery
 # worker process): the compiled core never allocates more for it (solver.core).
 SOLVER_TABLE_MB = env.float("SOLVER_TABLE_MB", default=256.0)

@@ -21,6 +21,10 @@ class Deal:
     face_down: tuple[int, ...]  # how many cards at the bottom of each column are face down
     stock: tuple[int, ...]  # in the order the cards will be drawn
     foundations: tuple[int, ...]  # top card of each foundation, -1 when empty
+    # A position in the middle of a game as a starting point (``State.as_deal``): the waste, bottom to
+    # top, and the redeals left (-1: unlimited). A deal proper has an empty waste and the game's passes.
+    waste: tuple[int, ...] = ()
+    passes_left: int | None = None
 
     @property
     def game(self) -> str:

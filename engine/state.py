@@ -78,12 +78,14 @@ class State:
         self.tab: list[list[int]] = [list(col) for col in deal.tableau]
         self.down: list[int] = list(deal.face_down)
         self.stock: list[int] = list(reversed(deal.stock))  # next card drawn is at the end
-        self.waste: list[int] = []
+        self.waste: list[int] = list(deal.waste)
         self.found: list[int] = list(deal.foundations)  # top card per foundation, -1 empty
         self.score = 0
         self.moves = 0  # log entries played, undos, draws and redeals included
         self.on_foundations = sum((top >> 2) + 1 for top in deal.foundations if top >= 0)
         self.passes_left = -1 if rules.passes is None else rules.passes - 1  # redeals left; -1: unlimited
+        if deal.passes_left is not None:
+            self.passes_left = deal.passes_left
         self.won = False
         # One record per move still on the stack: (kind, src, dst, n, score_before, flags), flags of
         # TURNED_UP and DISCLOSED.
@@ -493,6 +495,20 @@ class State:
         state.seen_down = list(seen_down)  # type: ignore[call-overload]
         state.assisted_at = None if assisted_at is None else int(assisted_at)  # type: ignore[call-overload]
         return state
+
+    def as_deal(self) -> Deal:
+        """This position as a deal to start from (score, move count and undo stack left behind):
+        ``State(state.as_deal())`` plays on exactly as ``state`` does, and the solver can search it."""
+        return Deal(
+            rules=self.rules,
+            seed=self.deal.seed,
+            tableau=tuple(tuple(col) for col in self.tab),
+            face_down=tuple(self.down),
+            stock=tuple(reversed(self.stock)),
+            foundations=tuple(self.found),
+            waste=tuple(self.waste),
+            passes_left=self.passes_left,
+        )
 
     @property
     def redeals(self) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -100,6 +100,14 @@ def challenge_data(challenge: Challenge, counts: selectors.ChallengeCounts) -> d
     }
 
 
+class AfterTheDayOutput(serializers.Serializer):
+    ready_at = serializers.DateTimeField(help_text="The day's end: the review of this game and the day's solution "
+                                                   "are published then (the review within minutes).")
+    ready_in_seconds = serializers.IntegerField(help_text="Seconds to go until then (0: the day is over).")
+    review = serializers.CharField(help_text="Where the review of this game is read, once finished and published.")
+    solution = serializers.CharField(help_text="Where the day's solution is read, once published.")
+
+
 class AttemptOutput(serializers.Serializer):
     id = serializers.IntegerField()
     date = serializers.DateField(source="challenge.date")
@@ -113,13 +121,27 @@ class AttemptOutput(serializers.Serializer):
         help_text="Play time so far (or in all, once finished), by the server's clock: for the table's clock."
     )
     submission = serializers.SerializerMethodField()
+    after_the_day = serializers.SerializerMethodField()
 
     def get_elapsed_ms(self, attempt: Attempt) -> int:
         return attempt.play_time_ms()
 
+    @extend_schema_field(AfterTheDayOutput)
+    def get_after_the_day(self, attempt: Attempt) -> dict[str, Any]:
+        return after_the_day_data(attempt)
+
     def get_submission(self, attempt: Attempt) -> int | None:
         submission = Submission.objects.filter(attempt=attempt).only("id").first()
         return submission.pk if submission else None
+
+
+def after_the_day_data(attempt: Attempt) -> dict[str, Any]:
+    """When the attempt's review and its day's solution are published, and where (AfterTheDayOutput)."""
+    challenge = attempt.challenge
+    data = days.after_the_day(challenge.date)
+    data["review"] = f"/api/v1/attempts/{attempt.pk}/review"
+    data["solution"] = f"/api/v1/daily/{challenge.date.isoformat()}/{challenge.game}/solution"
+    return dict(AfterTheDayOutput(data).data)
 
 
 def attempt_data(attempt: Attempt, state: Any) -> dict[str, Any]:

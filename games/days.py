@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
+import math
 import re
 from zoneinfo import ZoneInfo
 
@@ -26,6 +27,14 @@ def next_day_starts_at(day: dt.date) -> dt.datetime:
     """When ``day`` is over and the next one begins, as an aware datetime."""
     zone = ZoneInfo(settings.DAILY_TIMEZONE)
     return dt.datetime.combine(day + dt.timedelta(days=1), dt.time(0), tzinfo=zone)
+
+
+def after_the_day(day: dt.date, now: dt.datetime | None = None) -> dict[str, object]:
+    """When what waits for the end of ``day`` is published (its games' reviews, its solution): the
+    day's end, and the whole seconds still to go (0 once it is over)."""
+    ready_at = next_day_starts_at(day)
+    left = (ready_at - (now or timezone.now())).total_seconds()
+    return {"ready_at": ready_at, "ready_in_seconds": max(0, math.ceil(left))}
 
 
 def derive_seed(*, day: dt.date, game: str, attempt: int, secret: str | None = None) -> int:

@@ -6,7 +6,13 @@ from typing import Any
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_serializer,
+)
 from rest_framework import exceptions, serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.renderers import JSONRenderer
@@ -16,6 +22,7 @@ from rest_framework.views import APIView
 
 from engine import GAME_IDS
 from games import days as dates
+from games.apis import AfterTheDayOutput, after_the_day_data
 from games.errors import NotFound
 from games.fields import StrictIntegerField, game_field, move_list, validated, validated_query
 from games.models import Submission
@@ -194,9 +201,14 @@ class SubmissionOutput(serializers.Serializer):
     validated_at = serializers.DateTimeField(allow_null=True)
     error = serializers.JSONField(allow_null=True)
     result = serializers.SerializerMethodField()
+    after_the_day = serializers.SerializerMethodField()
 
     def get_result(self, submission: Submission) -> dict[str, Any] | None:
         return submission_result(submission)
+
+    @extend_schema_field(AfterTheDayOutput)
+    def get_after_the_day(self, submission: Submission) -> dict[str, Any]:
+        return after_the_day_data(submission.attempt)
 
 
 class SubmitInput(serializers.Serializer):
@@ -233,7 +245,7 @@ class SubmissionDetailApi(APIView):
 
     @extend_schema(operation_id="submission_detail", responses=SubmissionOutput)
     def get(self, request: Request, submission_id: int) -> Response:
-        submission = Submission.objects.select_related("attempt").filter(
+        submission = Submission.objects.select_related("attempt__challenge").filter(
             pk=submission_id, attempt__player=request.user
         ).first()
         if submission is None:

@@ -122,9 +122,12 @@ class SearchState:
                 self.found[2 * s], self.found[2 * s + 1] = c[0], c[1]
         else:
             self.found = [sum(counts[s]) for s in range(4)]
-        self.talon: list[int] = list(deal.stock)
-        self.p = 0
+        # A mid-game position (``State.as_deal``) has drawn the waste's cards already.
+        self.talon: list[int] = [*deal.waste, *deal.stock]
+        self.p = len(deal.waste)
         self.passes = -1 if rules.passes is None else rules.passes - 1
+        if deal.passes_left is not None:
+            self.passes = deal.passes_left
         self.left = rules.cards - sum(self.found)
         self.hist: list[tuple[int, ...]] = []
         # With draw 1 and unlimited redeals every talon card is reachable from any p, so

@@ -20,6 +20,7 @@ from games.errors import Conflict
 from games.models import Challenge, SeedVerification
 from games.selectors import COUNTED
 from solver_worker import dispatch
+from solver_worker.models import GameReview
 from solver_worker.tasks import prepare_challenge
 
 
@@ -142,3 +143,17 @@ class ChallengeAdmin(admin.ModelAdmin):
     @admin.action(description="Unpublish")
     def unpublish(self, request: HttpRequest, queryset: QuerySet[Challenge]) -> None:
         self.message_user(request, f"{queryset.update(published=False)} challenge(s) unpublished.")
+
+
+@admin.register(GameReview)
+class GameReviewAdmin(admin.ModelAdmin):
+    """Reviews as the solver made them: read only (a review is remade by deleting its row)."""
+
+    list_display = ["attempt", "status", "outcome", "winnable_after", "lost_after", "tries", "seconds", "finished_at"]
+    list_filter = ["status", "outcome"]
+    search_fields = ["attempt__id", "attempt__player__username"]
+    readonly_fields = ["attempt", "status", "outcome", "winnable_after", "lost_after", "data", "tries", "seconds",
+                       "error", "created_at", "started_at", "finished_at"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

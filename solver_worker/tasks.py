@@ -1,4 +1,4 @@
-"""Celery tasks that prepare days and verify seeds: thin wrappers over solver_worker.services, by plain values."""
+"""Celery tasks that prepare days, verify seeds and review games: thin wrappers over the services, by plain values."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ import datetime as dt
 
 from celery import shared_task
 from django.conf import settings
+from django.db import OperationalError
 
 from games import days
-from solver_worker import services
+from solver_worker import reviews, services
 from solver_worker.cli import solve_row
 
 
@@ -41,3 +42,27 @@ def verify_seed(verification_id: int) -> str:
 def solve_seed(game: str, seed: int, seconds: float, max_nodes: int | None = None) -> dict[str, object]:
     """One deal of a winnability study (python -m solver_worker winnability --celery)."""
     return solve_row(game, seed, seconds, max_nodes)
+
+
+@shared_task(
+    name="solver_worker.review_attempt",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(OperationalError,),
+    retry_backoff=True,
+    retry_backoff_max=60,
+    max_retries=5,
+    soft_time_limit=120,
+    time_limit=150,
+)
+def review_attempt(attempt_id: int) -> str:
+    """Review a finished attempt of a day that is over (solver_worker.models.GameReview), by attempt id.
+    Idempotent: a review done is left as it is; nothing is stored for an attempt not due."""
+    review = reviews.review_make(attempt_id=attempt_id)
+    return "not_due" if review is None else str(review.status)
+
+
+@shared_task(name="solver_worker.review_sweep", soft_time_limit=60, time_limit=90)
+def review_sweep(limit: int | None = None) -> int:
+    """Beat: queue the reviews of the finished attempts of the days that are over."""
+    return reviews.reviews_sweep(limit=limit)

@@ -20,7 +20,8 @@ from config.celery import app, resend_pending_on_start
 app.loader.import_default_modules()
 names = ["games.validate_submission", "games.resend_pending_submissions", "games.close_expired_attempts",
          "solver_worker.prepare_upcoming_days",
-         "solver_worker.prepare_challenge", "solver_worker.verify_seed", "solver_worker.solve_seed"]
+         "solver_worker.prepare_challenge", "solver_worker.verify_seed", "solver_worker.solve_seed",
+         "solver_worker.review_sweep", "solver_worker.review_attempt"]
 print(json.dumps({
     "routes": {n: app.amqp.router.route({}, n)["queue"].name for n in names},
     "registered": [n for n in names if n in app.tasks],
@@ -51,11 +52,14 @@ def test_solver_work_and_validations_go_to_separate_queues() -> None:
         "solver_worker.prepare_challenge": "solver",
         "solver_worker.verify_seed": "solver",
         "solver_worker.solve_seed": "solver",
+        "solver_worker.review_sweep": "validation",  # quick: it only queues the reviews
+        "solver_worker.review_attempt": "solver",  # a burst of reviews after midnight never holds up validations
     }
-    assert len(s["registered"]) == 7  # type: ignore[arg-type]
+    assert len(s["registered"]) == 9  # type: ignore[arg-type]
     assert s["consumed"] == ["solver", "validation"]  # a worker without -Q does both
     assert s["beat"] == [
-        "games.close_expired_attempts", "games.resend_pending_submissions", "solver_worker.prepare_upcoming_days"
+        "games.close_expired_attempts", "games.resend_pending_submissions", "solver_worker.prepare_upcoming_days",
+        "solver_worker.review_sweep",
     ]
     assert s["on_worker_ready"] is True
 

@@ -284,6 +284,11 @@ def test_submit_validates_and_a_second_submit_counts_once(player: Api, on_commit
     body = player.get(f"submissions/{first.json()['id']}").json()
     assert body["status"] == "valid"
     assert body["result"]["won"] is False and body["result"]["moves"] == 3 and body["result"]["score"] == 0
+    # The result says when the review and the solution are published: at the day's end, not before.
+    after = body["after_the_day"]
+    assert after["ready_at"] == days.next_day_starts_at(days.today()).isoformat().replace("+00:00", "Z")
+    assert 0 < after["ready_in_seconds"] <= 86400 and after == first.json()["after_the_day"]
+    assert after["review"] == f"/api/v1/attempts/{attempt['id']}/review"
     assert_error(player.post(f"attempts/{attempt['id']}/moves", {"from": 3, "moves": ["s"]}), 409)
 
 

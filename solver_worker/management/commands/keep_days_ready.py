@@ -1,7 +1,8 @@
 """``manage.py keep_days_ready``: a loop that keeps today and the coming days prepared, and nothing pending.
 
 What beat does in production (solver_worker.prepare_upcoming_days, games.resend_pending_submissions,
-games.close_expired_attempts),
+games.close_expired_attempts, solver_worker.review_sweep: with tasks in process, the reviews are made
+in the round, so bin/serve has them within a round of the day's end),
 for a deployment without beat: ``bin/serve`` runs it beside the development server, so a service
 left running over midnight has the next day ready before the day starts (it is prepared a day
 ahead, then kept so). Safe beside beat and workers: preparing a day is idempotent under
@@ -22,6 +23,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from engine import GAME_IDS
 from games import days, services
 from games.models import Challenge
+from solver_worker import reviews
 from solver_worker import services as preparation
 
 logger = logging.getLogger(__name__)
@@ -70,6 +72,9 @@ def keep_days_ready(
             closed = services.attempts_close_expired()
             if closed:
                 report(f"{closed} ranked attempt(s) left open after their day submitted as they stood")
+            queued = reviews.reviews_sweep()
+            if queued:
+                report(f"{queued} finished game(s) of the days that are over sent for review")
         except Exception:
             logger.exception("keep_days_ready: this round failed; trying again in %s s", interval)
         done += 1

@@ -1,0 +1,95 @@
+"""The review API: ``GET /api/v1/attempts/{id}/review``, the player's own game once its day is over."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games.fields import game_field
+from solver_worker import reviews
+
+
+class PlayedMoveOutput(serializers.Serializer):
+    ply = serializers.IntegerField(help_text="The move's number along the line played (undone moves left out).")
+    index = serializers.IntegerField(help_text="Its 0-based index in the stored log.")
+    move = serializers.CharField()
+    words = serializers.CharField()
+
+
+class ProbeOutput(serializers.Serializer):
+    after_move = serializers.IntegerField()
+    verdict = serializers.ChoiceField(choices=["winnable", "lost", "undecided"])
+    nodes = serializers.IntegerField()
+    seconds = serializers.FloatField()
+
+
+class ReviewOutput(serializers.Serializer):
+    """What the review proves. Positions are counted in moves of the line played: "after move k"."""
+
+    outcome = serializers.ChoiceField(choices=["won", "lost", "gave_up_winnable", "never_winnable", "undecided"])
+    claims = serializers.ListField(child=serializers.CharField(), help_text="Each checked by the engine or proven "
+                                   "by the solver, in words.")
+    moves_played = serializers.IntegerField(help_text="Moves of the line played (undone ones and undos left out).")
+    log_entries = serializers.IntegerField()
+    undos = serializers.IntegerField()
+    draws = serializers.IntegerField()
+    redeals = serializers.IntegerField()
+    log_error = serializers.JSONField(allow_null=True, help_text="The log's first illegal entry, if any.")
+    winnable_after = serializers.IntegerField(allow_null=True, help_text="The last position proven winnable.")
+    lost_after = serializers.IntegerField(allow_null=True, help_text="The first position proven lost.")
+    undecided_between = serializers.ListField(child=serializers.IntegerField(), allow_null=True,
+                                              help_text="First and last positions the solver left undecided.")
+    losing_move = PlayedMoveOutput(allow_null=True)
+    win_from = serializers.IntegerField(allow_null=True, help_text="The position the win starts from.")
+    win = serializers.ListField(child=serializers.CharField(), allow_null=True,
+                                help_text="A winning continuation from there, replayed by the engine.")
+    win_source = serializers.CharField(allow_null=True)
+    line = serializers.ListField(child=serializers.CharField())
+    line_index = serializers.ListField(child=serializers.IntegerField())
+    comparison = serializers.JSONField(allow_null=True, help_text="A won game against the day's solution.")
+    best_players = serializers.JSONField(required=False, help_text="A won game: the day's best ranked games.")
+    play_time_ms = serializers.IntegerField()
+    score = serializers.IntegerField(allow_null=True)
+    probes = ProbeOutput(many=True)
+
+
+class AttemptReviewOutput(serializers.Serializer):
+    attempt = serializers.IntegerField()
+    date = serializers.DateField()
+    game = game_field()
+    ranked = serializers.BooleanField()
+    status = serializers.ChoiceField(choices=["pending", "done", "failed"],
+                                     help_text="pending: queued on the solver, made within minutes of the day's end")
+    review = ReviewOutput(allow_null=True)
+
+
+class AttemptReviewApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="attempt_review",
+        responses={
+            200: AttemptReviewOutput,
+            404: OpenApiResponse(description="not the caller's attempt, or its day is not over yet (details: "
+                                             "ready_at, ready_in_seconds)"),
+            409: OpenApiResponse(description="the attempt is not finished"),
+        },
+    )
+    def get(self, request: Request, attempt_id: int) -> Response:
+        view = reviews.review_get(attempt_id=attempt_id, player=request.user)
+        attempt = view.attempt
+        data: dict[str, Any] = {
+            "attempt": attempt.pk,
+            "date": attempt.challenge.date,
+            "game": attempt.challenge.game,
+            "ranked": attempt.ranked,
+            "status": view.status,
+            "review": view.review,
+        }
+        return Response(AttemptReviewOutput(data).data)

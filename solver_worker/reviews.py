@@ -1,0 +1,226 @@
+"""Game reviews: every finished attempt of a day that is over gets one, made once on the solver queue.
+
+``reviews_sweep`` (beat, and every round of ``keep_days_ready``) creates a queued row per attempt due
+and sends ``solver_worker.review_attempt`` with its id; ``review_make`` (the task) fills the row,
+idempotently: a redelivered task finds it done, one that arrives while another worker holds the row
+leaves it alone. Nothing of a day is reviewed, or disclosed, before that day is over.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from core.errors import Conflict, NotFound
+from core.tasks import task
+from games import days
+from games.models import Attempt, Result, Submission
+from solver.review import WON, Budget, review_game
+from solver_worker.models import GameReview
+
+logger = logging.getLogger(__name__)
+
+REVIEW_TASK = "solver_worker.review_attempt"
+# A row held RUNNING for longer than this without finishing belongs to a worker that died.
+REVIEW_LEASE = dt.timedelta(minutes=10)
+# A row still QUEUED this long after the sweep made it lost its task (a broker outage): send it again.
+REVIEW_RESEND_AFTER = dt.timedelta(hours=12)
+# A review that failed (a bug, not a budget: undecided is a result) is tried this many times in all.
+REVIEW_MAX_TRIES = 3
+BEST_PLAYERS = 3
+
+
+def review_budget() -> Budget:
+    return Budget(
+        probe_seconds=settings.REVIEW_PROBE_SECONDS,
+        probe_nodes=settings.REVIEW_PROBE_NODES,
+        probes=settings.REVIEW_PROBES,
+        seconds=settings.REVIEW_SECONDS,
+    )
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """When a day's reviews and solution are published: at the day's end."""
+
+    ready_at: dt.datetime
+    ready_in_seconds: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ready_at": self.ready_at.isoformat(), "ready_in_seconds": self.ready_in_seconds}
+
+
+def review_schedule(*, day: dt.date, now: dt.datetime | None = None) -> Schedule:
+    when = days.after_the_day(day, now)
+    return Schedule(ready_at=when["ready_at"], ready_in_seconds=when["ready_in_seconds"])  # type: ignore[arg-type]
+
+
+def review_is_due(attempt: Attempt) -> bool:
+    """A review is made of a finished attempt whose day is over, and of nothing else."""
+    return attempt.finished_at is not None and days.is_over(attempt.challenge.date)
+
+
+def attempt_log(attempt: Attempt) -> list[str]:
+    """The log as submitted (validated), else as the server stored it."""
+    submission = Submission.objects.filter(attempt=attempt).only("moves").first()
+    return list(submission.moves if submission is not None else attempt.moves)
+
+
+# -- making reviews (the task) ------------------------------------------------------------------------
+
+def review_make(*, attempt_id: int, budget: Budget | None = None) -> GameReview | None:
+    """The task's work, by attempt id: the attempt's review, made now unless done or being made.
+
+    None when there is nothing to review (no such attempt, not finished, its day not over): nothing
+    is stored then."""
+    review, mine = _claim(attempt_id)
+    if review is None or not mine:
+        return review
+    attempt = review.attempt
+    challenge = attempt.challenge
+    try:
+        result = review_game(challenge.game, challenge.seed_int, attempt_log(attempt),
+                             budget=budget or review_budget(), solution=list(challenge.solution) or None)
+        data = result.to_json()
+        data.update(_service_part(attempt, won=result.outcome == WON))
+    except Exception as exc:
+        logger.exception("the review of attempt %s failed", attempt_id)
+        GameReview.objects.filter(pk=review.pk, status=GameReview.Status.RUNNING).update(
+            status=GameReview.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], finished_at=timezone.now())
+        review.refresh_from_db()
+        return review
+    GameReview.objects.filter(pk=review.pk, status=GameReview.Status.RUNNING).update(
+        status=GameReview.Status.DONE, outcome=result.outcome, winnable_after=result.winnable_after,
+        lost_after=result.lost_after, data=data, seconds=result.seconds, error="", finished_at=timezone.now())
+    review.refresh_from_db()
+    return review
+
+
+def _claim(attempt_id: int) -> tuple[GameReview | None, bool]:
+    """The attempt's review row and whether this call is to make it (then it is marked RUNNING);
+    the row as it stands when it is done or another worker holds it; None when no review is due."""
+    now = timezone.now()
+    with transaction.atomic():
+        attempt = Attempt.objects.select_related("challenge").filter(pk=attempt_id).first()
+        if attempt is None or not review_is_due(attempt):
+            return None, False
+        try:
+            with transaction.atomic():
+                GameReview.objects.get_or_create(attempt=attempt)
+        except IntegrityError:  # made by a sweep or another task at the same moment: it exists now
+            pass
+        review = GameReview.objects.select_for_update().select_related("attempt__challenge").get(attempt=attempt)
+        if review.status == GameReview.Status.DONE:
+            return review, False
+        if review.status == GameReview.Status.RUNNING and review.started_at and review.started_at > now - REVIEW_LEASE:
+            return review, False  # another worker is making it
+        if review.status == GameReview.Status.FAILED and review.tries >= REVIEW_MAX_TRIES:
+            return review, False
+        review.status = GameReview.Status.RUNNING
+        review.started_at = now
+        review.finished_at = None
+        review.tries += 1
+        review.save(update_fields=["status", "started_at", "finished_at", "tries"])
+        return review, True
+
+
+def _service_part(attempt: Attempt, *, won: bool) -> dict[str, Any]:
+    """What the pure review cannot know: the attempt, its time, and for a won game the day's best."""
+    challenge = attempt.challenge
+    result = Result.objects.filter(submission__attempt=attempt).only("play_time_ms", "score").first()
+    part: dict[str, Any] = {
+        "attempt": attempt.pk,
+        "date": challenge.date.isoformat(),
+        "ranked": attempt.ranked,
+        "play_time_ms": result.play_time_ms if result is not None else attempt.play_time_ms(),
+        "score": result.score if result is not None else None,
+    }
+    if won:
+        best = (
+            Result.objects.filter(challenge=challenge, ranked=True, assisted=False, disqualified=False, won=True)
+            .select_related("player")
+            .order_by("-score", "moves", "play_time_ms", "finished_at")[:BEST_PLAYERS]
+        )
+        part["best_players"] = [
+            {"player": r.player.get_username(), "score": r.score, "moves": r.moves, "play_time_ms": r.play_time_ms}
+            for r in best
+        ]
+    return part
+
+
+# -- the sweep ----------------------------------------------------------------------------------------
+
+def reviews_sweep(*, limit: int | None = None, now: dt.datetime | None = None) -> int:
+    """Queue a review for every attempt finished in the last REVIEW_LOOKBACK_DAYS whose day is over
+    (oldest first, at most ``limit`` new ones: ranked games, and practice on past days' deals), and
+    send again what a lost task or a dead worker left behind. Returns the tasks sent."""
+    now = now or timezone.now()
+    limit = settings.REVIEW_SWEEP_LIMIT if limit is None else limit
+    since = now - dt.timedelta(days=settings.REVIEW_LOOKBACK_DAYS)
+    due = list(
+        Attempt.objects.filter(finished_at__gte=since, challenge__date__lt=days.today(), review__isnull=True)
+        .order_by("finished_at", "pk")
+        .values_list("pk", flat=True)[:limit]
+    )
+    with transaction.atomic():
+        GameReview.objects.bulk_create([GameReview(attempt_id=pk) for pk in due], ignore_conflicts=True)
+        again = list(
+            GameReview.objects.filter(attempt__finished_at__gte=since).filter(
+                Q(status=GameReview.Status.QUEUED, created_at__lt=now - REVIEW_RESEND_AFTER)
+                | Q(status=GameReview.Status.RUNNING, started_at__lt=now - REVIEW_LEASE)
+                | Q(status=GameReview.Status.FAILED, tries__lt=REVIEW_MAX_TRIES)
+            ).values_list("attempt_id", flat=True)[: max(0, limit - len(due))]
+        )
+        fresh = set(due)
+        ids = due + [pk for pk in again if pk not in fresh]
+        transaction.on_commit(lambda: _send(ids))
+    return len(ids)
+
+
+def _send(attempt_ids: list[int]) -> None:
+    review_attempt = task(REVIEW_TASK)
+    for attempt_id in attempt_ids:
+        try:
+            review_attempt.delay(attempt_id)
+        except Exception:  # the row stays queued: the sweep sends it again later
+            logger.exception("could not send the review of attempt %s", attempt_id)
+
+
+# -- reading a review (the API) -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ReviewView:
+    attempt: Attempt
+    status: str  # pending (not made yet), done, or failed
+    review: dict[str, Any] | None
+
+
+def review_get(*, attempt_id: int, player: AbstractBaseUser) -> ReviewView:
+    """The player's own attempt's review. Another player's attempt, or any attempt of a day not over
+    yet, is not found (nothing of a day exists before it is over); an open attempt has none yet."""
+    attempt = Attempt.objects.select_related("challenge").filter(pk=attempt_id, player=player).first()
+    if attempt is None:
+        raise NotFound(f"attempt {attempt_id} not found")
+    if not days.is_over(attempt.challenge.date):
+        schedule = review_schedule(day=attempt.challenge.date)
+        raise NotFound(
+            f"no review of attempt {attempt_id} exists yet: reviews of the {attempt.challenge.date} games are made "
+            f"once that day is over, at {schedule.ready_at.isoformat()}",
+            details=schedule.to_json(),
+        )
+    if attempt.finished_at is None:
+        raise Conflict(f"attempt {attempt_id} is not finished: a review is made of a finished game (submit it)")
+    row = GameReview.objects.filter(attempt=attempt).first()
+    if row is None or row.status in (GameReview.Status.QUEUED, GameReview.Status.RUNNING):
+        return ReviewView(attempt=attempt, status="pending", review=None)
+    if row.status == GameReview.Status.FAILED:
+        return ReviewView(attempt=attempt, status="failed", review=None)
+    return ReviewView(attempt=attempt, status="done", review=row.data)

@@ -1,0 +1,300 @@
+"""Game reviews as a service: made once per finished attempt of a day that is over, on the solver queue."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from unittest import mock
+
+import pytest
+import time_machine
+from django.test import override_settings
+from rest_framework.test import APIClient
+
+from engine import Move, State, deal
+from games import services
+from games.models import Attempt
+from games.tests.factories import make_challenge, make_user, token_for
+from solver_worker import reviews, tasks
+from solver_worker.management.commands.keep_days_ready import keep_days_ready
+from solver_worker.models import GameReview
+
+pytestmark = pytest.mark.django_db
+
+WINS = json.loads((Path(__file__).parents[2] / "games" / "tests" / "data" / "winning_logs.json").read_text())
+KLONDIKE = WINS["klondike"]
+DAY = dt.date(2026, 12, 1)
+NOON = dt.datetime(2026, 12, 1, 12, 0, tzinfo=dt.UTC)
+NEXT_MORNING = dt.datetime(2026, 12, 2, 0, 3, tzinfo=dt.UTC)
+# The first moves of the winning line, then the waste's card thrown about until the game is given up.
+LOST_LOG = KLONDIKE["moves"][:6]
+
+
+@pytest.fixture
+def clock():
+    with time_machine.travel(NOON, tick=False) as traveller:
+        yield traveller
+
+
+@pytest.fixture(autouse=True)
+def _commits(django_capture_on_commit_callbacks):
+    """What is sent after commit (validations, reviews) is sent at once: the test's transaction never commits."""
+    global _capture
+    _capture = django_capture_on_commit_callbacks
+
+
+_capture = None
+
+
+def sweep() -> int:
+    with _capture(execute=True):
+        return reviews.reviews_sweep()
+
+
+@pytest.fixture
+def challenge(clock):
+    return make_challenge(game="klondike", seed=KLONDIKE["seed"], day=DAY, solution=KLONDIKE["moves"])
+
+
+def finished(challenge, moves: list[str], *, player=None) -> Attempt:
+    player = player or make_user()
+    attempt = services.attempt_start(player=player, challenge=challenge)
+    with _capture(execute=True):
+        services.attempt_submit(attempt_id=attempt.pk, player=player, start=0, moves=moves)
+    attempt.refresh_from_db()
+    return attempt
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
+    return client
+
+
+def review_url(attempt: Attempt) -> str:
+    return f"/api/v1/attempts/{attempt.pk}/review"
+
+
+# -- nothing of today exists yet ------------------------------------------------------------------
+
+def test_nothing_of_today_is_reviewed_or_disclosed_by_any_route(clock, challenge) -> None:
+    attempt = finished(challenge, LOST_LOG)
+    other = make_user()
+    assert sweep() == 0
+    assert tasks.review_attempt(attempt.pk) == "not_due"  # a task sent anyway (a forged id) stores nothing
+    assert tasks.review_attempt(10**9) == "not_due"
+    assert not GameReview.objects.exists()
+    owner = client_for(attempt.player)
+    answer = owner.get(review_url(attempt))
+    assert answer.status_code == 404
+    error = answer.json()["error"]
+    assert error["code"] == "not_found" and "once that day is over" in error["message"]
+    assert error["details"] == {"ready_at": "2026-12-02T00:00:00+00:00", "ready_in_seconds": 12 * 3600}
+    assert client_for(other).get(review_url(attempt)).status_code == 404  # someone else's id
+    assert APIClient().get(review_url(attempt)).status_code in (401, 403)
+    # rotated client addresses change nothing: the answer depends on the day and the owner only
+    for address in ("203.0.113.9", "198.51.100.7, 10.0.0.1"):
+        assert owner.get(review_url(attempt), HTTP_X_FORWARDED_FOR=address).status_code == 404
+    # the attempt's own answer says when the review and the solution will be ready
+    after = owner.get(f"/api/v1/attempts/{attempt.pk}").json()["after_the_day"]
+    assert after == {"ready_at": "2026-12-02T00:00:00Z", "ready_in_seconds": 43200,
+                     "review": review_url(attempt), "solution": f"/api/v1/daily/{DAY}/klondike/solution"}
+
+
+def test_bad_ids_are_clean_json_errors(clock, challenge) -> None:
+    user = make_user()
+    client = client_for(user)
+    for path in ("/api/v1/attempts/0/review", "/api/v1/attempts/99999999999999999999/review",
+                 "/api/v1/attempts/-1/review", "/api/v1/attempts/abc/review"):
+        answer = client.get(path)
+        assert answer.status_code == 404 and answer["Content-Type"].startswith("application/json"), path
+
+
+# -- after the day --------------------------------------------------------------------------------
+
+def test_after_the_day_the_sweep_reviews_every_finished_game_once(clock, challenge) -> None:
+    lost = finished(challenge, LOST_LOG)
+    won = finished(challenge, KLONDIKE["moves"])
+    open_practice = services.attempt_start(player=lost.player, challenge=challenge)
+    clock.move_to(NEXT_MORNING)
+    assert sweep() == 2  # tasks run in process here: both reviews are made now
+    assert set(GameReview.objects.values_list("attempt_id", "status")) == {(lost.pk, "done"), (won.pk, "done")}
+
+    body = client_for(lost.player).get(review_url(lost)).json()
+    assert body["status"] == "done" and body["date"] == "2026-12-01" and body["game"] == "klondike"
+    review = body["review"]
+    assert review["outcome"] in ("gave_up_winnable", "lost", "undecided")
+    assert review["winnable_after"] is not None and review["claims"]
+    # the win it offers is one the engine plays to the end from the player's own position
+    state = State(deal("klondike", KLONDIKE["seed"]))
+    for text in review["line"][: review["winnable_after"]] + review["win"]:
+        state.play(Move.parse(text))
+    assert state.won
+
+    won_review = client_for(won.player).get(review_url(won)).json()["review"]
+    assert won_review["outcome"] == "won"
+    assert won_review["comparison"]["solution"]["moves"] == len(KLONDIKE["moves"])
+    assert won_review["best_players"][0]["player"] == won.player.get_username()
+
+    assert client_for(lost.player).get(review_url(open_practice)).status_code == 409
+    assert sweep() == 0  # nothing new: each review is made once
+    assert GameReview.objects.count() == 2
+
+
+def test_a_redelivered_task_finds_the_review_done(clock, challenge) -> None:
+    attempt = finished(challenge, LOST_LOG)
+    clock.move_to(NEXT_MORNING)
+    assert tasks.review_attempt(attempt.pk) == "done"
+    row = GameReview.objects.get(attempt=attempt)
+    with mock.patch.object(reviews, "review_game") as review_game:
+        assert tasks.review_attempt(attempt.pk) == "done"
+        assert sweep() == 0
+    review_game.assert_not_called()
+    again = GameReview.objects.get(attempt=attempt)
+    assert (again.tries, again.finished_at, again.data) == (1, row.finished_at, row.data)
+
+
+def test_a_review_another_worker_holds_is_left_to_it_until_its_lease_ends(clock, challenge) -> None:
+    attempt = finished(challenge, LOST_LOG)
+    clock.move_to(NEXT_MORNING)
+    GameReview.objects.create(attempt=attempt, status="running", started_at=NEXT_MORNING, tries=1)
+    with mock.patch.object(reviews, "review_game") as review_game:
+        assert tasks.review_attempt(attempt.pk) == "running"
+        assert sweep() == 0
+    review_game.assert_not_called()
+    clock.move_to(NEXT_MORNING + reviews.REVIEW_LEASE + dt.timedelta(seconds=1))  # that worker died
+    assert sweep() == 1
+    row = GameReview.objects.get(attempt=attempt)
+    assert (row.status, row.tries) == ("done", 2)
+
+
+def test_a_failed_review_is_tried_again_a_few_times_then_left_failed(clock, challenge) -> None:
+    attempt = finished(challenge, LOST_LOG)
+    clock.move_to(NEXT_MORNING)
+    with mock.patch.object(reviews, "review_game", side_effect=RuntimeError("boom")):
+        assert sweep() == 1
+        for _ in range(5):
+            sweep()
+    row = GameReview.objects.get(attempt=attempt)
+    assert (row.status, row.tries) == ("failed", reviews.REVIEW_MAX_TRIES)
+    assert "boom" in row.error and row.data == {}
+    assert client_for(attempt.player).get(review_url(attempt)).json()["status"] == "failed"
+
+
+def test_before_the_sweep_the_review_is_pending(clock, challenge) -> None:
+    attempt = finished(challenge, LOST_LOG)
+    clock.move_to(NEXT_MORNING)
+    body = client_for(attempt.player).get(review_url(attempt)).json()
+    assert (body["status"], body["review"]) == ("pending", None)
+
+
+def test_an_illegal_submitted_log_is_reviewed_up_to_its_first_illegal_entry(clock, challenge) -> None:
+    attempt = finished(challenge, [*LOST_LOG, "t1f9"])
+    clock.move_to(NEXT_MORNING)
+    assert tasks.review_attempt(attempt.pk) == "done"
+    data = GameReview.objects.get(attempt=attempt).data
+    assert data["log_error"]["index"] == len(LOST_LOG)
+    assert data["moves_played"] <= len(LOST_LOG)
+
+
+@override_settings(REVIEW_SWEEP_LIMIT=1)
+def test_the_sweep_takes_the_oldest_games_first_within_its_limit(clock, challenge) -> None:
+    first = finished(challenge, LOST_LOG)
+    clock.shift(60)
+    second = finished(challenge, LOST_LOG)
+    clock.move_to(NEXT_MORNING)
+    assert sweep() == 1
+    assert list(GameReview.objects.values_list("attempt_id", flat=True)) == [first.pk]
+    assert sweep() == 1
+    assert GameReview.objects.filter(attempt=second).exists()
+
+
+def test_bin_serve_loop_makes_the_reviews_after_midnight_with_nothing_else_started(clock, challenge) -> None:
+    """keep_days_ready (bin/serve's loop, tasks in process): the round after the day's end reviews its games."""
+    attempt = finished(challenge, LOST_LOG)
+    for offset in (1, 2):  # the coming days are ready: the round has nothing to prepare
+        make_challenge(game="klondike", seed=KLONDIKE["seed"], day=DAY + dt.timedelta(days=offset))
+    keep_days_ready(rounds=1, games=["klondike"], today=lambda: DAY, sleep=lambda s: None)
+    assert not GameReview.objects.exists()  # still the day itself
+    clock.move_to(NEXT_MORNING)
+    with _capture(execute=True):
+        keep_days_ready(rounds=1, games=["klondike"], today=lambda: DAY + dt.timedelta(days=1), sleep=lambda s: None)
+    assert GameReview.objects.get(attempt=attempt).status == "done"
+
+
+
+def test_practice_on_an_old_day_is_reviewed_when_it_finishes(clock) -> None:
+    old = make_challenge(game="klondike", seed=KLONDIKE["seed"], day=DAY - dt.timedelta(days=40),
+                         solution=KLONDIKE["moves"])
+    attempt = finished(old, LOST_LOG)
+    assert not attempt.ranked
+    assert sweep() == 1
+    assert GameReview.objects.get(attempt=attempt).status == "done"
+    clock.move_to(NOON + dt.timedelta(days=8))  # out of the sweep's window: nothing is sent again
+    assert sweep() == 0
+
+
+def test_the_admin_lists_reviews_read_only(clock, challenge) -> None:
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    attempt = finished(challenge, LOST_LOG)
+    clock.move_to(NEXT_MORNING)
+    sweep()
+    get_user_model().objects.create_superuser("root", "root@example.com", "not-a-common-pass-42")
+    admin = Client(HTTP_HOST="localhost")
+    admin.login(username="root", password="not-a-common-pass-42")
+    row = GameReview.objects.get(attempt=attempt)
+    assert admin.get("/admin/solver_worker/gamereview/").status_code == 200
+    page = admin.get(f"/admin/solver_worker/gamereview/{row.pk}/change/")
+    assert page.status_code == 200 and row.outcome in page.content.decode()
+    assert admin.get("/admin/solver_worker/gamereview/add/").status_code == 403
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_workers_at_once_make_one_review() -> None:
+    """Two deliveries of the same task at the same instant (PostgreSQL: real row locks): one
+    worker makes the review, the other finds it held and leaves it."""
+    import threading
+
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks need PostgreSQL")
+    with time_machine.travel(NOON, tick=True) as traveller:
+        challenge = make_challenge(game="klondike", seed=KLONDIKE["seed"], day=DAY, solution=KLONDIKE["moves"])
+        player = make_user()
+        attempt = services.attempt_start(player=player, challenge=challenge)
+        services.attempt_submit(attempt_id=attempt.pk, player=player, start=0, moves=LOST_LOG)
+        traveller.move_to(NEXT_MORNING)
+        real = reviews.review_game
+        made: list[int] = []
+        other_done = threading.Event()
+        barrier = threading.Barrier(2)
+        answers: list[str] = []
+
+        def slow_review(*args, **kwargs):
+            made.append(1)
+            other_done.wait(10)  # the other delivery runs while this one holds the row
+            return real(*args, **kwargs)
+
+        def deliver() -> None:
+            try:
+                barrier.wait(10)
+                answers.append(tasks.review_attempt(attempt.pk))
+                if len(answers) == 1:
+                    other_done.set()
+            finally:
+                connection.close()
+
+        with mock.patch.object(reviews, "review_game", side_effect=slow_review):
+            threads = [threading.Thread(target=deliver) for _ in range(2)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(30)
+        assert len(made) == 1
+        assert sorted(answers) == ["done", "running"]
+        row = GameReview.objects.get(attempt=attempt)
+        assert (row.status, row.tries) == ("done", 1)

@@ -1,0 +1,7 @@
+from django.urls import path
+
+from solver_worker import apis
+
+urlpatterns = [
+    path("attempts/<int:attempt_id>/review", apis.AttemptReviewApi.as_view(), name="attempt-review"),
+]
