@@ -128,7 +128,7 @@ def test_replay_batch_keeps_going_after_bad_lines(tmp_path: Path, monkeypatch: p
 
 
 def test_replay_batch_agrees_with_vectors(monkeypatch: pytest.MonkeyPatch) -> None:
-    vectors = (ROOT / "games" / "tests" / "data" / "vectors" / "replay.jsonl").read_text().splitlines()
+    vectors = (ROOT / "engine" / "tests" / "data" / "vectors" / "replay.jsonl").read_text().splitlines()
     code, out = call(["replay-batch", "-"], monkeypatch, stdin="\n".join(vectors) + "\n")
     assert code == 0
     for line, result in zip(vectors, out.splitlines(), strict=True):
