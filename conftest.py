@@ -75,8 +75,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_runtest_setup(item: pytest.Item) -> None:
     missing = _missing_service(item)
     if missing is not None and missing[1]:
-        pytest.fail(f"{missing[0]}: in CI with the service's variable set, a missing service is an error, "
-                    "not a skip", pytrace=False)
+        pytest.fail(
+            f"{missing[0]}: in CI with the service's variable set, a missing service is an error, not a skip",
+            pytrace=False,
+        )
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 
-SUITE = '''
+SUITE = """
 import pytest
 
 
@@ -45,7 +45,7 @@ def test_slow():
 
 def test_plain():
     pass
-'''
+"""
 
 
 @pytest.fixture
@@ -76,11 +76,13 @@ def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.
 def test_without_the_services_their_tests_are_skipped_with_the_reason(suite: pytest.Pytester) -> None:
     result = suite.runpytest_subprocess()
     result.assert_outcomes(passed=2, skipped=3)
-    result.stdout.fnmatch_lines_random([
-        "*test_suite.py:*: needs PostgreSQL: DATABASE_URL=postgres://...",
-        "*test_suite.py:*: needs Redis: REDIS_URL=redis://... (a broker)",
-        "SKIPPED [1] test_suite.py: needs Redis: REDIS_URL=redis://...",
-    ])
+    result.stdout.fnmatch_lines_random(
+        [
+            "*test_suite.py:*: needs PostgreSQL: DATABASE_URL=postgres://...",
+            "*test_suite.py:*: needs Redis: REDIS_URL=redis://... (a broker)",
+            "SKIPPED [1] test_suite.py: needs Redis: REDIS_URL=redis://...",
+        ]
+    )
 
 
 def test_the_fast_lane_leaves_the_slow_tests_out(suite: pytest.Pytester) -> None:
