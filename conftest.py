@@ -13,6 +13,74 @@ settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True
 settings.register_profile("dev", deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
+# pytester: tests/test_lanes.py runs pytest on small suites to check the hooks below.
+pytest_plugins = ["pytester"]
+
+
+# -- Lanes: `--fast`, and the tests that need PostgreSQL or Redis ----------------------------------------
+# A test marked `postgres` or `redis` (pyproject.toml) is skipped, with the reason, where the service is
+# absent (README's set-up: SQLite, no Redis). In CI (CI set) with the service's variable set, the service
+# is expected: a test that would be skipped for lack of it fails instead, so that a broken set-up can not
+# pass as a green run that left out the PostgreSQL and Redis tests.
+
+
+def _postgres_here() -> bool:
+    from django.db import connection
+
+    return connection.vendor == "postgresql"
+
+
+def _redis_here() -> bool:
+    return bool(os.environ.get("REDIS_URL"))
+
+
+SERVICES = {  # marker: (the variable naming the service, whether it is here, the reason to skip)
+    "postgres": ("DATABASE_URL", _postgres_here, "needs PostgreSQL: DATABASE_URL=postgres://..."),
+    "redis": ("REDIS_URL", _redis_here, "needs Redis: REDIS_URL=redis://..."),
+}
+# Fixtures that need a service: a test using one is marked with it.
+SERVICE_FIXTURES = {"redis_client": "redis"}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--fast", action="store_true", help="leave out the tests marked slow (the fast lane)")
+
+
+def _missing_service(item: pytest.Item) -> tuple[str, bool] | None:
+    """Why the test cannot run here, and whether that is an error (CI expected the service), or None."""
+    for marker, (variable, here, reason) in SERVICES.items():
+        mark = item.get_closest_marker(marker)
+        if mark is None or here():
+            continue
+        if mark.kwargs.get("reason"):
+            reason = f"{reason} ({mark.kwargs['reason']})"
+        return reason, bool(os.environ.get("CI") and os.environ.get(variable))
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--fast"):
+        slow = [item for item in items if item.get_closest_marker("slow")]
+        if slow:
+            config.hook.pytest_deselected(items=slow)
+            items[:] = [item for item in items if not item.get_closest_marker("slow")]
+    for item in items:
+        for fixture, marker in SERVICE_FIXTURES.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(marker)
+        missing = _missing_service(item)
+        if missing is not None and not missing[1]:
+            item.add_marker(pytest.mark.skip(reason=missing[0]))  # reported at the test's own line
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    missing = _missing_service(item)
+    if missing is not None and missing[1]:
+        pytest.fail(
+            f"{missing[0]}: in CI with the service's variable set, a missing service is an error, not a skip",
+            pytrace=False,
+        )
+
 
 @pytest.fixture(autouse=True)
 def _no_throttling(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:

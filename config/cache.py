@@ -47,10 +47,12 @@ class ReusedClientRedisCacheClient(RedisCacheClient):
         self._clients: dict[int, redis.Redis] = {}
 
     def get_client(self, key: Any = None, *, write: bool = False) -> redis.Redis:
-        pool = self._get_connection_pool(write)
+        # Both private members of Django's RedisCacheClient (django/core/cache/backends/redis.py) are
+        # missing from django-stubs.
+        pool = self._get_connection_pool(write)  # type: ignore[attr-defined]
         client = self._clients.get(id(pool))
         if client is None:
-            client = self._clients[id(pool)] = self._client(connection_pool=pool)
+            client = self._clients[id(pool)] = self._client(connection_pool=pool)  # type: ignore[attr-defined]
         return client
 
 

@@ -67,12 +67,12 @@ class ContextFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         rid, tid, tname = request_id_var.get(), task_id_var.get(), task_name_var.get()
-        record.request_id = getattr(record, "request_id", None) or rid
-        record.task_id = getattr(record, "task_id", None) or tid
-        record.task_name = getattr(record, "task_name", None) or tname
-        parts = [f"request={record.request_id}"] if record.request_id else []
-        if record.task_id:
-            parts.append(f"task={record.task_name}[{record.task_id}]")
+        rid = record.request_id = getattr(record, "request_id", None) or rid
+        tid = record.task_id = getattr(record, "task_id", None) or tid
+        tname = record.task_name = getattr(record, "task_name", None) or tname
+        parts = [f"request={rid}"] if rid else []
+        if tid:
+            parts.append(f"task={tname}[{tid}]")
         record.context = f" [{' '.join(parts)}]" if parts else ""
         return True
 

@@ -147,7 +147,7 @@ class ServiceCollector(Collector):
             .order_by()
             .values_list("created_at", "validated_at")[:20_000]
         )
-        latencies = sorted(max(0.0, (done - made).total_seconds()) for made, done in rows)
+        latencies = sorted(max(0.0, (done - made).total_seconds()) for made, done in rows if done is not None)
         count = GaugeMetricFamily(
             "dailypatience_validations_recent",
             f"Submissions made in the last {window:g} s and validated.",

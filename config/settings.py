@@ -230,7 +230,7 @@ else:
 CELERY_QUEUE = env.str("CELERY_QUEUE", default="validation")
 CELERY_SOLVER_QUEUE = env.str("CELERY_SOLVER_QUEUE", default="solver")
 CELERY_TASK_DEFAULT_QUEUE = CELERY_QUEUE
-CELERY_TASK_QUEUES = {CELERY_QUEUE: {}, CELERY_SOLVER_QUEUE: {}}
+CELERY_TASK_QUEUES: dict[str, dict[str, str]] = {CELERY_QUEUE: {}, CELERY_SOLVER_QUEUE: {}}
 CELERY_TASK_ROUTES = {
     # Only sends one task per challenge still to prepare: quick, so it does not queue behind the solver.
     "solver_worker.prepare_upcoming_days": {"queue": CELERY_QUEUE},

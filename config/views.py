@@ -57,7 +57,7 @@ def _check_broker() -> str:
     timeout = float(getattr(settings, "REDIS_CONNECT_TIMEOUT", 1.0))
     with app.connection_for_write() as conn:
         conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=timeout)
-        conn.default_channel.client.ping()  # type: ignore[attr-defined]
+        conn.default_channel.client.ping()
     return "ok"
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import models
@@ -10,6 +12,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from engine import GAME_IDS, GAMES
+
+if TYPE_CHECKING:
+    from django import forms
 
 GAME_CHOICES = [(g, GAMES[g].name) for g in GAME_IDS]
 
@@ -25,7 +30,8 @@ class SeedField(models.BigIntegerField):
     _FULL = 1 << 64
 
     @property
-    def validators(self) -> list[object]:  # the signed bigint range checks do not apply to the unsigned value
+    def validators(self) -> list[Callable[[Any], None]]:
+        # the signed bigint range checks do not apply to the unsigned value
         return []
 
     def from_db_value(self, value: int | None, expression: object, connection: object) -> int | None:
@@ -45,10 +51,10 @@ class SeedField(models.BigIntegerField):
             raise ValueError(f"seed {number} is outside 0..2^64-1")
         return number - self._FULL if number >= self._HALF else number
 
-    def formfield(self, **kwargs: object) -> object:
+    def formfield(self, **kwargs: Any) -> forms.Field | None:
         from django import forms
 
-        return forms.IntegerField(min_value=0, max_value=self._FULL - 1, **kwargs)  # type: ignore[arg-type]
+        return forms.IntegerField(min_value=0, max_value=self._FULL - 1, **kwargs)
 
 
 class Challenge(models.Model):

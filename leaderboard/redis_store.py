@@ -66,7 +66,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import redis
 from django.conf import settings
@@ -452,7 +452,7 @@ def board_rank(
     value = header[3]
     if value is None:
         return None
-    position = client.zrank(keys.board(clean=clean), value)
+    position = cast("int | None", client.zrank(keys.board(clean=clean), value))  # without withscore: the rank
     return None if position is None else int(position)
 
 

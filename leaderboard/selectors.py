@@ -309,7 +309,7 @@ _ENTRY_FIELDS = (
 )
 
 
-def _entry_rows_query(challenge_id: int, result_ids: list[int], clean: bool) -> QuerySet[Result]:
+def _entry_rows_query(challenge_id: int, result_ids: list[int], clean: bool) -> QuerySet[Result, tuple[Any, ...]]:
     return (
         leaderboard_results(challenge=challenge_id, clean=clean)
         .filter(pk__in=result_ids)
@@ -319,7 +319,7 @@ def _entry_rows_query(challenge_id: int, result_ids: list[int], clean: bool) -> 
 
 
 @lru_cache(maxsize=64)
-def _entry_rows_sql(n: int, clean: bool) -> tuple[str, tuple[object, ...]]:
+def _entry_rows_sql(n: int, clean: bool) -> tuple[str, tuple[Any, ...]]:
     """The SQL of :func:`_entry_rows_query` for ``n`` ids, compiled once by the ORM itself (with stand-in
     values: the challenge -1, the ids -2 .. -n-1, none of which a row can have), and its parameters
     with those stand-ins in place: building and compiling the query cost more than running it."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
@@ -110,7 +111,7 @@ def league_start_day(*, league: League) -> dt.date:
     return league.created_at.astimezone(ZoneInfo(settings.DAILY_TIMEZONE)).date()
 
 
-def _member_ids(league: League) -> QuerySet[Membership]:
+def _member_ids(league: League) -> QuerySet[Membership, Any]:
     return Membership.objects.filter(league=league).values("player_id")
 
 

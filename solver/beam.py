@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import heapq
 import time
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from . import core as c_core
 from .moves import gen_moves
@@ -179,49 +179,52 @@ def python_beam(root: SearchState, *, deadline: float, max_nodes: int | None, wi
     best_path: list[SearchMove] = []
     beam: list[list[SearchMove]] = [[]]
     seq = 0
+    # One level's state, emptied at the start of each level (not rebound: ``offer`` and ``enter`` read them).
+    seen: set[bytes] = set()
+    # (score, -seq, line, cards left, next step): the worst at heap[0]; (score, -seq) is unique
+    heap: list[tuple[int, int, list[SearchMove], int, SearchMove | None]] = []
+    frames: list[list[Any]] = []  # [moves, next index, safe moves played on entry]
+
+    def offer(st: SearchState, line: list[SearchMove]) -> None:
+        nonlocal seq
+        item = (score(st, weights), -seq, line, st.left, next_step(st))
+        seq += 1
+        if len(heap) < width:
+            heapq.heappush(heap, item)
+        elif item[:2] > heap[0][:2]:
+            heapq.heapreplace(heap, item)
+
+    def enter(st: SearchState, path: list[SearchMove], base: list[SearchMove]) -> int:
+        """1: won, 0: seen this level (undone), 2: opened."""
+        safe = 0
+        while (m := safe_move(st)) is not None:
+            st.play(m)
+            path.append(m)
+            safe += 1
+        if st.left == 0:
+            return 1
+        key = st.key()
+        if key in seen:
+            for _ in range(safe):
+                st.undo(path.pop())
+            return 0
+        seen.add(key)
+        offer(st, base + path)
+        moves = [m for m in gen_moves(st, None, 0, twins, False)
+                 if not (m.kind in (W2F, W2T) and (m.draws or m.redeal))]
+        frames.append([moves, 0, safe])
+        return 2
+
     while True:
-        seen: set[bytes] = set()
-        # (score, -seq, line, cards left, next step): the worst at heap[0]; (score, -seq) is unique
-        heap: list[tuple[int, int, list[SearchMove], int, SearchMove | None]] = []
+        seen.clear()
+        heap.clear()
         out_of_budget = False
-
-        def offer(st: SearchState, line: list[SearchMove]) -> None:
-            nonlocal seq
-            item = (score(st, weights), -seq, line, st.left, next_step(st))
-            seq += 1
-            if len(heap) < width:
-                heapq.heappush(heap, item)
-            elif item[:2] > heap[0][:2]:
-                heapq.heapreplace(heap, item)
-
         for base in beam:
             st = replay(root, base)
             path: list[SearchMove] = []
             stop = nodes + cap
-
-            def enter() -> int:
-                """1: won, 0: seen this level (undone), 2: opened."""
-                safe = 0
-                while (m := safe_move(st)) is not None:
-                    st.play(m)
-                    path.append(m)
-                    safe += 1
-                if st.left == 0:
-                    return 1
-                key = st.key()
-                if key in seen:
-                    for _ in range(safe):
-                        st.undo(path.pop())
-                    return 0
-                seen.add(key)
-                offer(st, base + path)
-                moves = [m for m in gen_moves(st, None, 0, twins, False)
-                         if not (m.kind in (W2F, W2T) and (m.draws or m.redeal))]
-                frames.append([moves, 0, safe])
-                return 2
-
-            frames: list[list] = []
-            r = enter()
+            frames.clear()
+            r = enter(st, path, base)
             if r == 1:
                 return BeamOutcome("solved", kplus(base + path), nodes, 0, [])
             while frames:
@@ -235,7 +238,7 @@ def python_beam(root: SearchState, *, deadline: float, max_nodes: int | None, wi
                     if (nodes % 256 == 0 and time.perf_counter() > deadline) or nodes >= node_cap:
                         out_of_budget = True
                         break
-                    r = enter()
+                    r = enter(st, path, base)
                     if r == 1:
                         return BeamOutcome("solved", kplus(base + path), nodes, 0, [])
                     if r == 0:
@@ -253,7 +256,7 @@ def python_beam(root: SearchState, *, deadline: float, max_nodes: int | None, wi
             if left < best_left:
                 best_left, best_path = left, kplus(line)
             if step is not None:
-                beam.append(line + [step])
+                beam.append([*line, step])
         if out_of_budget or not beam:
             break
     return BeamOutcome("unknown", [], nodes, best_left, best_path)

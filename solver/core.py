@@ -17,6 +17,7 @@ import os
 import random
 import time
 from pathlib import Path
+from types import ModuleType
 
 from . import safe
 from .search import SOLVED, UNKNOWN, UNSOLVABLE, SearchOutcome
@@ -24,6 +25,7 @@ from .state import SearchMove, SearchState
 
 _SOURCE = Path(__file__).with_name("_core.c")
 _IMPORT_ERROR: Exception | None = None
+_core: ModuleType | None
 
 
 def stale(module: object, source: Path = _SOURCE) -> bool:

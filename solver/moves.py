@@ -47,7 +47,7 @@ BURY_COST = 50
 
 def _parents(suit_build: bool) -> tuple[tuple[int, ...], ...]:
     """The cards a card may be built onto in a column."""
-    out = []
+    out: list[tuple[int, ...]] = []
     for card in range(52):
         r, s = card >> 2, card & 3
         if r == KING:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from .dead import lost
 from .moves import gen_moves
@@ -73,7 +74,7 @@ def search(
     path: list[SearchMove] = []  # every move played from the root, safe ones included
     table: set[bytes] = set()
     path_keys: list[bytes] = []
-    frames: list[list] = []  # [moves, next index, safe moves played on entry]
+    frames: list[list[Any]] = []  # [moves, next index, safe moves played on entry]
     play, undo = st.play, st.undo
     nodes = 0
     depth = 0

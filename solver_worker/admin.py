@@ -42,8 +42,7 @@ class SeedVerificationInline(admin.TabularInline):
     model = SeedVerification
     extra = 0
     can_delete = False
-    fields = ["seed", "status", "message", "requested_by", "created_at", "started_at", "finished_at"]
-    readonly_fields = fields
+    fields = readonly_fields = ("seed", "status", "message", "requested_by", "created_at", "started_at", "finished_at")
     ordering = ["-created_at"]
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:

@@ -23,7 +23,7 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 from engine import GAME_IDS
 from engine.deal import check_seed
@@ -39,7 +39,7 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse exits 2 as well; keep its usage line
+    def error(self, message: str) -> NoReturn:  # argparse exits 2 as well; keep its usage line
         self.print_usage(sys.stderr)
         raise UsageError(message)
 

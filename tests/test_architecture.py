@@ -121,6 +121,7 @@ def packages_tree(root: Path, imports: dict[str, str] | None = None) -> None:
         (root / module).write_text(text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pure", ["engine", "solver"])
 @pytest.mark.parametrize("forbidden", ["django", "rest_framework", "celery", "redis"])
 def test_the_pure_packages_contract_catches_a_framework_import(tmp_path: Path, pure: str, forbidden: str) -> None:
@@ -135,6 +136,7 @@ def test_the_pure_packages_contract_catches_a_framework_import(tmp_path: Path, p
     assert f"{pure}.rules -> games.services" in result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("module", "text", "broken"),
     [

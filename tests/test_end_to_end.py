@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,7 +29,8 @@ WINS = ROOT / "games" / "tests" / "data" / "winning_logs.json"
 pytestmark = [
     pytest.mark.broker,
     pytest.mark.slow,
-    pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs REDIS_URL: a real broker for the worker"),
+    pytest.mark.redis(reason="a real broker for the worker"),
+    pytest.mark.postgres(reason="the worker process needs a database it can share"),
 ]
 
 
@@ -49,8 +49,6 @@ def database_url() -> str:
 @pytest.fixture
 def worker(tmp_path: Path) -> Iterator[Path]:
     """A `celery worker` process reading the test database."""
-    if connection.vendor != "postgresql":
-        pytest.skip("the worker process needs a database it can share: PostgreSQL")
     from config.celery import app
 
     app.control.purge()  # nothing left over from an earlier run reaches this worker

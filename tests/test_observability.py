@@ -100,7 +100,7 @@ def test_service_figures_from_the_database(settings) -> None:
     assert any(name == "django_http_requests_latency_seconds_by_view_method_count" for name, _ in s)
 
 
-@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs REDIS_URL: the broker's queues")
+@pytest.mark.redis(reason="the broker's queues")
 def test_queue_depth_per_celery_queue(settings) -> None:
     import redis
 
@@ -154,6 +154,7 @@ def json_lines(stderr: str) -> list[dict[str, object]]:
     return parsed
 
 
+@pytest.mark.slow
 def test_json_logs_carry_the_request_id() -> None:
     code = """
 import django
@@ -172,6 +173,7 @@ Client(HTTP_HOST="127.0.0.1").get("/api/v1/nowhere", HTTP_X_REQUEST_ID="req-42")
     assert {"ts", "level", "logger", "message"} <= set(hit[0])
 
 
+@pytest.mark.slow
 def test_json_logs_carry_the_task_id() -> None:
     code = """
 import logging, django
@@ -193,6 +195,7 @@ logging.getLogger("games.tasks").warning("after the task")
     assert "task_id" not in records["after the task"]
 
 
+@pytest.mark.slow
 def test_text_logs_name_the_request_and_an_unknown_format_is_refused() -> None:
     code = """
 import django
@@ -220,12 +223,14 @@ print(json.dumps({"active": client.is_active(), "dsn": client.dsn, "pii": client
 """
 
 
+@pytest.mark.slow
 def test_sentry_is_off_by_default() -> None:
     result = run_python(SENTRY_STATE)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["active"] is False
 
 
+@pytest.mark.slow
 def test_sentry_is_configured_by_its_dsn() -> None:
     # Port 9 on 127.0.0.1 (discard): nothing is sent anyway, since no event is raised.
     result = run_python(SENTRY_STATE, SENTRY_DSN="http://public@127.0.0.1:9/1", SENTRY_ENVIRONMENT="staging")

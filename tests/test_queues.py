@@ -10,7 +10,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.test_settings import BASE_DIR, SETTINGS_VARS
+
+pytestmark = pytest.mark.slow  # each test starts a Python process
 
 ROUTES = """
 import json, django

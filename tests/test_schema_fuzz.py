@@ -100,6 +100,7 @@ def _aim(case: Any, world: World) -> None:
         params["date"] = days.today().isoformat()
 
 
+@pytest.mark.slow  # about 30 s: SCHEMA_FUZZ_EXAMPLES requests per operation
 @schema.parametrize()
 @settings(
     max_examples=EXAMPLES,

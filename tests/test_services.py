@@ -19,7 +19,7 @@ from django.db import connection
 from config.celery import app
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
-needs_redis = pytest.mark.skipif(not REDIS_URL, reason="REDIS_URL is not set")
+needs_redis = pytest.mark.redis
 
 
 @pytest.mark.django_db

@@ -86,6 +86,7 @@ def dump_settings(**env_vars: str) -> dict[str, object]:
     return json.loads(result.stdout)
 
 
+@pytest.mark.slow
 def test_embedded_defaults() -> None:
     s = dump_settings()
     assert s["DEBUG"] is True
@@ -97,6 +98,7 @@ def test_embedded_defaults() -> None:
     assert "127.0.0.1" in s["ALLOWED_HOSTS"]  # type: ignore[operator]
 
 
+@pytest.mark.slow
 def test_celery_runs_tasks_in_process_without_redis() -> None:
     s = dump_settings()
     assert s["celery_main"] == "dailypatience"
@@ -105,6 +107,7 @@ def test_celery_runs_tasks_in_process_without_redis() -> None:
     assert s["celery_broker"] == "memory://"
 
 
+@pytest.mark.slow
 def test_database_and_redis_from_environment() -> None:
     s = dump_settings(
         DATABASE_URL="postgres://someone@db.example:5432/patience",
@@ -120,6 +123,7 @@ def test_database_and_redis_from_environment() -> None:
     assert s["celery_backend"] == "redis://cache.example:6379/3"
 
 
+@pytest.mark.slow
 def test_production_refuses_to_start_without_secret_key() -> None:
     result = run_python("import django; django.setup()", DJANGO_DEBUG="false", DAILY_SECRET="x")
     assert result.returncode != 0
@@ -127,12 +131,14 @@ def test_production_refuses_to_start_without_secret_key() -> None:
     assert "DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is false" in result.stderr
 
 
+@pytest.mark.slow
 def test_production_refuses_to_start_without_daily_secret() -> None:
     result = run_python("import django; django.setup()", DJANGO_DEBUG="false", DJANGO_SECRET_KEY="k" * 50)
     assert result.returncode != 0
     assert "DAILY_SECRET must be set when DJANGO_DEBUG is false" in result.stderr
 
 
+@pytest.mark.slow
 def test_production_starts_with_its_secrets() -> None:
     s = dump_settings(
         DJANGO_DEBUG="false",
@@ -148,12 +154,14 @@ def test_production_starts_with_its_secrets() -> None:
     assert s["DAILY_TIMEZONE"] == "Europe/Paris"
 
 
+@pytest.mark.slow
 def test_unknown_daily_timezone_is_refused() -> None:
     result = run_python("import django; django.setup()", DAILY_TIMEZONE="Mars/Olympus_Mons")
     assert result.returncode != 0
     assert "DAILY_TIMEZONE='Mars/Olympus_Mons' is not a known IANA time zone" in result.stderr
 
 
+@pytest.mark.slow
 def test_django_system_checks_pass_in_production_mode() -> None:
     result = run_python(
         "from django.core.management import execute_from_command_line;"
@@ -180,6 +188,7 @@ CHECK_DEPLOY = (
 )
 
 
+@pytest.mark.slow
 def test_check_deploy_is_clean_in_production_mode() -> None:
     """No warning at all (HSTS, SSL redirect, secure cookies...) with production defaults."""
     result = run_python(CHECK_DEPLOY, **PRODUCTION_ENV)
@@ -189,6 +198,7 @@ def test_check_deploy_is_clean_in_production_mode() -> None:
     assert "WARNINGS" not in output and "security.W" not in output
 
 
+@pytest.mark.slow
 def test_check_deploy_warns_when_https_is_switched_off() -> None:
     """The test above can fail: switching the defaults off brings the warnings back."""
     result = run_python(
@@ -217,6 +227,7 @@ print(json.dumps({
 """
 
 
+@pytest.mark.slow
 def test_https_settings_follow_debug_and_the_environment() -> None:
     def dump(**env_vars: str) -> dict[str, object]:
         result = run_python(HTTPS_SETTINGS, **env_vars)
@@ -251,6 +262,7 @@ def test_ssl_redirect_spares_the_probes_and_trusts_only_the_configured_proxy_hea
     assert client.get("/api/v1/health", HTTP_X_FORWARDED_PROTO="https").status_code == 200
 
 
+@pytest.mark.slow
 def test_no_missing_migrations() -> None:
     result = run_python(
         "from django.core.management import execute_from_command_line;"
@@ -282,6 +294,7 @@ print(json.dumps({
 """
 
 
+@pytest.mark.slow
 def test_every_redis_client_has_short_timeouts_and_no_retries_of_its_own() -> None:
     env = {"REDIS_URL": "redis://cache.example:6379/3", "DATABASE_URL": "postgres://someone@db.example:5432/p"}
     result = run_python(REDIS_TIMEOUTS, **env)

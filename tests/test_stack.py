@@ -31,10 +31,8 @@ from bench.stack import COMMANDS, ROOT, Stack, request
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs REDIS_URL: the stack's broker"),
-    pytest.mark.skipif(
-        not os.environ.get("DATABASE_URL", "").startswith("postgres"), reason="needs PostgreSQL (DATABASE_URL)"
-    ),
+    pytest.mark.redis(reason="the stack's broker"),
+    pytest.mark.postgres(reason="the stack's database"),
 ]
 
 BOUND = 90.0  # seconds: every wait gives up after this

@@ -38,7 +38,8 @@ WINS = ROOT / "games" / "tests" / "data" / "winning_logs.json"
 pytestmark = [
     pytest.mark.broker,
     pytest.mark.slow,
-    pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs REDIS_URL: a real broker for the worker"),
+    pytest.mark.redis(reason="a real broker for the worker"),
+    pytest.mark.postgres(reason="the worker process needs a database it can share"),
     pytest.mark.django_db(transaction=True),
 ]
 
@@ -113,8 +114,6 @@ class Worker:
 @pytest.fixture
 def queue() -> Iterator[str]:
     """A queue name for this test only; the test process sends its validations there."""
-    if connection.vendor != "postgresql":
-        pytest.skip("the worker process needs a database it can share: PostgreSQL")
     from config.celery import app
 
     name = f"test-faults-{uuid.uuid4().hex[:12]}"

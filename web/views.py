@@ -18,7 +18,7 @@ from django.contrib import auth
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -215,7 +215,7 @@ class LoginView(auth_views.LoginView):
     redirect_authenticated_user = True
     next_page = "web:home"
 
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         if request.user.is_authenticated and services.player_is_guest(request.user):
             self.redirect_authenticated_user = False  # a guest may log in to an account
         return super().dispatch(request, *args, **kwargs)
@@ -253,7 +253,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     guest = request.user if services.player_is_guest(request.user) else None
     if request.user.is_authenticated and guest is None:
         return redirect(_next_url(request) or "web:home")
-    form = UserCreationForm(request.POST or None)
+    form: UserCreationForm[Any] = UserCreationForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
         if guest is not None:

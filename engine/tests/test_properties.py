@@ -376,6 +376,7 @@ def test_first_illegal_entry_is_reported_and_nothing_after_it_applies(
 # -- the move generator --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAME_IDS)
 @PLAYOUT
 @given(seed=SEEDS, rng_seed=RNG_SEEDS, length=LENGTHS)

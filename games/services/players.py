@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import secrets
 
 from django.contrib.auth import get_user_model
@@ -91,8 +92,6 @@ def guest_claim(*, guest: AbstractBaseUser, account: AbstractBaseUser) -> int:
         account_id = account.pk
         for challenge_id in touched:
             transaction.on_commit(
-                lambda challenge_id=challenge_id: hooks.send(
-                    hooks.results_changed, challenge_id=challenge_id, player_id=account_id
-                )
+                functools.partial(hooks.send, hooks.results_changed, challenge_id=challenge_id, player_id=account_id)
             )
     return moved

@@ -23,13 +23,10 @@ from games.models import Attempt, Submission
 from games.services import positions
 from games.tests.factories import make_challenge, make_user, token_for
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _postgresql_only() -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("the unlocked path is PostgreSQL's (jsonb); elsewhere every batch takes the locked path")
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.postgres(reason="the unlocked path is PostgreSQL's (jsonb); elsewhere a batch takes the locked path"),
+]
 
 
 def _replayed(moves: list[str]) -> State:

@@ -100,6 +100,7 @@ def kind_of(text: str) -> str:
 _days = itertools.count(1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAME_IDS)
 @settings(max_examples=12, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

@@ -15,22 +15,19 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection, connections
+from django.db import connections
 from django.test import Client
 
 from games import days
 from games.models import Attempt, Submission
 from games.tests.factories import make_challenge, make_user, token_for
 
-pytestmark = [pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.postgres(reason="races need a database with row locks and concurrent connections"),
+]
 
 PARALLEL = 5
-
-
-@pytest.fixture(autouse=True)
-def _postgresql_only() -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("races need a database with row locks and concurrent connections (PostgreSQL)")
 
 
 def race(requests: list[Callable[[Client], Any]], token: str) -> list[tuple[int, dict[str, Any]]]:

@@ -1,6 +1,7 @@
 """Leaderboard test fixtures: every test gets its own Redis key prefix, and the
 ``backend`` fixture runs a test once on the database path and once through
-Redis (skipped when REDIS_URL is unset)."""
+Redis (marked ``redis``: skipped when REDIS_URL is unset). A test using
+``redis_client`` is marked ``redis`` too (the root conftest.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import redis
 from leaderboard import redis_store
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
-needs_redis = pytest.mark.skipif(not REDIS_URL, reason="REDIS_URL is not set")
+needs_redis = pytest.mark.redis
 
 
 @pytest.fixture(autouse=True)
@@ -41,19 +42,14 @@ def no_redis(settings: Any) -> None:
 
 @pytest.fixture
 def redis_client() -> redis.Redis:
-    if not REDIS_URL:
-        pytest.skip("REDIS_URL is not set")
     client = redis_store.get_client()
     assert client is not None
     return client
 
 
-@pytest.fixture(params=["database", "redis"])
+@pytest.fixture(params=["database", pytest.param("redis", marks=pytest.mark.redis)])
 def backend(request: pytest.FixtureRequest, settings: Any) -> str:
     """Where boards are read from: the database only, or Redis in front of it."""
-    if request.param == "redis":
-        if not REDIS_URL:
-            pytest.skip("REDIS_URL is not set")
-    else:
+    if request.param != "redis":
         settings.REDIS_URL = ""
     return str(request.param)

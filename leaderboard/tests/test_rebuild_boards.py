@@ -65,9 +65,13 @@ def test_every_board_is_rebuilt_from_postgresql(redis_client: redis.Redis, setti
     assert "3 board(s) rebuilt" in rebuild("--all")
 
 
-def test_a_bad_date_and_a_missing_redis_are_errors(settings: Any) -> None:
+@pytest.mark.redis
+def test_a_bad_date_is_an_error() -> None:
     with pytest.raises(CommandError, match="YYYY-MM-DD"):
         rebuild("--date", "yesterday")
+
+
+def test_a_missing_redis_is_an_error(settings: Any) -> None:
     settings.REDIS_URL = ""
     with pytest.raises(CommandError, match="REDIS_URL is not set"):
         rebuild()

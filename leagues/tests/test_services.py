@@ -8,7 +8,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from django.db import IntegrityError, connection, connections, transaction
+from django.db import IntegrityError, connections, transaction
 
 from leaderboard.tests.factories import make_user
 from leagues import services
@@ -244,7 +244,7 @@ def test_regenerate_replaces_the_code() -> None:
 
 # --- Concurrency (PostgreSQL: SQLite has no row locks) -----------------------------------------------------
 
-postgres_only = pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks need PostgreSQL")
+postgres_only = pytest.mark.postgres(reason="row locks")
 
 
 def run_together(calls: list[Callable[[], object]]) -> list[object]:

@@ -30,6 +30,7 @@ def assert_win_replays(d, outcome):
     assert wins(d, to_log(d, outcome.path), limit=False)  # to_log replays every entry with the engine
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", LIMITED_STOCK)
 def test_core_beam_is_the_reference_beam_on_real_deals(game):
     """The same nodes, verdict, win and best line, with a cap that ends some levels' searches

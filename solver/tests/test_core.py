@@ -38,6 +38,7 @@ def assert_same(d, py, c):
         assert wins(d, to_log(d, c.path))  # to_log replays every entry with the engine
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAME_IDS)
 def test_same_search_as_python_on_real_deals(game):
     """Six deals of each game, 12,000 nodes each (most run out: the comparison then covers
@@ -48,6 +49,7 @@ def test_same_search_as_python_on_real_deals(game):
         assert_same(d, py, c)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAME_IDS)
 def test_same_complete_searches_and_oracle_on_small_positions(game):
     """Random small end positions searched to the end by both (wins and proofs of loss):
@@ -132,6 +134,7 @@ def test_a_prefix_played_by_the_core_is_the_position_after_it():
         core.search(root, deadline=1e18, max_nodes=10, prefix=[(0, 99, -1, 1, -1, 0, 0, 0)])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAME_IDS)
 def test_same_solve_as_python_under_a_node_budget(game):
     """The whole schedule (complete search, then restarts grown from the best line) under a
@@ -144,6 +147,7 @@ def test_same_solve_as_python_under_a_node_budget(game):
         assert c.stats["restarts"] == py.stats["restarts"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game", "seed"), [("klondike", 11), ("klondike-3", 1), ("josephine", 2),
                                             ("forty-and-eight", 1), ("limited", 2)])
 def test_a_tiny_table_replaces_entries_but_keeps_the_verdict(game, seed):
@@ -200,6 +204,7 @@ def test_table_memory_bound_from_the_environment(monkeypatch):
     assert capped.slots <= 4096  # a capped search gets only the room it can use
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAME_IDS)
 def test_solve_deal_with_the_core_replays_its_wins(game):
     for seed in range(1, 4):

@@ -145,6 +145,7 @@ def test_blocked_deal_with_a_ten_in_the_stock():
 
 # -- the exhaustive oracle on small random positions ------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAME_IDS)
 def test_agrees_with_exhaustive_engine_search(game):
     """Random end positions of the game's rules on two or three columns (the engine and the
@@ -327,6 +328,7 @@ def test_klondike_draw_one_plays_a_safe_card_from_anywhere_in_the_talon(monkeypa
     assert brute_force(d, limit=200_000) is False
 
 
+@pytest.mark.slow  # about 80 s
 @pytest.mark.parametrize("core", ["python", "c"])
 def test_klondike_safe_talon_cards_agree_with_exhaustive_search(core, monkeypatch):
     """Random draw-1 positions shaped like real ones, most cards in the stock, where Corollary S
@@ -422,6 +424,7 @@ def test_klondike_partial_moves_only_with_a_use_for_the_exposed_card():
     assert offered(d)  # (c): the 8C in the stock
 
 
+@pytest.mark.slow  # about 65 s
 @pytest.mark.parametrize("game", ["klondike", "klondike-3"])
 def test_klondike_partial_move_rule_agrees_with_exhaustive_search(game, monkeypatch):
     """Random positions shaped like real Klondike ones (face-up runs over face-down cards)

@@ -108,6 +108,7 @@ def oracle_disagreements(game: str, skip: str, monkeypatch, positions: int, want
     return _disagreements(rule_generator(skip, fired), fired, make, monkeypatch, positions, 100_000, want)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", ONE_CARD)
 def test_twin_rule_agrees_with_exhaustive_search(game, monkeypatch):
     """Where Lemma T left a twin shuffle out, the verdict is the engine's, wins and losses
@@ -120,6 +121,7 @@ def test_twin_rule_agrees_with_exhaustive_search(game, monkeypatch):
     assert checked >= 60 and seen == {True, False}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game", "skip", "positions"), [
     ("lucas", "1", 1500),          # u could go up now
     ("forty-thieves", "2", 1500),  # a parent of u is a column's top
@@ -177,6 +179,7 @@ def test_twin_shuffles_left_out_only_without_a_use_in_sight():
     assert offered(d)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", ONE_CARD)
 def test_core_prunes_twin_shuffles_as_python(game):
     """``twins=True`` in the compiled core: node for node the Python search, on random small
@@ -204,6 +207,7 @@ def test_core_prunes_twin_shuffles_as_python(game):
                                                                      py.best_left)
 
 
+@pytest.mark.slow
 def test_solve_deal_with_the_twin_rule_is_the_same_with_either_core(monkeypatch):
     """``api.TWIN_SHUFFLES`` reaches the complete search and the restarts of both cores."""
     from engine import deal
@@ -278,6 +282,7 @@ def klondike_disagreements(game: str, skip: str, monkeypatch, positions: int, wa
     return _disagreements(down_generator(skip, fired), fired, make, monkeypatch, positions, 200_000, want)
 
 
+@pytest.mark.slow  # about 35 s
 @pytest.mark.parametrize(("game", "positions"), [("klondike", 160), ("klondike-3", 300)])
 def test_postponed_foundation_moves_agree_with_exhaustive_search(game, positions, monkeypatch):
     """Where Lemma F left a foundation-to-column move out, the verdict is the engine's (about
@@ -288,6 +293,7 @@ def test_postponed_foundation_moves_agree_with_exhaustive_search(game, positions
     assert checked >= 12 and seen == {True, False}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game", "skip", "positions"), [
     ("klondike-3", "b", 300),      # another pile's top card could come down first
     ("klondike", "abcde", 300),    # every foundation-to-column move left out

@@ -92,6 +92,7 @@ def test_a_win_no_log_can_hold_stays_unknown(monkeypatch):
     assert result.stats["too_long"] > 20
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAME_IDS)
 def test_shortcuts_keep_every_game_s_wins_wins(game):
     # Klondike's talon moves name a card by its place and fold in draws from the current

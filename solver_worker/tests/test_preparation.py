@@ -30,11 +30,6 @@ DAY = dt.date(2026, 11, 30)
 BOUND = 30.0
 
 
-def needs_postgresql() -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("a race between sessions needs PostgreSQL")
-
-
 def run_together(*jobs: Callable[[], Any]) -> list[Any]:
     """Each job in its own thread (its own database session), released at once by a barrier."""
     barrier = threading.Barrier(len(jobs), timeout=BOUND)
@@ -79,10 +74,10 @@ def proofs_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(services, "_proves_win", lambda game, seed, moves: bool(moves))
 
 
+@pytest.mark.postgres(reason="a race between sessions")
 @pytest.mark.usefixtures("proofs_accepted")
 @pytest.mark.parametrize("offset", range(3))
 def test_two_prepares_at_once_give_one_ready_seed_that_never_changes(offset: int) -> None:
-    needs_postgresql()
     day = DAY + dt.timedelta(days=offset)
     # Left alone, the first would publish seed #0 and the second, a little later, seed #1 over it.
     first, second = run_together(
@@ -188,9 +183,9 @@ def sessions_waiting_on_a_lock() -> int:
         return int(cursor.fetchone()[0])
 
 
+@pytest.mark.postgres(reason="a race between sessions")
 @pytest.mark.usefixtures("proofs_accepted")
 def test_a_replacement_waits_for_a_start_in_flight_and_then_refuses() -> None:
-    needs_postgresql()
     challenge = make_challenge(day=DAY, seed=2026)
     outcome: list[Any] = []
 

@@ -21,14 +21,14 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def solver_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A `celery worker` reading a solver queue of its own on the real broker (REDIS_URL)."""
-    if not os.environ.get("REDIS_URL"):
-        pytest.skip("needs the broker: REDIS_URL")
     queue = f"solver-test-{uuid.uuid4().hex[:8]}"
     monkeypatch.setenv("CELERY_SOLVER_QUEUE", queue)
     with celery_worker(tmp_path / "worker.log", queues=queue, env={"CELERY_SOLVER_QUEUE": queue}):
         yield queue
 
 
+@pytest.mark.slow
+@pytest.mark.redis(reason="the broker")
 def test_a_celery_study_writes_every_deal_and_resumes(
     solver_worker: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

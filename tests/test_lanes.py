@@ -1,0 +1,101 @@
+"""The lanes of the suite (conftest.py): `--fast` leaves the slow tests out, a test marked `postgres`
+or `redis` is skipped with its reason where the service is absent, and in CI, where the service's
+variable is set, a test skipped for lack of it is an error instead.
+
+Each case runs pytest in a subprocess (so: slow) on a small suite that uses this project's conftest.py
+and settings, with the environment of that case."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SUITE = """
+import pytest
+
+
+@pytest.fixture
+def redis_client():
+    return None
+
+
+@pytest.mark.postgres
+def test_postgres():
+    pass
+
+
+@pytest.mark.redis(reason="a broker")
+def test_redis():
+    pass
+
+
+def test_redis_client(redis_client):
+    pass
+
+
+@pytest.mark.slow
+def test_slow():
+    pass
+
+
+def test_plain():
+    pass
+"""
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    pytester.makeconftest((ROOT / "conftest.py").read_text())
+    pytester.makeini(
+        f"""
+        [pytest]
+        DJANGO_SETTINGS_MODULE = config.settings
+        pythonpath = {ROOT}
+        addopts = -p no:cacheprovider -p no:schemathesis -rs --strict-markers
+        markers =
+            slow: slow
+            postgres: PostgreSQL
+            redis: Redis
+            throttled: throttled
+            broker: broker
+        """
+    )
+    pytester.makepyfile(test_suite=SUITE)
+    # README's set-up: SQLite (a file of this test's own), no Redis, not CI.
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{pytester.path / 'db.sqlite3'}")
+    for name in ("REDIS_URL", "CI"):
+        monkeypatch.delenv(name, raising=False)
+    return pytester
+
+
+def test_without_the_services_their_tests_are_skipped_with_the_reason(suite: pytest.Pytester) -> None:
+    result = suite.runpytest_subprocess()
+    result.assert_outcomes(passed=2, skipped=3)
+    result.stdout.fnmatch_lines_random(
+        [
+            "*test_suite.py:*: needs PostgreSQL: DATABASE_URL=postgres://...",
+            "*test_suite.py:*: needs Redis: REDIS_URL=redis://... (a broker)",
+            "SKIPPED [1] test_suite.py: needs Redis: REDIS_URL=redis://...",
+        ]
+    )
+
+
+def test_the_fast_lane_leaves_the_slow_tests_out(suite: pytest.Pytester) -> None:
+    result = suite.runpytest_subprocess("--fast")
+    result.assert_outcomes(passed=1, skipped=3, deselected=1)
+
+
+def test_in_ci_a_service_named_but_missing_is_an_error_not_a_skip(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")  # DATABASE_URL is set, but to SQLite: PostgreSQL was expected
+    result = suite.runpytest_subprocess()
+    result.assert_outcomes(passed=2, skipped=2, errors=1)
+    expected = "*needs PostgreSQL*: in CI with the service's variable set, a missing service is an error*"
+    result.stdout.fnmatch_lines([expected])
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
