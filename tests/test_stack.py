@@ -38,6 +38,7 @@ pytestmark = [
 ]
 
 BOUND = 90.0  # seconds: every wait gives up after this
+READ_SECONDS = 5  # the web server's limit for a request to arrive whole (10 s by default)
 
 
 def wait_for(what: str, check: Callable[[], Any], stack: Stack, *names: str) -> Any:
@@ -54,7 +55,7 @@ def wait_for(what: str, check: Callable[[], Any], stack: Stack, *names: str) -> 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     s = Stack(redis_url=os.environ["REDIS_URL"], workdir=tmp_path_factory.mktemp("stack"), solver_seconds=5,
-              solver_max_seeds=10)
+              solver_max_seeds=10, extra_env={"GUNICORN_REQUEST_READ_SECONDS": str(READ_SECONDS)})
     try:
         s.create_database()
         s.start()
@@ -204,3 +205,45 @@ def test_docker_compose_runs_the_tested_processes() -> None:
     assert "manage.py migrate" in services["web"]["command"]
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert "config/gunicorn.py" in dockerfile and "PROMETHEUS_MULTIPROC_DIR" in dockerfile
+
+
+def test_slow_clients_do_not_stall_the_site(stack: Stack) -> None:
+    """20 connections trickle a byte each per 0.25 s (10 their headers, 10 a declared body: either group
+    alone outnumbers the 2 workers x 4 threads): the health check keeps answering at once, and each
+    trickler gets a 408 once its request has not arrived whole within READ_SECONDS."""
+    headers = [b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"X-Slow: " + b"x" * 200]
+    body = [b"POST /api/v1/auth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 200\r\n\r\n" + b"{" + b" " * 199]
+    slow: list[tuple[socket.socket, bytes]] = []
+    for text in headers * 10 + body * 10:
+        sock = socket.create_connection(("127.0.0.1", stack.port), timeout=5)
+        head = text.index(b"\r\n\r\n") + 4 if b"\r\n\r\n" in text else 20
+        sock.sendall(text[:head])  # the body's headers at once, then one byte at a time
+        slow.append((sock, text[head:]))
+    latencies = []
+    try:
+        started = time.monotonic()
+        sent = 0
+        while time.monotonic() - started < READ_SECONDS - 1:
+            for sock, rest in slow:
+                sock.sendall(rest[sent : sent + 1])
+            sent += 1
+            began = time.monotonic()
+            answer = request(f"{stack.url}/healthz", timeout=5)
+            latencies.append(time.monotonic() - began)
+            assert answer.status == 200
+            time.sleep(0.25)
+        median = sorted(latencies)[len(latencies) // 2]
+        print(f"health check while 20 sockets trickle: {len(latencies)} answers, median {median * 1000:.1f} ms, "
+              f"max {max(latencies) * 1000:.1f} ms")
+        assert len(latencies) >= 10 and max(latencies) < 0.75 and median < 0.1, latencies
+        # Past the limit, every trickler is answered 408 and closed (the loop checks once a second).
+        for sock, _ in slow:
+            sock.settimeout(READ_SECONDS + 5)
+            reply = sock.recv(200)
+            assert reply.startswith(b"HTTP/1.1 408 "), reply
+    finally:
+        for sock, _ in slow:
+            sock.close()
+    assert stack.procs["web"].poll() is None
+    assert request(f"{stack.url}/healthz").status == 200

@@ -1,0 +1,162 @@
+"""gunicorn's threaded worker, made deaf to slow clients: a request reaches a thread only once it is all here.
+
+gunicorn's ``gthread`` worker hands a connection to a thread as soon as its first byte arrives; the
+thread then blocks reading the rest, so a few clients that trickle their headers (or their body)
+hold every thread and the site stops answering. Here the worker's own event loop reads each request,
+without blocking, until its headers and its body (of a declared ``Content-Length`` up to
+``REQUEST_BUFFER_BYTES``) are in memory; only then does a thread parse and serve it from that
+buffer. A request that is not all here ``REQUEST_READ_SECONDS`` after its connection was accepted
+(or became readable again on keep-alive) is answered ``408`` and closed; headers larger than
+``HEADER_BYTES`` get ``431``. A slow socket costs a little memory and no thread.
+
+Left to a thread as before: a chunked body, or one larger than the buffer (Django refuses bodies
+over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` from the header alone). A reverse proxy that buffers requests
+(nginx) in front does the same job for every case; this worker keeps gunicorn safe without one.
+
+Configured in config/gunicorn.py (``worker_class``); both limits come from the environment.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+import selectors
+import time
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from gunicorn.workers.gthread import TConn, ThreadWorker
+
+REQUEST_READ_SECONDS = float(os.environ.get("GUNICORN_REQUEST_READ_SECONDS", "10"))
+REQUEST_BUFFER_BYTES = 1024 * 1024  # a full 5,000-move batch is well under this
+HEADER_BYTES = 64 * 1024
+RECV_BYTES = 64 * 1024
+
+_CONTENT_LENGTH = re.compile(rb"^content-length[ \t]*:[ \t]*(\d{1,12})[ \t]*\r?$", re.I | re.M)
+_CHUNKED = re.compile(rb"^transfer-encoding[ \t]*:", re.I | re.M)
+_EXPECT_CONTINUE = re.compile(rb"^expect[ \t]*:[ \t]*100-continue[ \t]*\r?$", re.I | re.M)
+
+
+@dataclass
+class Pending:
+    """A request being read by the event loop."""
+
+    deadline: float
+    data: bytearray = field(default_factory=bytearray)
+    continued: bool = False  # "100 Continue" sent
+
+
+def request_state(data: bytes | bytearray) -> tuple[str, bool]:
+    """("more" | "ready" | "too-large", whether the client waits for a 100 Continue) for the bytes so far."""
+    end = data.find(b"\r\n\r\n")
+    if end < 0:
+        return ("too-large" if len(data) > HEADER_BYTES else "more"), False
+    if end > HEADER_BYTES:
+        return "too-large", False
+    head = bytes(data[:end])
+    if _CHUNKED.search(head):
+        return "ready", False  # gunicorn reads (or refuses) it in a thread
+    match = _CONTENT_LENGTH.search(head)
+    length = int(match.group(1)) if match else 0
+    if length > REQUEST_BUFFER_BYTES:
+        return "ready", False
+    if len(data) >= end + 4 + length:
+        return "ready", False
+    return "more", bool(_EXPECT_CONTINUE.search(head))
+
+
+class BufferingThreadWorker(ThreadWorker):
+    """``gthread`` whose event loop reads whole requests before a thread serves them."""
+
+    def init_process(self) -> None:
+        self.reading: dict[TConn, Pending] = {}
+        super().init_process()
+
+    # --- connections into the reading stage -------------------------------------------------------
+
+    def accept(self, listener: Any) -> None:
+        try:
+            client_sock, client_addr = listener.accept()
+        except OSError as e:
+            if e.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
+                raise
+            return
+        self.nr_conns += 1
+        self.read_start(TConn(self.cfg, client_sock, client_addr, listener.getsockname()))
+
+    def on_client_socket_readable(self, conn: TConn, client: Any) -> None:
+        """A kept-alive connection's next request is read like a new one's."""
+        self.poller.unregister(client)
+        self.keepalived_conns.remove(conn)
+        self.read_start(conn)
+
+    def read_start(self, conn: TConn) -> None:
+        conn.sock.setblocking(False)
+        self.reading[conn] = Pending(deadline=time.monotonic() + REQUEST_READ_SECONDS)
+        self.poller.register(conn.sock, selectors.EVENT_READ, partial(self.on_request_bytes, conn))
+
+    def on_request_bytes(self, conn: TConn, client: Any) -> None:
+        pending = self.reading[conn]
+        try:
+            data = conn.sock.recv(RECV_BYTES)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            self.read_drop(conn)
+            return
+        if not data:
+            self.read_drop(conn)
+            return
+        pending.data += data
+        state, expects = request_state(pending.data)
+        if state == "too-large":
+            self.read_drop(conn, answer=b"431 Request Header Fields Too Large")
+        elif state == "ready":
+            del self.reading[conn]
+            self.poller.unregister(conn.sock)
+            conn.prebuffered = bytes(pending.data)  # type: ignore[attr-defined]
+            conn.data_ready = True
+            self.enqueue_req(conn)
+        elif expects and not pending.continued:
+            pending.continued = True
+            self.send_quietly(conn, b"HTTP/1.1 100 Continue\r\n\r\n")
+
+    def read_drop(self, conn: TConn, *, answer: bytes | None = None) -> None:
+        self.reading.pop(conn, None)
+        with contextlib.suppress(OSError, KeyError, ValueError):
+            self.poller.unregister(conn.sock)
+        if answer:
+            self.send_quietly(conn, b"HTTP/1.1 " + answer + b"\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+        self.nr_conns -= 1
+        conn.close()
+
+    @staticmethod
+    def send_quietly(conn: TConn, data: bytes) -> None:
+        """Best effort, never blocking: a client that reads nothing gets nothing."""
+        with contextlib.suppress(OSError):
+            conn.sock.send(data)
+
+    def murder_pending(self) -> None:
+        """Also: requests not all here in time get a 408 (a connection that sent nothing is just closed)."""
+        super().murder_pending()
+        now = time.monotonic()
+        for conn, pending in list(self.reading.items()):
+            if pending.deadline <= now:
+                if pending.data:
+                    self.log.warning("Request from %s not received within %gs: 408", conn.client,
+                                     REQUEST_READ_SECONDS)
+                self.read_drop(conn, answer=b"408 Request Timeout" if pending.data else None)
+
+    # --- a thread serves the buffered request ------------------------------------------------------
+
+    def handle(self, conn: TConn) -> Any:
+        data = getattr(conn, "prebuffered", b"")
+        if data:
+            conn.prebuffered = b""  # type: ignore[attr-defined]
+            conn.sock.setblocking(True)
+            conn.init()
+            conn.parser.unreader.unread(data)
+        return super().handle(conn)
