@@ -527,6 +527,54 @@ def test_archive_solution_plays_on_the_table_and_auto_finish(page: Any) -> None:
     assert page.locator("#watch-pos").inner_text() == f"0 / {len(moves)}"
 
 
+def test_a_long_game_is_watched_a_page_of_frames_at_a_time(page: Any) -> None:
+    """A 230-move game: the player fetches /replay a page (100 moves) at a time, as it reaches them;
+    each position shown, on either side of a page's edge, is the stored log's prefix."""
+    from games.tests.test_fair_play import random_log
+
+    log = random_log("klondike", 41, 230)
+    assert len(log) == 230
+    make_challenge(game="klondike", seed=41)
+    sign_up(page, "pia")
+    page.goto(f"/play/{days.today()}/klondike")
+    page.wait_for_selector("#game[data-ready=true]")
+    start(page)
+    assert post_moves(page, log) == 200
+    page.reload()
+    page.wait_for_selector("#game[data-ready=true]")
+    page.click("#giveup")
+    page.click("#giveup")
+    page.wait_for_selector("#result[data-status=valid]")
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url.split("/api/v1/")[1]) if "/replay" in r.url else None)
+    page.click("#game-watch")
+    page.wait_for_selector("#watch:not([hidden])")
+    assert page.locator("#watch-pos").inner_text() == "0 / 230"
+
+    def shows(step: int) -> None:
+        page.wait_for_function(f"document.getElementById('watch-pos').textContent === '{step} / 230'")
+        replayed = State(deal("klondike", 41))
+        for move in log[:step]:
+            replayed.play_text(move)
+        assert page.evaluate("window.patience.game.state.tableau") == visible(replayed)["tableau"], step
+        assert page.locator("#watch-move").inner_text().startswith(f"{step}. " if step else "The deal")
+
+    page.click("#watch-end")
+    shows(230)
+    page.evaluate("window.patience.game.watching.seek(201)")
+    shows(201)
+    page.click("#watch-back")
+    shows(200)  # the last frame of page 1
+    page.click("#watch-back")
+    shows(199)
+    page.click("#watch-start")
+    shows(0)
+    page.click("#watch-next")
+    shows(1)
+    attempt_id = page.evaluate("window.patience.game.attempt.id")
+    assert sorted(set(asked)) == [f"attempts/{attempt_id}/replay?page={p}" for p in (0, 1, 2)], asked
+
+
 def test_dragging_a_run_in_a_single_card_game_moves_it_card_by_card(page: Any) -> None:
     data = json.loads((Path(__file__).parent / "data" / "supermove.json").read_text())
     game, seed, prefix, src, n, dst = (data[k] for k in ("game", "seed", "prefix", "src", "n", "dst"))
