@@ -311,7 +311,7 @@ class ReplayOutput(serializers.Serializer):
 class SolutionApi(APIView):
     """The solver's winning line of a day that is over, with a frame per move, to watch it played."""
 
-    @extend_schema(operation_id="daily_solution", responses={200: ReplayOutput})
+    @extend_schema(operation_id="daily_solution", parameters=CHALLENGE_PATH, responses={200: ReplayOutput})
     def get(self, request: Request, date: str, game: str) -> Response:
         challenge = selectors.challenge_from_path(date=date, game=game)
         if not selectors.challenge_is_over(challenge):
