@@ -116,6 +116,7 @@ MIDDLEWARE = [
     "config.logs.RequestIdMiddleware",  # first: every log line of a request carries its id
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "config.headers.SecurityHeadersMiddleware",  # Cache-Control on private API answers, CSP on pages
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
