@@ -2,10 +2,15 @@
 
 The challenge's page is here, with the app whose workers prepare and verify deals, because its actions
 send those workers' tasks (a seed to prove, a day to prepare).
+
+A day's seed and solution give its deal away: the admin shows them once the day is over (as the API
+does), and before only to a user with the permission ``games.view_future_deal`` (a superuser has
+every permission); each such page view is logged (logger ``dailypatience.audit``, warning level).
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django import forms
@@ -18,9 +23,19 @@ from engine import State, card_text, deal
 from engine.rng import SEED_MAX as _SEED_MAX
 from games.errors import Conflict
 from games.models import Challenge, SeedVerification
-from games.selectors import COUNTED
+from games.selectors import COUNTED, challenge_is_over
 from solver_worker import dispatch
 from solver_worker.tasks import prepare_challenge
+
+audit = logging.getLogger("dailypatience.audit")
+
+FUTURE_DEAL_PERMISSION = "games.view_future_deal"
+HIDDEN = "hidden until the day is over (permission: can see the seed and solution of a day not over)"
+
+
+def may_see_deal(request: HttpRequest, challenge: Challenge | None) -> bool:
+    """A day's seed and solution: anyone with the admin once the day is over, else the permission."""
+    return challenge is None or challenge_is_over(challenge) or request.user.has_perm(FUTURE_DEAL_PERMISSION)
 
 
 class ChallengeForm(forms.ModelForm):
@@ -49,6 +64,7 @@ class SeedVerificationInline(admin.TabularInline):
         return False
 
 
+
 @admin.register(Challenge)
 class ChallengeAdmin(admin.ModelAdmin):
     form = ChallengeForm
@@ -63,6 +79,30 @@ class ChallengeAdmin(admin.ModelAdmin):
         "status", "seed", "difficulty", "solver_status", "solver_nodes", "solver_seconds", "seeds_tried",
         "seeds_lost", "seeds_unknown", "failure", "solution_steps", "created_at", "updated_at",
     ]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        if may_see_deal(request, obj):
+            return list(self.readonly_fields)
+        return [{"seed": "seed_hidden", "solution_steps": "solution_hidden"}.get(f, f) for f in self.readonly_fields]
+
+    def get_inline_instances(self, request: HttpRequest, obj: Any = None) -> list[Any]:
+        """The verifications name seeds (each row's title too): shown as the seed is."""
+        return super().get_inline_instances(request, obj) if may_see_deal(request, obj) else []
+
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None) -> Any:
+        challenge = self.get_object(request, object_id)
+        if challenge is not None and not challenge_is_over(challenge) and may_see_deal(request, challenge):
+            audit.warning("admin: %s (id %s) saw the seed and solution of %s %s, a day not over",
+                          request.user.get_username(), request.user.pk, challenge.game, challenge.date)
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    @admin.display(description="seed")
+    def seed_hidden(self, obj: Challenge) -> str:
+        return HIDDEN
+
+    @admin.display(description="solution, move by move")
+    def solution_hidden(self, obj: Challenge) -> str:
+        return HIDDEN
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Challenge]:
         ranked = COUNTED  # the results that count, as on the boards
@@ -106,7 +146,9 @@ class ChallengeAdmin(admin.ModelAdmin):
     @admin.display(description="last verification")
     def verification(self, obj: Challenge) -> str:
         last = obj.verifications.order_by("-created_at").first()
-        return "-" if last is None else f"{last.seed}: {last.status}"
+        if last is None:
+            return "-"
+        return f"{last.seed}: {last.status}" if challenge_is_over(obj) else str(last.status)  # the list: no seed
 
     def save_model(self, request: HttpRequest, obj: Challenge, form: Any, change: bool) -> None:
         super().save_model(request, obj, form, change)
