@@ -258,7 +258,10 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "resend-pending-submissions": {"task": "games.resend_pending_submissions", "schedule": 5 * 60},
     # Ranked attempts still open when their day ended are submitted as they stand.
     "close-expired-attempts": {"task": "games.close_expired_attempts", "schedule": 5 * 60},
+    # Guests nobody came back as, idle for GUEST_KEEP_DAYS days, are deleted.
+    "delete-idle-guests": {"task": "games.delete_idle_guests", "schedule": 24 * 60 * 60},
 }
+GUEST_KEEP_DAYS = env.int("GUEST_KEEP_DAYS", default=30)
 
 # The solver's budget per seed when preparing a day, and how many seeds to try.
 SOLVER_SECONDS = env.float("SOLVER_SECONDS", default=10.0)

@@ -5,7 +5,8 @@
 - :mod:`.unlocked`: the common batch stored by one conditional statement, without a lock;
 - :mod:`.positions`: an open attempt's position, replayed or from the cached snapshot;
 - :mod:`.submissions`: validating a finished attempt's log, and the admin's corrections;
-- :mod:`.players`: sign-up, guests, and a guest's games claimed by an account.
+- :mod:`.players`: sign-up, guests, and a guest's games claimed by an account;
+- :mod:`.guests`: guests nobody came back as, deleted once idle.
 
 A service either does all of its work or raises and leaves the database as it was. Preparing
 the days' deals is the solver worker's (``solver_worker.services``).
@@ -18,6 +19,7 @@ from games.services.attempts import (
     attempt_submit,
     attempts_close_expired,
 )
+from games.services.guests import guests_delete_idle
 from games.services.moves import MovesOutcome, attempt_append_moves
 from games.services.players import guest_claim, guest_create, player_is_guest, player_register
 from games.services.positions import attempt_position, attempt_replay
@@ -40,6 +42,7 @@ __all__ = [
     "attempts_close_expired",
     "guest_claim",
     "guest_create",
+    "guests_delete_idle",
     "player_is_guest",
     "player_register",
     "result_disqualify",

@@ -1,7 +1,7 @@
 """``manage.py keep_days_ready``: a loop that keeps today and the coming days prepared, and nothing pending.
 
 What beat does in production (solver_worker.prepare_upcoming_days, games.resend_pending_submissions,
-games.close_expired_attempts),
+games.close_expired_attempts, games.delete_idle_guests),
 for a deployment without beat: ``bin/serve`` runs it beside the development server, so a service
 left running over midnight has the next day ready before the day starts (it is prepared a day
 ahead, then kept so). Safe beside beat and workers: preparing a day is idempotent under
@@ -70,6 +70,9 @@ def keep_days_ready(
             closed = services.attempts_close_expired()
             if closed:
                 report(f"{closed} ranked attempt(s) left open after their day submitted as they stood")
+            guests = services.guests_delete_idle()
+            if guests:
+                report(f"{guests} idle guest(s) deleted")
         except Exception:
             logger.exception("keep_days_ready: this round failed; trying again in %s s", interval)
         done += 1
