@@ -262,6 +262,8 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "delete-idle-guests": {"task": "games.delete_idle_guests", "schedule": 24 * 60 * 60},
 }
 GUEST_KEEP_DAYS = env.int("GUEST_KEEP_DAYS", default=30)
+# An API token older than this is refused and deleted; logging in again gives a new one (games.auth).
+API_TOKEN_DAYS = env.int("API_TOKEN_DAYS", default=30)
 
 # The solver's budget per seed when preparing a day, and how many seeds to try.
 SOLVER_SECONDS = env.float("SOLVER_SECONDS", default=10.0)
