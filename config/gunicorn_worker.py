@@ -93,13 +93,23 @@ class BufferingThreadWorker(ThreadWorker):
         self.keepalived_conns.remove(conn)
         self.read_start(conn)
 
-    def read_start(self, conn: TConn) -> None:
+    def finish_request(self, conn: TConn, fs: Any) -> None:
+        """A kept-alive connection whose client sent more behind the request just served (pipelining):
+        those bytes are read on like a new request's, not handed to a thread that would wait for the rest."""
+        if (self.alive and not fs.cancelled() and fs.exception() is None and fs.result() is True
+                and conn.parser is not None and conn.parser.unreader.buf.getvalue()):
+            self.read_start(conn, conn.parser.unreader.take_buffered())
+            return
+        super().finish_request(conn, fs)
+
+    def read_start(self, conn: TConn, data: bytes = b"") -> None:
         conn.sock.setblocking(False)
         self.reading[conn] = Pending(deadline=time.monotonic() + REQUEST_READ_SECONDS)
         self.poller.register(conn.sock, selectors.EVENT_READ, partial(self.on_request_bytes, conn))
+        if data:
+            self.on_bytes(conn, data)
 
     def on_request_bytes(self, conn: TConn, client: Any) -> None:
-        pending = self.reading[conn]
         try:
             data = conn.sock.recv(RECV_BYTES)
         except (BlockingIOError, InterruptedError):
@@ -110,6 +120,10 @@ class BufferingThreadWorker(ThreadWorker):
         if not data:
             self.read_drop(conn)
             return
+        self.on_bytes(conn, data)
+
+    def on_bytes(self, conn: TConn, data: bytes) -> None:
+        pending = self.reading[conn]
         pending.data += data
         state, expects = request_state(pending.data)
         if state == "too-large":

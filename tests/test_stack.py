@@ -208,24 +208,27 @@ def test_docker_compose_runs_the_tested_processes() -> None:
 
 
 def test_slow_clients_do_not_stall_the_site(stack: Stack) -> None:
-    """20 connections trickle a byte each per 0.25 s (10 their headers, 10 a declared body: either group
-    alone outnumbers the 2 workers x 4 threads): the health check keeps answering at once, and each
-    trickler gets a 408 once its request has not arrived whole within READ_SECONDS."""
+    """30 connections trickle a byte each per 0.25 s (10 their headers, 10 a declared body, 10 the
+    headers of a second request behind a whole first one: each group alone outnumbers the 2 workers x
+    4 threads): the health check keeps answering at once, and each trickler gets a 408 once its
+    request has not arrived whole within READ_SECONDS (the pipelined ones after their first answer)."""
     headers = [b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"X-Slow: " + b"x" * 200]
     body = [b"POST /api/v1/auth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             b"Content-Length: 200\r\n\r\n" + b"{" + b" " * 199]
-    slow: list[tuple[socket.socket, bytes]] = []
-    for text in headers * 10 + body * 10:
+    # A whole request with the next one trickling behind it on the same connection (pipelining).
+    pipelined = [b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" + headers[0]]
+    slow: list[tuple[socket.socket, bytes, int]] = []  # the socket, what it has left to send, answers due
+    for text in headers * 10 + body * 10 + pipelined * 10:
         sock = socket.create_connection(("127.0.0.1", stack.port), timeout=5)
-        head = text.index(b"\r\n\r\n") + 4 if b"\r\n\r\n" in text else 20
-        sock.sendall(text[:head])  # the body's headers at once, then one byte at a time
-        slow.append((sock, text[head:]))
+        head = text.index(b"\r\n\r\n") + 4 + 20 * text.startswith(b"GET") if b"\r\n\r\n" in text else 20
+        sock.sendall(text[:head])  # a start at once (a declared body's headers), then a byte at a time
+        slow.append((sock, text[head:], 1 + (text in pipelined)))
     latencies = []
     try:
         started = time.monotonic()
         sent = 0
         while time.monotonic() - started < READ_SECONDS - 1:
-            for sock, rest in slow:
+            for sock, rest, _ in slow:
                 sock.sendall(rest[sent : sent + 1])
             sent += 1
             began = time.monotonic()
@@ -234,16 +237,19 @@ def test_slow_clients_do_not_stall_the_site(stack: Stack) -> None:
             assert answer.status == 200
             time.sleep(0.25)
         median = sorted(latencies)[len(latencies) // 2]
-        print(f"health check while 20 sockets trickle: {len(latencies)} answers, median {median * 1000:.1f} ms, "
+        print(f"health check while 30 sockets trickle: {len(latencies)} answers, median {median * 1000:.1f} ms, "
               f"max {max(latencies) * 1000:.1f} ms")
-        assert len(latencies) >= 10 and max(latencies) < 0.75 and median < 0.1, latencies
+        assert len(latencies) >= 10 and max(latencies) < 1.0 and median < 0.1, latencies  # a shared machine: spikes
         # Past the limit, every trickler is answered 408 and closed (the loop checks once a second).
-        for sock, _ in slow:
+        for sock, _, answers in slow:
             sock.settimeout(READ_SECONDS + 5)
-            reply = sock.recv(200)
-            assert reply.startswith(b"HTTP/1.1 408 "), reply
+            reply = b""
+            while b"408 Request Timeout" not in reply and (chunk := sock.recv(4096)):
+                reply += chunk
+            assert reply.count(b"HTTP/1.1 ") == answers, reply
+            assert reply.endswith(b"HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
     finally:
-        for sock, _ in slow:
+        for sock, _, _ in slow:
             sock.close()
     assert stack.procs["web"].poll() is None
     assert request(f"{stack.url}/healthz").status == 200
