@@ -317,9 +317,7 @@ class SolutionApi(APIView):
         if not selectors.challenge_is_over(challenge):
             raise NotFound(f"the solution of the {challenge.game} challenge of {challenge.date} is published "
                            "once that day is over")
-        moves = list(challenge.solution)
-        frames = selectors.log_frames(game=challenge.game, seed=challenge.seed_int, moves=moves)
-        return Response(ReplayOutput({"moves": moves, "frames": frames}).data)
+        return Response(selectors.challenge_solution_replay(challenge))  # plain data, as the replay's pages
 
 
 class ReplayPageOutput(serializers.Serializer):

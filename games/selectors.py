@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -155,6 +156,19 @@ def attempt_replay_page(*, attempt: Attempt, page: int) -> dict[str, Any]:
         _cache_set({page_key: body, f"{base}:at:{last}": state.snapshot()})
     return {"length": len(moves), "page": page, "pages": pages, "page_moves": REPLAY_PAGE_MOVES, "first": first,
             **body}
+
+
+def challenge_solution_replay(challenge: Challenge) -> dict[str, Any]:
+    """The solver's line of a day that is over with its frames (public, the same for everybody): made
+    once and cached, as the day's seed and line no longer change (the key names both all the same)."""
+    moves = list(challenge.solution)
+    digest = hashlib.sha256(" ".join(moves).encode()).hexdigest()[:16]
+    key = f"dp:solution:{challenge.pk}:{challenge.seed_int}:{digest}"
+    body = _cache_get(key)
+    if not isinstance(body, dict):
+        body = {"moves": moves, "frames": log_frames(game=challenge.game, seed=challenge.seed_int, moves=moves)}
+        _cache_set({key: body})
+    return body
 
 
 def _position_at(game: str, seed: int, moves: list[str], length: int, key: str) -> State:

@@ -459,6 +459,24 @@ def test_replay_pages_are_throttled_per_player() -> None:
     cache.delete_many([f"throttle_{scope}_{u.pk}" for scope in ("replay", "user") for u in (user, other)])
 
 
+def test_a_past_day_s_solution_is_replayed_once_then_served_from_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    log = random_log("klondike", 33, 40)
+    yesterday = days.today() - dt.timedelta(days=1)
+    make_challenge(game="klondike", seed=33, day=yesterday, solution=log)
+    made: list[int] = []
+    real = selectors.log_frames
+
+    def counting(**kwargs: Any) -> Any:
+        made.append(1)
+        return real(**kwargs)
+
+    monkeypatch.setattr(selectors, "log_frames", counting)
+    first = Api().get(f"daily/{yesterday}/klondike/solution").json()
+    again = new_player().get(f"daily/{yesterday}/klondike/solution").json()
+    assert first == again and len(made) == 1
+    assert first == {"moves": log, "frames": real(game="klondike", seed=33, moves=log)}
+
+
 def test_the_solution_with_its_frames_is_published_only_once_the_day_is_over() -> None:
     from solver import solve
 
