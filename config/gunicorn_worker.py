@@ -3,23 +3,24 @@
 gunicorn's ``gthread`` worker hands a connection to a thread as soon as its first byte arrives; the
 thread then blocks reading the rest, so a few clients that trickle their headers (or their body)
 hold every thread and the site stops answering. Here the worker's own event loop reads each request,
-without blocking, until its headers and its body (of a declared ``Content-Length`` up to
-``REQUEST_BUFFER_BYTES``) are in memory; only then does a thread parse and serve it from that
-buffer. A request that is not all here ``REQUEST_READ_SECONDS`` after its connection was accepted
-(or became readable again on keep-alive) is answered ``408`` and closed; headers larger than
-``HEADER_BYTES`` get ``431``. A slow socket costs a little memory and no thread.
+without blocking, until its headers and its body (``Content-Length``) are in memory; only then does
+a thread parse and serve it from that buffer. A request that is not all here
+``REQUEST_READ_SECONDS`` after its connection was accepted (or became readable again on keep-alive,
+or after the answer to a request pipelined before it) is answered ``408`` and closed. Refused from
+the event loop, no thread involved: headers over ``HEADER_BYTES`` (``431``), a declared body over
+``REQUEST_BUFFER_BYTES`` (``413``: the API's largest, a 5,000-move batch, is about 40 KiB) and a
+chunked body (``411``: every client of this API, browsers included, sends a length). A slow socket
+costs a little memory and no thread.
 
-Left to a thread as before: a chunked body, or one larger than the buffer (Django refuses bodies
-over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` from the header alone). A reverse proxy that buffers requests
-(nginx) in front does the same job for every case; this worker keeps gunicorn safe without one.
-
-Configured in config/gunicorn.py (``worker_class``); both limits come from the environment.
+Each refusal is the API's JSON error (``{"error": {"message", "code"}}``) and closes the connection.
+Configured in config/gunicorn.py (``worker_class``); the time limit comes from the environment.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import re
 import selectors
@@ -49,20 +50,37 @@ class Pending:
     continued: bool = False  # "100 Continue" sent
 
 
+REFUSALS = {  # state: (status line, code, message)
+    "headers-too-large": ("431 Request Header Fields Too Large", "headers_too_large",
+                          f"the request's headers are larger than {HEADER_BYTES // 1024} KiB"),
+    "body-too-large": ("413 Content Too Large", "too_large",
+                       f"the request's body is larger than {REQUEST_BUFFER_BYTES // 1024} KiB"),
+    "chunked": ("411 Length Required", "length_required", "send the body with a Content-Length, not chunked"),
+}
+TIMEOUT = ("408 Request Timeout", "request_timeout",
+           f"the request did not arrive whole within {REQUEST_READ_SECONDS:g} s")
+
+
+def error_answer(status: str, code: str, message: str) -> bytes:
+    body = json.dumps({"error": {"message": message, "code": code}}).encode()
+    return (f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\nConnection: close\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+
+
 def request_state(data: bytes | bytearray) -> tuple[str, bool]:
-    """("more" | "ready" | "too-large", whether the client waits for a 100 Continue) for the bytes so far."""
+    """("more" | "ready" | one of REFUSALS, whether the client waits for a 100 Continue) for the bytes so far."""
     end = data.find(b"\r\n\r\n")
     if end < 0:
-        return ("too-large" if len(data) > HEADER_BYTES else "more"), False
+        return ("headers-too-large" if len(data) > HEADER_BYTES else "more"), False
     if end > HEADER_BYTES:
-        return "too-large", False
+        return "headers-too-large", False
     head = bytes(data[:end])
     if _CHUNKED.search(head):
-        return "ready", False  # gunicorn reads (or refuses) it in a thread
+        return "chunked", False
     match = _CONTENT_LENGTH.search(head)
     length = int(match.group(1)) if match else 0
     if length > REQUEST_BUFFER_BYTES:
-        return "ready", False
+        return "body-too-large", False
     if len(data) >= end + 4 + length:
         return "ready", False
     return "more", bool(_EXPECT_CONTINUE.search(head))
@@ -126,8 +144,8 @@ class BufferingThreadWorker(ThreadWorker):
         pending = self.reading[conn]
         pending.data += data
         state, expects = request_state(pending.data)
-        if state == "too-large":
-            self.read_drop(conn, answer=b"431 Request Header Fields Too Large")
+        if state in REFUSALS:
+            self.read_drop(conn, answer=error_answer(*REFUSALS[state]))
         elif state == "ready":
             del self.reading[conn]
             self.poller.unregister(conn.sock)
@@ -143,7 +161,7 @@ class BufferingThreadWorker(ThreadWorker):
         with contextlib.suppress(OSError, KeyError, ValueError):
             self.poller.unregister(conn.sock)
         if answer:
-            self.send_quietly(conn, b"HTTP/1.1 " + answer + b"\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+            self.send_quietly(conn, answer)
         self.nr_conns -= 1
         conn.close()
 
@@ -162,7 +180,7 @@ class BufferingThreadWorker(ThreadWorker):
                 if pending.data:
                     self.log.warning("Request from %s not received within %gs: 408", conn.client,
                                      REQUEST_READ_SECONDS)
-                self.read_drop(conn, answer=b"408 Request Timeout" if pending.data else None)
+                self.read_drop(conn, answer=error_answer(*TIMEOUT) if pending.data else None)
 
     # --- a thread serves the buffered request ------------------------------------------------------
 

@@ -21,10 +21,12 @@ POST = b"POST /api/v1/auth/token HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n"
     (POST + b"\r\n" + b"x" * 9, "more"),
     (POST + b"\r\n" + b"x" * 10, "ready"),
     (POST.replace(b"Content-Length", b"content-LENGTH") + b"\r\n" + b"x" * 9, "more"),  # names ignore case
-    (b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", "ready"),  # a thread reads (or refuses) it
-    (b"POST / HTTP/1.1\r\nContent-Length: %d\r\n\r\n" % (REQUEST_BUFFER_BYTES + 1), "ready"),  # Django refuses it
-    (b"GET / HTTP/1.1\r\nX: " + b"x" * HEADER_BYTES, "too-large"),
-    (b"GET / HTTP/1.1\r\nX: " + b"x" * HEADER_BYTES + b"\r\n\r\n", "too-large"),
+    (b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", "chunked"),  # 411: it could trickle for ever
+    (b"POST / HTTP/1.1\r\ntransfer-encoding: gzip, chunked\r\nContent-Length: 3\r\n\r\n", "chunked"),
+    (b"POST / HTTP/1.1\r\nContent-Length: %d\r\n\r\n" % REQUEST_BUFFER_BYTES, "more"),
+    (b"POST / HTTP/1.1\r\nContent-Length: %d\r\n\r\n" % (REQUEST_BUFFER_BYTES + 1), "body-too-large"),  # 413
+    (b"GET / HTTP/1.1\r\nX: " + b"x" * HEADER_BYTES, "headers-too-large"),  # 431
+    (b"GET / HTTP/1.1\r\nX: " + b"x" * HEADER_BYTES + b"\r\n\r\n", "headers-too-large"),
 ])
 def test_a_request_goes_to_a_thread_once_whole(data: bytes, state: str) -> None:
     assert request_state(data)[0] == state
@@ -35,3 +37,16 @@ def test_a_client_that_expects_100_continue_is_told_to_send_its_body() -> None:
     assert request_state(head) == ("more", True)
     assert request_state(head + b"x" * 10) == ("ready", False)
     assert request_state(POST + b"\r\n") == ("more", False)
+
+
+def test_a_refusal_is_the_api_s_json_error() -> None:
+    import json
+
+    from config.gunicorn_worker import REFUSALS, error_answer
+
+    answer = error_answer(*REFUSALS["chunked"])
+    head, body = answer.split(b"\r\n\r\n", 1)
+    assert head.startswith(b"HTTP/1.1 411 Length Required\r\n") and b"Connection: close" in head
+    assert f"Content-Length: {len(body)}".encode() in head
+    assert json.loads(body) == {"error": {"message": "send the body with a Content-Length, not chunked",
+                                          "code": "length_required"}}

@@ -247,9 +247,21 @@ def test_slow_clients_do_not_stall_the_site(stack: Stack) -> None:
             while b"408 Request Timeout" not in reply and (chunk := sock.recv(4096)):
                 reply += chunk
             assert reply.count(b"HTTP/1.1 ") == answers, reply
-            assert reply.endswith(b"HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+            assert reply[reply.rindex(b"HTTP/1.1 "):].startswith(b"HTTP/1.1 408 Request Timeout\r\n"), reply
+            assert json.loads(reply.split(b"\r\n\r\n")[-1])["error"]["code"] == "request_timeout"
     finally:
         for sock, _, _ in slow:
             sock.close()
     assert stack.procs["web"].poll() is None
     assert request(f"{stack.url}/healthz").status == 200
+
+    # Bodies that could hold a thread are refused before one is involved, as JSON errors.
+    for head, status, code in ((b"Transfer-Encoding: chunked\r\n", 411, "length_required"),
+                               (b"Content-Length: 2000000\r\n", 413, "too_large")):
+        with socket.create_connection(("127.0.0.1", stack.port), timeout=5) as sock:
+            sock.sendall(b"POST /api/v1/auth/token HTTP/1.1\r\nHost: 127.0.0.1\r\n" + head + b"\r\n{")
+            reply = b""
+            while chunk := sock.recv(4096):
+                reply += chunk
+        assert reply.startswith(b"HTTP/1.1 %d " % status), reply
+        assert json.loads(reply.split(b"\r\n\r\n", 1)[1])["error"]["code"] == code
