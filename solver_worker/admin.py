@@ -10,7 +10,6 @@ every permission); each such page view is logged (logger ``dailypatience.audit``
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from django import forms
@@ -21,21 +20,12 @@ from django.utils.html import format_html, format_html_join
 
 from engine import State, card_text, deal
 from engine.rng import SEED_MAX as _SEED_MAX
+from games.admin import HIDDEN, log_future_view, may_see_deal
 from games.errors import Conflict
 from games.models import Challenge, SeedVerification
 from games.selectors import COUNTED, challenge_is_over
 from solver_worker import dispatch
 from solver_worker.tasks import prepare_challenge
-
-audit = logging.getLogger("dailypatience.audit")
-
-FUTURE_DEAL_PERMISSION = "games.view_future_deal"
-HIDDEN = "hidden until the day is over (permission: can see the seed and solution of a day not over)"
-
-
-def may_see_deal(request: HttpRequest, challenge: Challenge | None) -> bool:
-    """A day's seed and solution: anyone with the admin once the day is over, else the permission."""
-    return challenge is None or challenge_is_over(challenge) or request.user.has_perm(FUTURE_DEAL_PERMISSION)
 
 
 class ChallengeForm(forms.ModelForm):
@@ -90,10 +80,7 @@ class ChallengeAdmin(admin.ModelAdmin):
         return super().get_inline_instances(request, obj) if may_see_deal(request, obj) else []
 
     def change_view(self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None) -> Any:
-        challenge = self.get_object(request, object_id)
-        if challenge is not None and not challenge_is_over(challenge) and may_see_deal(request, challenge):
-            audit.warning("admin: %s (id %s) saw the seed and solution of %s %s, a day not over",
-                          request.user.get_username(), request.user.pk, challenge.game, challenge.date)
+        log_future_view(request, self.get_object(request, object_id), "the seed and solution")
         return super().change_view(request, object_id, form_url, extra_context)
 
     @admin.display(description="seed")
