@@ -4,7 +4,9 @@ gunicorn ``config.wsgi`` (2 workers), a Celery worker per queue and beat (bench/
 docker-compose.yml runs) on a PostgreSQL database made for the test and Redis names unique to the
 run. The solver worker prepares today's klondike; two players register, play through HTTP (the
 solver's winning line in batches, and a short losing line), submit; the validation worker ranks
-them; the board, /readyz, /metrics, the request ids and the JSON logs are checked. About a minute.
+them; the board, /readyz, /metrics, the request ids and the JSON logs are checked. Then issue 27's
+probes: slow sockets (headers, bodies, pipelined requests) and six replays of a 5,000-move log at once
+must not stall the health check. About a minute and a half.
 """
 
 from __future__ import annotations
@@ -265,3 +267,41 @@ def test_slow_clients_do_not_stall_the_site(stack: Stack) -> None:
                 reply += chunk
         assert reply.startswith(b"HTTP/1.1 %d " % status), reply
         assert json.loads(reply.split(b"\r\n\r\n", 1)[1])["error"]["code"] == code
+
+
+def test_replays_of_a_long_log_in_parallel_stay_small_and_do_not_stall_the_site(stack: Stack) -> None:
+    """Issue 27's probe: six replays of a 5,000-move log at once from one player (the last pages, cold:
+    each a replay of the whole log) answered 2 MB each and stalled the site for seconds."""
+    import threading
+
+    day = api(stack, "daily").json()["date"]
+    stack.manage("shell", "-c", "from games.models import Challenge; Challenge.objects.get_or_create("
+                 f"date='{day}', game='klondike-3', defaults=dict(seed=2, status='ready', difficulty=2))")
+    token = register(stack, f"rep{uuid.uuid4().hex[:8]}")
+    attempt = api(stack, f"daily/{day}/klondike-3/attempts", method="POST", token=token, data={}).json()
+    log = playout("klondike-3", 2, 5000, random.Random(5))
+    stored = api(stack, f"attempts/{attempt['id']}/moves", method="POST", token=token, data={"from": 0, "moves": log})
+    assert stored.status == 200 and len(log) == 5000, stored.body
+    answers: list[tuple[int, int, float]] = []
+
+    def replay(page: int) -> None:
+        began = time.monotonic()
+        answer = api(stack, f"attempts/{attempt['id']}/replay?page={page}", token=token)
+        answers.append((answer.status, len(answer.body), time.monotonic() - began))
+
+    threads = [threading.Thread(target=replay, args=(page,)) for page in range(44, 50)]
+    began = time.monotonic()
+    for thread in threads:
+        thread.start()
+    health = []
+    while any(t.is_alive() for t in threads):
+        asked = time.monotonic()
+        assert request(f"{stack.url}/healthz", timeout=5).status == 200
+        health.append(time.monotonic() - asked)
+    for thread in threads:
+        thread.join()
+    wall = time.monotonic() - began
+    print(f"6 replays at once: {wall * 1000:.0f} ms, answers {[(s, b // 1024) for s, b, _ in answers]} KiB, "
+          f"health max {max(health, default=0) * 1000:.0f} ms")
+    assert [s for s, _, _ in answers] == [200] * 6 and all(b < 64 * 1024 for _, b, _ in answers)
+    assert wall < 2.0 and max(health, default=0) < 1.0
