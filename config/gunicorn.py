@@ -1,4 +1,4 @@
-"""gunicorn settings (``gunicorn -c config/gunicorn.py config.wsgi``): Prometheus across workers.
+"""gunicorn settings (``gunicorn -c config/gunicorn.py config.wsgi``): slow clients, Prometheus across workers.
 
 With ``PROMETHEUS_MULTIPROC_DIR`` set, every worker writes its metrics to files there and a scrape
 of any worker sums them all (config/metrics.py). The directory is emptied when the server starts
@@ -8,6 +8,12 @@ of any worker sums them all (config/metrics.py). The directory is emptied when t
 import os
 import shutil
 from pathlib import Path
+
+# Threads whose event loop reads each request whole before a thread serves it: clients that trickle
+# their headers or body hold no thread (config/gunicorn_worker.py; README "Slow clients").
+worker_class = "config.gunicorn_worker.BufferingThreadWorker"
+threads = int(os.environ.get("GUNICORN_THREADS", "4"))
+keepalive = 5
 
 
 def on_starting(server: object) -> None:

@@ -224,8 +224,8 @@ def registry() -> CollectorRegistry:
     return REGISTRY
 
 
-def _allowed(request: HttpRequest) -> bool | None:
-    """True: serve. False: a wrong or missing token (401). None: not exposed here (404)."""
+def operator_allowed(request: HttpRequest) -> bool | None:
+    """True: serve (also /readyz's details). False: a wrong or missing token (401). None: not exposed here (404)."""
     token = getattr(settings, "METRICS_TOKEN", "")
     if not token:
         return True if settings.DEBUG else None
@@ -235,7 +235,7 @@ def _allowed(request: HttpRequest) -> bool | None:
 
 @require_safe
 def metrics(request: HttpRequest) -> HttpResponse:
-    allowed = _allowed(request)
+    allowed = operator_allowed(request)
     if allowed is None:
         return HttpResponse("Not found: set METRICS_TOKEN to expose /metrics.\n", status=404, content_type="text/plain")
     if not allowed:

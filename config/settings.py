@@ -116,6 +116,7 @@ MIDDLEWARE = [
     "config.logs.RequestIdMiddleware",  # first: every log line of a request carries its id
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "config.headers.SecurityHeadersMiddleware",  # Cache-Control on private API answers, CSP on pages
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -261,7 +262,12 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "close-expired-attempts": {"task": "games.close_expired_attempts", "schedule": 5 * 60},
     # Finished games of the days that are over get their review (solver queue).
     "review-finished-games": {"task": "solver_worker.review_sweep", "schedule": 5 * 60},
+    # Guests nobody came back as, idle for GUEST_KEEP_DAYS days, are deleted.
+    "delete-idle-guests": {"task": "games.delete_idle_guests", "schedule": 24 * 60 * 60},
 }
+GUEST_KEEP_DAYS = env.int("GUEST_KEEP_DAYS", default=30)
+# An API token older than this is refused and deleted; logging in again gives a new one (games.auth).
+API_TOKEN_DAYS = env.int("API_TOKEN_DAYS", default=30)
 
 # The solver's budget per seed when preparing a day, and how many seeds to try.
 SOLVER_SECONDS = env.float("SOLVER_SECONDS", default=10.0)

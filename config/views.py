@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from config.exceptions import error_body
+from config.metrics import operator_allowed
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +71,8 @@ READINESS_CHECKS: dict[str, Callable[[], str]] = {
 
 @require_safe
 def readyz(request: HttpRequest) -> JsonResponse:
-    """Readiness: each dependency, "ok" or why not; 503 naming the ones that are down.
+    """Readiness: 503 naming the dependencies that are down; with the metrics token (``Authorization:
+    Bearer $METRICS_TOKEN``, as /metrics), each one's "ok" or why not.
 
     Every check is bounded by the short Redis timeouts (REDIS_SOCKET_TIMEOUT,
     REDIS_CONNECT_TIMEOUT) and the database's connect timeout. The service
@@ -86,9 +88,10 @@ def readyz(request: HttpRequest) -> JsonResponse:
             logger.warning("readyz: %s is down: %s", name, exc)
             checks[name] = f"down: {type(exc).__name__}: {exc}"[:300]
             down.append(name)
-    if down:
-        return JsonResponse({"status": "unavailable", "down": down, "checks": checks}, status=503)
-    return JsonResponse({"status": "ok", "down": [], "checks": checks})
+    body: dict[str, object] = {"status": "unavailable" if down else "ok", "down": down}
+    if operator_allowed(request) is True:  # the reasons name hosts, ports and errors: operators only
+        body["checks"] = checks
+    return JsonResponse(body, status=503 if down else 200)
 
 
 class ApiNotFound(APIView):

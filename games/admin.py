@@ -1,8 +1,15 @@
 """Django admin: inspect attempts; review submissions; the review queue of held and flagged results.
-(Challenges are the solver worker's: solver_worker.admin.)"""
+(Challenges are the solver worker's: solver_worker.admin.)
+
+A move log of a day not over may be a winning line of that day's deal: like the day's seed and
+solution (solver_worker.admin), it is shown only to a user with the permission
+``games.view_future_deal`` (reviewers of held results need it), each such page view logged to
+``dailypatience.audit``; anyone with the admin sees it once the day is over.
+"""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.contrib import admin
@@ -11,13 +18,66 @@ from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 
 from core.errors import ApplicationError
-from games.models import Attempt, Result, Review, Submission
+from games.models import Attempt, Challenge, Result, Review, Submission
 from games.pace import finishing_run_start
+from games.selectors import challenge_is_over
 from games.services import reviews, submissions
+
+audit = logging.getLogger("dailypatience.audit")
+
+FUTURE_DEAL_PERMISSION = "games.view_future_deal"
+HIDDEN = "hidden until the day is over (permission: can see the seed and solution of a day not over)"
+
+
+def may_see_deal(request: HttpRequest, challenge: Challenge | None) -> bool:
+    """What gives a day's deal away (seed, solution, move logs): anyone once the day is over, else the permission."""
+    return challenge is None or challenge_is_over(challenge) or request.user.has_perm(FUTURE_DEAL_PERMISSION)
+
+
+def log_future_view(request: HttpRequest, challenge: Challenge | None, what: str) -> None:
+    """Logged when the page shows ``what`` of a day not over (to a user with the permission)."""
+    if challenge is not None and not challenge_is_over(challenge) and may_see_deal(request, challenge):
+        audit.warning("admin: %s (id %s) saw %s of %s %s, a day not over", request.user.get_username(),
+                      request.user.pk, what, challenge.game, challenge.date)
+
+
+class HidesFutureMoves(admin.ModelAdmin):
+    """The read-only field ``moves_field`` (a move log), shown as the deal is (``challenge_of`` names the
+    row's challenge): to anyone once its day is over, before that only with the permission."""
+
+    moves_field = "moves"
+
+    def challenge_of(self, obj: Any) -> Challenge:
+        raise NotImplementedError
+
+    def _hides(self, request: HttpRequest, obj: Any) -> bool:
+        return obj is not None and not may_see_deal(request, self.challenge_of(obj))
+
+    def _swap(self, fields: Any) -> list[str]:
+        return list(dict.fromkeys("moves_hidden" if f == self.moves_field else f for f in fields))
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        fields = list(self.readonly_fields)
+        return self._swap(fields) if self._hides(request, obj) else fields
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        """Without the log in the form either (a view-only user sees every form field read-only)."""
+        fields = list(super().get_fields(request, obj))
+        return self._swap(fields) if self._hides(request, obj) else fields
+
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None) -> Any:
+        obj = self.get_object(request, object_id)
+        if obj is not None:
+            log_future_view(request, self.challenge_of(obj), f"the moves of {obj._meta.verbose_name} {obj.pk}")
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    @admin.display(description="moves")
+    def moves_hidden(self, obj: Any) -> str:
+        return HIDDEN
 
 
 @admin.register(Attempt)
-class AttemptAdmin(admin.ModelAdmin):
+class AttemptAdmin(HidesFutureMoves):
     list_display = ["id", "player", "challenge", "ranked", "assisted", "started_at", "finished_at", "length"]
     list_filter = ["ranked", "assisted", "challenge__game"]
     search_fields = ["player__username"]
@@ -28,6 +88,9 @@ class AttemptAdmin(admin.ModelAdmin):
     @admin.display(description="moves")
     def length(self, obj: Attempt) -> int:
         return len(obj.moves)
+
+    def challenge_of(self, obj: Attempt) -> Challenge:
+        return obj.challenge
 
 
 class ResultInline(admin.StackedInline):
@@ -40,7 +103,7 @@ class ResultInline(admin.StackedInline):
 
 
 @admin.register(Submission)
-class SubmissionAdmin(admin.ModelAdmin):
+class SubmissionAdmin(HidesFutureMoves):
     list_display = ["id", "player", "game", "date", "status", "created_at", "validated_at", "disqualified"]
     list_filter = ["status", "attempt__challenge__game", "attempt__ranked"]
     search_fields = ["attempt__player__username"]
@@ -50,6 +113,9 @@ class SubmissionAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Submission]:
         return super().get_queryset(request).select_related("attempt__player", "attempt__challenge", "result")
+
+    def challenge_of(self, obj: Submission) -> Challenge:
+        return obj.attempt.challenge
 
     @admin.display(description="player")
     def player(self, obj: Submission) -> str:
@@ -86,7 +152,7 @@ class SubmissionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Review)
-class ReviewAdmin(admin.ModelAdmin):
+class ReviewAdmin(HidesFutureMoves):
     """The review queue, newest first: why, the log, the server's receipt of each batch, the player's
     history; actions clear (a held result goes on the boards) or disqualify, recorded with who and when."""
 
@@ -104,6 +170,11 @@ class ReviewAdmin(admin.ModelAdmin):
         return super().get_queryset(request).select_related(
             "result__player", "result__challenge", "result__submission__attempt", "decided_by"
         )
+
+    moves_field = "log"  # a held game of a day not over may be that day's winning line
+
+    def challenge_of(self, obj: Review) -> Challenge:
+        return obj.result.challenge
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

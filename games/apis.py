@@ -14,10 +14,11 @@ from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
 from core.net import client_address
-from engine import GAME_IDS, GAMES, visible
+from engine import GAME_IDS, GAMES, MAX_LOG_LENGTH, visible
 from games import days, selectors, services
 from games.errors import IllegalMove, NotFound
 from games.fields import StrictIntegerField, game_field, move_list, validated
@@ -343,28 +344,53 @@ class ReplayOutput(serializers.Serializer):
 class SolutionApi(APIView):
     """The solver's winning line of a day that is over, with a frame per move, to watch it played."""
 
-    @extend_schema(operation_id="daily_solution", responses={200: ReplayOutput})
+    @extend_schema(operation_id="daily_solution", parameters=CHALLENGE_PATH, responses={200: ReplayOutput})
     def get(self, request: Request, date: str, game: str) -> Response:
         challenge = selectors.challenge_from_path(date=date, game=game)
         if not selectors.challenge_is_over(challenge):
             raise NotFound(f"the solution of the {challenge.game} challenge of {challenge.date} is published "
                            "once that day is over")
-        moves = list(challenge.solution)
-        frames = selectors.log_frames(game=challenge.game, seed=challenge.seed_int, moves=moves)
-        return Response(ReplayOutput({"moves": moves, "frames": frames}).data)
+        return Response(selectors.challenge_solution_replay(challenge))  # plain data, as the replay's pages
+
+
+class ReplayPageOutput(serializers.Serializer):
+    length = serializers.IntegerField(help_text="Moves in the whole stored log.")
+    page = serializers.IntegerField()
+    pages = serializers.IntegerField(help_text="Pages of the replay (1 for an empty log: the deal).")
+    page_moves = serializers.IntegerField(help_text="Moves per page.")
+    first = serializers.IntegerField(help_text="The log index of this page's first move.")
+    moves = serializers.ListField(child=serializers.CharField(), help_text="The page's moves.")
+    frames = FrameOutput(many=True, help_text="The position before each of the page's moves, then after the last.")
+
+
+class ReplayThrottle(UserRateThrottle):
+    """A replay page costs 5-10 ms at worst (bench/replay_api.py): 60 a minute per player (a page is 100 moves)."""
+
+    scope = "replay"
+    rate = "60/min"
 
 
 class AttemptReplayApi(APIView):
-    """The player's own attempt, a frame per stored move: each shows only what its prefix disclosed."""
+    """The player's own attempt, a page of frames at a time: each shows only what its prefix disclosed."""
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(operation_id="attempt_replay", responses={200: ReplayOutput})
+    def get_throttles(self) -> list[BaseThrottle]:
+        """The default throttles, plus ReplayThrottle unless throttling is off (API_THROTTLE=false)."""
+        throttles = list(super().get_throttles())
+        return [*throttles, ReplayThrottle()] if throttles else throttles
+
+    class Query(serializers.Serializer):
+        page = serializers.IntegerField(min_value=0, max_value=MAX_LOG_LENGTH // selectors.REPLAY_PAGE_MOVES,
+                                        default=0, help_text="0 for the deal and the first moves.")
+
+    @extend_schema(operation_id="attempt_replay", parameters=[Query], responses={200: ReplayPageOutput})
     def get(self, request: Request, attempt_id: int) -> Response:
+        query = validated(self.Query, request.query_params)
         attempt = services.attempt_get(attempt_id=attempt_id, player=request.user)
-        moves = list(attempt.moves)
-        frames = selectors.log_frames(game=attempt.challenge.game, seed=attempt.challenge.seed_int, moves=moves)
-        return Response(ReplayOutput({"moves": moves, "frames": frames}).data)
+        # Built as plain data and sent as is: FrameOutput over a page of frames would cost more than
+        # making them (ReplayPageOutput is the schema).
+        return Response(selectors.attempt_replay_page(attempt=attempt, page=query["page"]))
 
 
 class HintOutput(serializers.Serializer):

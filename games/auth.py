@@ -9,18 +9,26 @@ What may be stale, and for how long: a token deleted, or a user saved or deleted
 entry at once (the signals below, for every process sharing the cache). A change that sends no
 signal (``QuerySet.update`` or raw SQL on users or tokens), or one made while Redis is down (each
 process then has its own memory cache), is seen within :data:`TOKEN_CACHE_SECONDS`.
+
+Tokens do not live for ever: one older than ``API_TOKEN_DAYS`` (default 30) is refused (401) and
+deleted, and logging in again (``POST /auth/token``) gives a new one (:func:`token_for_login`). A
+password change deletes every token of the user (the save that changes it sends the signal), and
+``POST /auth/logout`` deletes the token it is sent with: each drops its cache entry at once.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import DEFAULT_DB_ALIAS
 from django.db.models.signals import post_delete, post_save
+from django.utils import timezone
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.authtoken.models import Token
@@ -41,6 +49,18 @@ def _user_from(values: tuple[Any, ...]) -> Any:
     return user_model.from_db(DEFAULT_DB_ALIAS, list(_CACHED_FIELDS), list(values))
 
 
+def token_expired(created: dt.datetime) -> bool:
+    return timezone.now() - created > dt.timedelta(days=settings.API_TOKEN_DAYS)
+
+
+def _refuse_expired(key: str) -> None:
+    Token.objects.filter(key=key).delete()  # its post_delete drops the cache entry
+    raise exceptions.AuthenticationFailed(
+        f"This token has expired (tokens last {settings.API_TOKEN_DAYS} days): "
+        "log in again for a new one (POST /api/v1/auth/token)."
+    )
+
+
 class CachedTokenAuthentication(TokenAuthentication):
     def authenticate_credentials(self, key: str) -> tuple[Any, Token]:
         cache_key = _token_cache_key(key)
@@ -49,17 +69,36 @@ class CachedTokenAuthentication(TokenAuthentication):
         except Exception:  # the cache is never needed: ask the database
             logger.warning("token cache unreadable", exc_info=True)
             cached = None
-        if isinstance(cached, tuple) and len(cached) == len(_CACHED_FIELDS):
-            user = _user_from(cached)
+        if isinstance(cached, tuple) and len(cached) == len(_CACHED_FIELDS) + 1:
+            *fields, created = cached
+            user = _user_from(tuple(fields))
             if not user.is_active:
                 raise exceptions.AuthenticationFailed("User inactive or deleted.")
-            return user, Token(key=key, user=user)
+            if token_expired(created):
+                _refuse_expired(key)
+            return user, Token(key=key, user=user, created=created)
         user, token = super().authenticate_credentials(key)  # the database's answer, errors included
+        if token_expired(token.created):
+            _refuse_expired(key)
         try:
-            cache.set(cache_key, tuple(getattr(user, f) for f in _CACHED_FIELDS), TOKEN_CACHE_SECONDS)
+            cache.set(cache_key, (*(getattr(user, f) for f in _CACHED_FIELDS), token.created), TOKEN_CACHE_SECONDS)
         except Exception:
             logger.warning("token cache not written", exc_info=True)
         return user, token
+
+
+def token_for_login(user: Any) -> Token:
+    """The user's token after a login: the one it has while it lasts, else a new one."""
+    token, created = Token.objects.get_or_create(user=user)
+    if not created and token_expired(token.created):
+        token.delete()
+        token = Token.objects.create(user=user)
+    return token
+
+
+def token_revoke(key: str) -> None:
+    """Logging out of the API: the token is deleted (its cache entry with it)."""
+    Token.objects.filter(key=key).delete()
 
 
 def forget_token(key: str) -> None:
@@ -74,6 +113,11 @@ def _token_deleted(sender: type, instance: Token, **kwargs: Any) -> None:
 
 
 def _user_changed(sender: type, instance: Any, update_fields: Any = None, **kwargs: Any) -> None:
+    if getattr(instance, "_password", None) is not None:
+        # set_password() then save(): AbstractBaseUser.save clears _password only after this signal.
+        # A new password revokes every token of the user (each post_delete drops its cache entry).
+        Token.objects.filter(user_id=instance.pk).delete()
+        return
     if update_fields is not None and not set(update_fields) & set(_CACHED_FIELDS):
         return  # e.g. a login's last_login: nothing the cache holds changed
     for key in Token.objects.filter(user_id=instance.pk).values_list("key", flat=True):

@@ -6,11 +6,13 @@ from django.contrib.auth import authenticate
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, serializers, status
 from rest_framework.authtoken.models import Token
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import services
+from games.auth import token_for_login, token_revoke
 from games.errors import BadRequest
 from games.fields import StrictStringField
 
@@ -62,8 +64,20 @@ class TokenApi(APIView):
         user = authenticate(request._request, username=data["username"], password=data["password"])
         if user is None:
             raise exceptions.AuthenticationFailed("wrong username or password")
-        token, _ = Token.objects.get_or_create(user=user)
+        token = token_for_login(user)  # a new one once the last has expired
         return Response({"username": user.get_username(), "token": token.key})
 
     def get_authenticate_header(self, request: Request) -> str:
         return "Token"
+
+
+class LogoutApi(APIView):
+    """The token this request carries is deleted: it is refused from now on (log in for a new one)."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(operation_id="auth_logout", request=None, responses={204: None})
+    def post(self, request: Request) -> Response:
+        if isinstance(request.auth, Token):
+            token_revoke(request.auth.key)
+        return Response(status=status.HTTP_204_NO_CONTENT)

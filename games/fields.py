@@ -7,20 +7,30 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
+from django.core.validators import RegexValidator
 from django.http import QueryDict
 from rest_framework import serializers
 
 from engine import GAME_IDS, MAX_LOG_LENGTH
 from games.errors import BadRequest
 
+# DRF's CharField refuses NUL characters; the schema says so (a pattern), as it says any other one.
+NO_NUL = r"^[^\x00]*\Z"
+
 
 class StrictStringField(serializers.CharField):
-    """A JSON string: a number or a boolean is a type error, not silently turned into text."""
+    """A JSON string: a number or a boolean is a type error, not silently turned into text.
 
-    def __init__(self, **kwargs: Any) -> None:
+    ``pattern`` (a regular expression the value must match, NUL-free by default) is checked and is
+    the schema's ``pattern``: what the schema allows is what is accepted. It applies to the value as
+    checked, trimmed if ``trim_whitespace``: a pattern for a trimmed field allows surrounding spaces."""
+
+    def __init__(self, *, pattern: str = NO_NUL, pattern_message: str = "Null characters are not allowed.",
+                 **kwargs: Any) -> None:
         kwargs.setdefault("trim_whitespace", False)
         kwargs.setdefault("allow_blank", True)
         super().__init__(**kwargs)
+        self.validators.append(RegexValidator(pattern, pattern_message))
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):

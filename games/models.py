@@ -91,6 +91,8 @@ class Challenge(models.Model):
 
     class Meta:
         ordering = ["-date", "game"]
+        # The admin shows a day's seed and solution once the day is over; before, only with this (logged).
+        permissions = [("view_future_deal", "Can see the seed and solution of a day not over")]
         constraints = [
             models.UniqueConstraint(fields=["date", "game"], name="challenge_one_per_date_game"),
             models.CheckConstraint(

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import logging
 from dataclasses import dataclass
+from typing import Any
 
+from django.core.cache import cache
 from django.db.models import Count, Q, QuerySet
 
-from engine import GAME_IDS, GAMES, State, deal, find_rules, visible
+from engine import GAME_IDS, GAMES, State, deal, find_rules, play_log, visible
 from games import days
 from games.errors import InvalidDate, NotFound, UnknownGame
 from games.models import Attempt, Challenge, Result, Submission
+
+logger = logging.getLogger(__name__)
 
 
 def parse_game(game: str) -> str:
@@ -128,6 +134,87 @@ def log_frames(*, game: str, seed: int, moves: list[str]) -> list[dict[str, obje
         state.play_text(text)
         frames.append(_frame(state))
     return frames
+
+
+# An attempt's replay comes a page at a time: a page costs the frames of its own moves, from the
+# position cached at its start (each page computed leaves the one at its end), or at worst one
+# replay of the log from the deal (about 5 ms for 5,000 moves); a page is cached as answered. The
+# log only grows, so a page and a position at a given length never change (its start time tells
+# the attempt from another one that reused its id: a test database).
+REPLAY_PAGE_MOVES = 100
+REPLAY_CACHE_SECONDS = 24 * 60 * 60
+
+
+def attempt_replay_page(*, attempt: Attempt, page: int) -> dict[str, Any]:
+    """Page ``page`` of the attempt's replay: its stored moves ``first`` to ``first + len(moves) - 1``
+    and ``len(moves) + 1`` frames, ``frames[i]`` the visible position before ``moves[i]`` (after the
+    first ``first + i`` moves). Frames disclose only what their prefix of the log did (SPEC
+    section 7). NotFound past the last page (an empty log has one page: the deal)."""
+    moves = list(attempt.moves)
+    pages = max(1, -(-len(moves) // REPLAY_PAGE_MOVES))
+    if not 0 <= page < pages:
+        raise NotFound(f"the replay of attempt {attempt.pk} has {pages} page{'s' if pages > 1 else ''} "
+                       f"of {REPLAY_PAGE_MOVES} moves (0 to {pages - 1}); no page {page}")
+    first = page * REPLAY_PAGE_MOVES
+    last = min(len(moves), first + REPLAY_PAGE_MOVES)
+    base = f"dp:replay:{attempt.pk}:{attempt.started_at.timestamp()}"
+    page_key = f"{base}:page:{first}:{last}"
+    body = _cache_get(page_key)
+    if not isinstance(body, dict):
+        game, seed = attempt.challenge.game, attempt.challenge.seed_int
+        state = _position_at(game, seed, moves, first, f"{base}:at:{first}")
+        frames = [_frame(state)]
+        for text in moves[first:last]:
+            state.play_text(text)
+            frames.append(_frame(state))
+        body = {"moves": moves[first:last], "frames": frames}
+        _cache_set({page_key: body, f"{base}:at:{last}": state.snapshot()})
+    return {"length": len(moves), "page": page, "pages": pages, "page_moves": REPLAY_PAGE_MOVES, "first": first,
+            **body}
+
+
+def challenge_solution_replay(challenge: Challenge) -> dict[str, Any]:
+    """The solver's line of a day that is over with its frames (public, the same for everybody): made
+    once and cached, as the day's seed and line no longer change (the key names both all the same)."""
+    moves = list(challenge.solution)
+    digest = hashlib.sha256(" ".join(moves).encode()).hexdigest()[:16]
+    key = f"dp:solution:{challenge.pk}:{challenge.seed_int}:{digest}"
+    body = _cache_get(key)
+    if not isinstance(body, dict):
+        body = {"moves": moves, "frames": log_frames(game=challenge.game, seed=challenge.seed_int, moves=moves)}
+        _cache_set({key: body})
+    return body
+
+
+def _position_at(game: str, seed: int, moves: list[str], length: int, key: str) -> State:
+    """The position after the log's first ``length`` moves: cached, else replayed from the deal."""
+    dealt = deal(game, seed)
+    snapshot = _cache_get(key) if length else None
+    if snapshot is not None:
+        try:
+            return State.restore(dealt, snapshot)
+        except (TypeError, ValueError):
+            logger.warning("replay position %s does not fit its deal: replaying", key)
+    state = State(dealt)
+    error = play_log(state, moves[:length])
+    if error is not None:  # pragma: no cover - stored logs are checked move by move
+        raise RuntimeError(f"stored log does not replay: {error}")
+    return state
+
+
+def _cache_get(key: str) -> Any:
+    try:
+        return cache.get(key)
+    except Exception:  # a cache is never needed: compute
+        logger.warning("replay cache unreadable", exc_info=True)
+        return None
+
+
+def _cache_set(values: dict[str, Any]) -> None:
+    try:
+        cache.set_many(values, REPLAY_CACHE_SECONDS)
+    except Exception:
+        logger.warning("replay cache not written", exc_info=True)
 
 
 def _frame(state: State) -> dict[str, object]:

@@ -34,3 +34,9 @@ def resend_pending_submissions(older_than_seconds: float = 120.0) -> int:
 @shared_task(name="games.close_expired_attempts", soft_time_limit=60, time_limit=90)
 def close_expired_attempts() -> int:
     return services.attempts_close_expired()
+
+
+@shared_task(name="games.delete_idle_guests", soft_time_limit=300, time_limit=360)
+def delete_idle_guests() -> int:
+    """Beat, daily: guests idle for GUEST_KEEP_DAYS days (games.services.guests)."""
+    return services.guests_delete_idle()

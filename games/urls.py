@@ -8,6 +8,7 @@ urlpatterns = [
     path("health", views.HealthApi.as_view(), name="api-health"),
     path("auth/register", auth_apis.RegisterApi.as_view(), name="auth-register"),
     path("auth/token", auth_apis.TokenApi.as_view(), name="auth-token"),
+    path("auth/logout", auth_apis.LogoutApi.as_view(), name="auth-logout"),
     path("games", apis.GamesApi.as_view(), name="games"),
     path("daily", apis.DailyApi.as_view(), name="daily"),
     path(f"daily/{DATE}/<str:game>", apis.ChallengeApi.as_view(), name="daily-challenge"),

@@ -28,6 +28,14 @@ LEAGUE_ID = OpenApiParameter("league_id", OpenApiTypes.INT, OpenApiParameter.PAT
 NOT_FOUND = OpenApiResponse(description="no such league, or the caller is not a member")
 NOT_OWNER = OpenApiResponse(description="the caller is a member but not the owner")
 
+# What league_name_clean accepts, as the schema's pattern: 3 to 60 characters once trimmed, none a
+# control character (Unicode category Cc).
+_CONTROL = r"\x00-\x1f\x7f-\x9f"
+NAME_PATTERN = (rf"^\s*[^\s{_CONTROL}][^{_CONTROL}]{{{NAME_MIN_LENGTH - 2},{NAME_MAX_LENGTH - 2}}}"
+                rf"[^\s{_CONTROL}]\s*\Z")
+NAME_PATTERN_MESSAGE = (f"A league name has {NAME_MIN_LENGTH} to {NAME_MAX_LENGTH} characters, spaces around it "
+                        "aside, and no control character.")
+
 
 @extend_schema_serializer(component_name="League")
 class LeagueOutput(serializers.Serializer):
@@ -51,9 +59,9 @@ class LeaguesApi(APIView):
 
     @extend_schema_serializer(component_name="LeagueCreateInput")
     class CreateInput(serializers.Serializer):
-        name = StrictStringField(
-            min_length=NAME_MIN_LENGTH, max_length=NAME_MAX_LENGTH, allow_blank=False, trim_whitespace=True
-        )
+        # The pattern bounds the trimmed length: a maxLength in the schema would count the spaces around.
+        name = StrictStringField(allow_blank=False, trim_whitespace=True, pattern=NAME_PATTERN,
+                                 pattern_message=NAME_PATTERN_MESSAGE)
 
     @extend_schema(
         operation_id="leagues_list",
@@ -98,7 +106,8 @@ class LeagueJoinApi(APIView):
 
     @extend_schema_serializer(component_name="LeagueJoinInput")
     class Input(serializers.Serializer):
-        invite_code = StrictStringField(max_length=64, allow_blank=False, trim_whitespace=True)
+        invite_code = StrictStringField(allow_blank=False, trim_whitespace=True, pattern=r"^\s*[0-9A-Za-z]{1,64}\s*\Z",
+                                        pattern_message="An invite code is 1 to 64 letters and digits.")
 
     @extend_schema(
         operation_id="league_join",

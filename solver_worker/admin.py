@@ -2,6 +2,10 @@
 
 The challenge's page is here, with the app whose workers prepare and verify deals, because its actions
 send those workers' tasks (a seed to prove, a day to prepare).
+
+A day's seed and solution give its deal away: the admin shows them once the day is over (as the API
+does), and before only to a user with the permission ``games.view_future_deal`` (a superuser has
+every permission); each such page view is logged (logger ``dailypatience.audit``, warning level).
 """
 
 from __future__ import annotations
@@ -16,9 +20,10 @@ from django.utils.html import format_html, format_html_join
 
 from engine import State, card_text, deal
 from engine.rng import SEED_MAX as _SEED_MAX
+from games.admin import HIDDEN, log_future_view, may_see_deal
 from games.errors import Conflict
 from games.models import Challenge, SeedVerification
-from games.selectors import COUNTED
+from games.selectors import COUNTED, challenge_is_over
 from solver_worker import dispatch
 from solver_worker.models import GameReview
 from solver_worker.tasks import prepare_challenge
@@ -49,6 +54,7 @@ class SeedVerificationInline(admin.TabularInline):
         return False
 
 
+
 @admin.register(Challenge)
 class ChallengeAdmin(admin.ModelAdmin):
     form = ChallengeForm
@@ -63,6 +69,27 @@ class ChallengeAdmin(admin.ModelAdmin):
         "status", "seed", "difficulty", "solver_status", "solver_nodes", "solver_seconds", "seeds_tried",
         "seeds_lost", "seeds_unknown", "failure", "solution_steps", "created_at", "updated_at",
     ]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        if may_see_deal(request, obj):
+            return list(self.readonly_fields)
+        return [{"seed": "seed_hidden", "solution_steps": "solution_hidden"}.get(f, f) for f in self.readonly_fields]
+
+    def get_inline_instances(self, request: HttpRequest, obj: Any = None) -> list[Any]:
+        """The verifications name seeds (each row's title too): shown as the seed is."""
+        return super().get_inline_instances(request, obj) if may_see_deal(request, obj) else []
+
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None) -> Any:
+        log_future_view(request, self.get_object(request, object_id), "the seed and solution")
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    @admin.display(description="seed")
+    def seed_hidden(self, obj: Challenge) -> str:
+        return HIDDEN
+
+    @admin.display(description="solution, move by move")
+    def solution_hidden(self, obj: Challenge) -> str:
+        return HIDDEN
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Challenge]:
         ranked = COUNTED  # the results that count, as on the boards
@@ -106,7 +133,9 @@ class ChallengeAdmin(admin.ModelAdmin):
     @admin.display(description="last verification")
     def verification(self, obj: Challenge) -> str:
         last = obj.verifications.order_by("-created_at").first()
-        return "-" if last is None else f"{last.seed}: {last.status}"
+        if last is None:
+            return "-"
+        return f"{last.seed}: {last.status}" if challenge_is_over(obj) else str(last.status)  # the list: no seed
 
     def save_model(self, request: HttpRequest, obj: Challenge, form: Any, change: bool) -> None:
         super().save_model(request, obj, form, change)

@@ -302,10 +302,18 @@ def test_submit_is_stored_and_answered_quickly_then_sent_by_the_sweep(
     assert submission.status == Submission.Status.VALID
 
 
-@pytest.mark.broker
-def test_readyz_names_what_is_down_and_healthz_stays_live(redis_down: str) -> None:
+@pytest.fixture
+def operator(settings: Any) -> APIClient:
+    """A client with the metrics token, which /readyz's details need."""
+    settings.METRICS_TOKEN = "readyz-test-token"
     client = APIClient()
-    response, elapsed = _timed(lambda: client.get("/readyz"))
+    client.credentials(HTTP_AUTHORIZATION="Bearer readyz-test-token")
+    return client
+
+
+@pytest.mark.broker
+def test_readyz_names_what_is_down_and_healthz_stays_live(redis_down: str, operator: APIClient) -> None:
+    response, elapsed = _timed(lambda: operator.get("/readyz"))
     assert response.status_code == 503
     body = response.json()
     assert body["status"] == "unavailable"
@@ -313,16 +321,25 @@ def test_readyz_names_what_is_down_and_healthz_stays_live(redis_down: str) -> No
     assert body["checks"]["database"] == "ok"
     assert body["checks"]["cache"].startswith("down: ")
     assert elapsed < BOUND
-    assert client.get("/healthz").status_code == 200
+    assert operator.get("/healthz").status_code == 200
+    # Without the token (or with another): what is down, not why (hosts, ports, error texts).
+    for client in (APIClient(), APIClient(HTTP_AUTHORIZATION="Bearer guess")):
+        anonymous = client.get("/readyz")
+        assert anonymous.status_code == 503
+        assert anonymous.json() == {"status": "unavailable", "down": body["down"]}
+        assert b"6379" not in anonymous.content and b"Error" not in anonymous.content
 
 
 # --- With Redis up, flushed, restarted --------------------------------------------------------
 
 
 @pytest.mark.broker
-def test_readyz_ok_when_everything_answers(own_redis: OwnRedis, use_redis: Callable[[str], None]) -> None:
+def test_readyz_ok_when_everything_answers(
+    own_redis: OwnRedis, use_redis: Callable[[str], None], operator: APIClient
+) -> None:
     use_redis(own_redis.url)
-    response = APIClient().get("/readyz")
+    assert APIClient().get("/readyz").json() == {"status": "ok", "down": []}
+    response = operator.get("/readyz")
     assert response.status_code == 200, response.content
     assert response.json() == {
         "status": "ok",
@@ -331,9 +348,9 @@ def test_readyz_ok_when_everything_answers(own_redis: OwnRedis, use_redis: Calla
     }
 
 
-def test_readyz_without_redis_uses_process_memory(settings: Any) -> None:
+def test_readyz_without_redis_uses_process_memory(settings: Any, operator: APIClient) -> None:
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-    response = APIClient().get("/readyz")  # tasks run in process here (not marked broker)
+    response = operator.get("/readyz")  # tasks run in process here (not marked broker)
     assert response.status_code == 200
     assert response.json()["checks"] == {
         "database": "ok",
@@ -379,7 +396,7 @@ def test_redis_back_after_an_outage_is_used_again(
     assert APIClient().get("/readyz").status_code == 200
 
 
-def test_readyz_names_the_database_when_it_is_down(monkeypatch: Any) -> None:
+def test_readyz_names_the_database_when_it_is_down(monkeypatch: Any, operator: APIClient) -> None:
     from django.db import DatabaseError
 
     from config import views
@@ -388,7 +405,8 @@ def test_readyz_names_the_database_when_it_is_down(monkeypatch: Any) -> None:
         raise DatabaseError("connection refused")
 
     monkeypatch.setitem(views.READINESS_CHECKS, "database", unreachable)
-    response = APIClient().get("/readyz")
+    assert APIClient().get("/readyz").json() == {"status": "unavailable", "down": ["database"]}
+    response = operator.get("/readyz")
     assert response.status_code == 503
     assert response.json()["down"] == ["database"]
     assert response.json()["checks"]["database"] == "down: DatabaseError: connection refused"

@@ -21,12 +21,13 @@ from typing import Any
 import pytest
 import schemathesis
 from django.core import signals
-from django.db import close_old_connections
+from django.db import close_old_connections, transaction
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     negative_data_rejection,
+    positive_data_acceptance,
     response_schema_conformance,
     status_code_conformance,
 )
@@ -111,3 +112,55 @@ def _aim(case: Any, world: World) -> None:
 def test_every_operation_answers_as_its_schema_says(case: Any, world: World) -> None:
     _aim(case, world)
     case.call_and_validate(headers={"Authorization": f"Token {world.token}"}, checks=CHECKS)
+
+
+STATEFUL_EXAMPLES = int(os.environ.get("SCHEMA_FUZZ_STATEFUL_EXAMPLES", "25"))
+# And: what the schema calls valid is accepted (or refused only for the state: 404, 409...).
+STATEFUL_CHECKS = [*CHECKS, positive_data_acceptance]
+
+
+def test_sequences_of_operations_answer_as_the_schema_says(world: World) -> None:
+    """The stateful phase: schemathesis follows the links it infers between operations (a created
+    attempt's id into its moves, replay and submit; a league's id, its invite code into join...)."""
+
+    class Workflow(schema.as_state_machine()):  # type: ignore[misc]
+        """Each scenario starts from the same world: its writes are rolled back at its end (a replayed
+        scenario must meet the answers it met the first time, or hypothesis calls it flaky)."""
+
+        def setup(self) -> None:
+            self.scenario = transaction.atomic()
+            self.scenario.__enter__()
+
+        def teardown(self) -> None:
+            transaction.set_rollback(True)
+            self.scenario.__exit__(None, None, None)
+
+        def get_call_kwargs(self, case: Any) -> dict[str, Any]:
+            return {"headers": {"Authorization": f"Token {world.token}"}}
+
+        def validate_response(self, response: Any, case: Any, additional_checks: Any = None, **kwargs: Any) -> None:
+            case.validate_response(response, checks=STATEFUL_CHECKS, transport_kwargs=kwargs)
+
+    Workflow.run(settings=settings(
+        max_examples=STATEFUL_EXAMPLES,
+        stateful_step_count=8,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    ))
+
+
+def test_the_schema_declares_what_the_server_refuses() -> None:
+    """The four requests the stateful phase once found allowed by the schema and refused by the server."""
+    import re
+
+    raw = schema.raw_schema
+    solution = raw["paths"]["/api/v1/daily/{date}/{game}/solution"]["get"]["parameters"]
+    assert sorted(next(p for p in solution if p["name"] == "game")["schema"]["enum"]) == sorted(GAME_IDS)
+    components = raw["components"]["schemas"]
+    name = components["LeagueCreateInput"]["properties"]["name"]["pattern"]
+    code = components["LeagueJoinInput"]["properties"]["invite_code"]["pattern"]
+    move = components["MovesInput"]["properties"]["moves"]["items"]["oneOf"][0]["pattern"]
+    assert not re.search(name, "Lea\x00gue") and re.search(name, " League ") and not re.search(name, " ab ")
+    assert not re.search(code, "") and not re.search(code, "   ") and re.search(code, " AbC12 ")
+    assert not re.search(move, "s\x00") and re.search(move, "t1t2")

@@ -4,7 +4,9 @@ gunicorn ``config.wsgi`` (2 workers), a Celery worker per queue and beat (bench/
 docker-compose.yml runs) on a PostgreSQL database made for the test and Redis names unique to the
 run. The solver worker prepares today's klondike; two players register, play through HTTP (the
 solver's winning line in batches, and a short losing line), submit; the validation worker ranks
-them; the board, /readyz, /metrics, the request ids and the JSON logs are checked. About a minute.
+them; the board, /readyz, /metrics, the request ids and the JSON logs are checked. Then issue 27's
+probes: slow sockets (headers, bodies, pipelined requests) and six replays of a 5,000-move log at once
+must not stall the health check. About a minute and a half.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ pytestmark = [
 ]
 
 BOUND = 90.0  # seconds: every wait gives up after this
+READ_SECONDS = 5  # the web server's limit for a request to arrive whole (10 s by default)
 
 
 def wait_for(what: str, check: Callable[[], Any], stack: Stack, *names: str) -> Any:
@@ -52,7 +55,7 @@ def wait_for(what: str, check: Callable[[], Any], stack: Stack, *names: str) -> 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     s = Stack(redis_url=os.environ["REDIS_URL"], workdir=tmp_path_factory.mktemp("stack"), solver_seconds=5,
-              solver_max_seeds=10)
+              solver_max_seeds=10, extra_env={"GUNICORN_REQUEST_READ_SECONDS": str(READ_SECONDS)})
     try:
         s.create_database()
         s.start()
@@ -204,3 +207,101 @@ def test_docker_compose_runs_the_tested_processes() -> None:
     assert "manage.py migrate" in services["web"]["command"]
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert "config/gunicorn.py" in dockerfile and "PROMETHEUS_MULTIPROC_DIR" in dockerfile
+
+
+def test_slow_clients_do_not_stall_the_site(stack: Stack) -> None:
+    """30 connections trickle a byte each per 0.25 s (10 their headers, 10 a declared body, 10 the
+    headers of a second request behind a whole first one: each group alone outnumbers the 2 workers x
+    4 threads): the health check keeps answering at once, and each trickler gets a 408 once its
+    request has not arrived whole within READ_SECONDS (the pipelined ones after their first answer)."""
+    headers = [b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"X-Slow: " + b"x" * 200]
+    body = [b"POST /api/v1/auth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 200\r\n\r\n" + b"{" + b" " * 199]
+    # A whole request with the next one trickling behind it on the same connection (pipelining).
+    pipelined = [b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" + headers[0]]
+    slow: list[tuple[socket.socket, bytes, int]] = []  # the socket, what it has left to send, answers due
+    for text in headers * 10 + body * 10 + pipelined * 10:
+        sock = socket.create_connection(("127.0.0.1", stack.port), timeout=5)
+        head = text.index(b"\r\n\r\n") + 4 + 20 * text.startswith(b"GET") if b"\r\n\r\n" in text else 20
+        sock.sendall(text[:head])  # a start at once (a declared body's headers), then a byte at a time
+        slow.append((sock, text[head:], 1 + (text in pipelined)))
+    latencies = []
+    try:
+        started = time.monotonic()
+        sent = 0
+        while time.monotonic() - started < READ_SECONDS - 1:
+            for sock, rest, _ in slow:
+                sock.sendall(rest[sent : sent + 1])
+            sent += 1
+            began = time.monotonic()
+            answer = request(f"{stack.url}/healthz", timeout=5)
+            latencies.append(time.monotonic() - began)
+            assert answer.status == 200
+            time.sleep(0.25)
+        median = sorted(latencies)[len(latencies) // 2]
+        print(f"health check while 30 sockets trickle: {len(latencies)} answers, median {median * 1000:.1f} ms, "
+              f"max {max(latencies) * 1000:.1f} ms")
+        assert len(latencies) >= 10 and max(latencies) < 1.0 and median < 0.1, latencies  # a shared machine: spikes
+        # Past the limit, every trickler is answered 408 and closed (the loop checks once a second).
+        for sock, _, answers in slow:
+            sock.settimeout(READ_SECONDS + 5)
+            reply = b""
+            while b"408 Request Timeout" not in reply and (chunk := sock.recv(4096)):
+                reply += chunk
+            assert reply.count(b"HTTP/1.1 ") == answers, reply
+            assert reply[reply.rindex(b"HTTP/1.1 "):].startswith(b"HTTP/1.1 408 Request Timeout\r\n"), reply
+            assert json.loads(reply.split(b"\r\n\r\n")[-1])["error"]["code"] == "request_timeout"
+    finally:
+        for sock, _, _ in slow:
+            sock.close()
+    assert stack.procs["web"].poll() is None
+    assert request(f"{stack.url}/healthz").status == 200
+
+    # Bodies that could hold a thread are refused before one is involved, as JSON errors.
+    for head, status, code in ((b"Transfer-Encoding: chunked\r\n", 411, "length_required"),
+                               (b"Content-Length: 2000000\r\n", 413, "too_large")):
+        with socket.create_connection(("127.0.0.1", stack.port), timeout=5) as sock:
+            sock.sendall(b"POST /api/v1/auth/token HTTP/1.1\r\nHost: 127.0.0.1\r\n" + head + b"\r\n{")
+            reply = b""
+            while chunk := sock.recv(4096):
+                reply += chunk
+        assert reply.startswith(b"HTTP/1.1 %d " % status), reply
+        assert json.loads(reply.split(b"\r\n\r\n", 1)[1])["error"]["code"] == code
+
+
+def test_replays_of_a_long_log_in_parallel_stay_small_and_do_not_stall_the_site(stack: Stack) -> None:
+    """Issue 27's probe: six replays of a 5,000-move log at once from one player (the last pages, cold:
+    each a replay of the whole log) answered 2 MB each and stalled the site for seconds."""
+    import threading
+
+    day = api(stack, "daily").json()["date"]
+    stack.manage("shell", "-c", "from games.models import Challenge; Challenge.objects.get_or_create("
+                 f"date='{day}', game='klondike-3', defaults=dict(seed=2, status='ready', difficulty=2))")
+    token = register(stack, f"rep{uuid.uuid4().hex[:8]}")
+    attempt = api(stack, f"daily/{day}/klondike-3/attempts", method="POST", token=token, data={}).json()
+    log = playout("klondike-3", 2, 5000, random.Random(5))
+    stored = api(stack, f"attempts/{attempt['id']}/moves", method="POST", token=token, data={"from": 0, "moves": log})
+    assert stored.status == 200 and len(log) == 5000, stored.body
+    answers: list[tuple[int, int, float]] = []
+
+    def replay(page: int) -> None:
+        began = time.monotonic()
+        answer = api(stack, f"attempts/{attempt['id']}/replay?page={page}", token=token)
+        answers.append((answer.status, len(answer.body), time.monotonic() - began))
+
+    threads = [threading.Thread(target=replay, args=(page,)) for page in range(44, 50)]
+    began = time.monotonic()
+    for thread in threads:
+        thread.start()
+    health = []
+    while any(t.is_alive() for t in threads):
+        asked = time.monotonic()
+        assert request(f"{stack.url}/healthz", timeout=5).status == 200
+        health.append(time.monotonic() - asked)
+    for thread in threads:
+        thread.join()
+    wall = time.monotonic() - began
+    print(f"6 replays at once: {wall * 1000:.0f} ms, answers {[(s, b // 1024) for s, b, _ in answers]} KiB, "
+          f"health max {max(health, default=0) * 1000:.0f} ms")
+    assert [s for s, _, _ in answers] == [200] * 6 and all(b < 64 * 1024 for _, b, _ in answers)
+    assert wall < 2.0 and max(health, default=0) < 1.0

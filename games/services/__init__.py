@@ -7,6 +7,7 @@
 - :mod:`.submissions`: validating a finished attempt's log, and the admin's corrections;
 - :mod:`.players`: sign-up, guests, and a guest's games claimed by an account;
 - :mod:`.reviews`: results held for an implausible pace or flagged for a shared origin, staff's decisions.
+- :mod:`.guests`: guests nobody came back as, deleted once idle.
 
 A service either does all of its work or raises and leaves the database as it was. Preparing
 the days' deals is the solver worker's (``solver_worker.services``).
@@ -19,6 +20,7 @@ from games.services.attempts import (
     attempt_submit,
     attempts_close_expired,
 )
+from games.services.guests import guests_delete_idle
 from games.services.moves import MovesOutcome, attempt_append_moves
 from games.services.players import guest_claim, guest_create, player_is_guest, player_register
 from games.services.positions import attempt_position, attempt_replay
@@ -43,6 +45,7 @@ __all__ = [
     "guest_claim",
     "guest_create",
     "origin_hash",
+    "guests_delete_idle",
     "player_is_guest",
     "player_register",
     "result_disqualify",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 import pytest
 import time_machine
@@ -45,3 +46,46 @@ def test_disqualify_and_revalidate_from_the_submission_list(admin_client: Client
     assert result.disqualified and result.moves == 2
     board = Client(HTTP_HOST="localhost").get(f"/api/v1/leaderboards/{challenge.date}/klondike").json()
     assert board["entries"] == []
+
+
+def test_the_move_logs_of_a_day_not_over_need_the_permission_and_each_view_is_logged(caplog: Any) -> None:
+    import datetime as dt
+
+    from django.contrib.auth.models import Permission
+
+    from games import days
+
+    log = ["s", "s", "s"]
+    today = finished_submission(make_challenge(seed=5), log)
+    with time_machine.travel(dt.datetime.now(dt.UTC) - dt.timedelta(days=1)):
+        past = finished_submission(make_challenge(seed=6, day=days.today()), log)
+
+    def staff(*codenames: str) -> tuple[Client, Any]:
+        user = make_user()
+        user.is_staff = True
+        user.save()
+        for codename in codenames:
+            user.user_permissions.add(Permission.objects.get(codename=codename, content_type__app_label="games"))
+        client = Client(HTTP_HOST="localhost")
+        client.force_login(user)
+        return client, user
+
+    def pages(client: Client, submission: Submission) -> list[str]:
+        return [client.get(reverse(f"admin:games_{name}_change", args=[pk])).content.decode()
+                for name, pk in (("attempt", submission.attempt_id), ("submission", submission.pk))]
+
+    reviewer, _ = staff("view_attempt", "view_submission")
+    with caplog.at_level("WARNING", logger="dailypatience.audit"):
+        assert all("hidden until the day is over" in page and "&quot;s&quot;" not in page
+                   for page in pages(reviewer, today))
+        assert all("hidden until" not in page and "&quot;s&quot;" in page for page in pages(reviewer, past))
+    assert not caplog.records
+
+    allowed, user = staff("view_attempt", "view_submission", "view_future_deal")
+    with caplog.at_level("WARNING", logger="dailypatience.audit"):
+        assert all("&quot;s&quot;" in page for page in pages(allowed, today))
+        pages(allowed, past)  # over: not logged
+    assert [r.getMessage() for r in caplog.records] == [
+        f"admin: {user.username} (id {user.pk}) saw the moves of {what} of klondike {days.today()}, a day not over"
+        for what in (f"attempt {today.attempt_id}", f"submission {today.pk}")
+    ]

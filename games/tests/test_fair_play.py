@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import GAME_IDS, Deal, State, deal
-from games import days, services
+from games import days, selectors, services
 from games.models import Attempt, Submission
 from games.services import positions
 from games.tests.factories import make_challenge, make_user, token_for
@@ -359,6 +359,123 @@ def test_replay_frames_show_only_what_each_prefix_of_the_stored_log_exposed(game
         if i < len(log):
             replayed.play_text(log[i])
     assert new_player().get(f"attempts/{attempt['id']}/replay").status_code == 404  # someone else's
+
+
+def random_log(game: str, seed: int, length: int) -> list[str]:
+    rng = random.Random(seed)
+    state = State(deal(game, seed))
+    log: list[str] = []
+    while len(log) < length and (moves := sorted(legal_texts(state))):
+        log.append(rng.choice(moves))
+        state.play_text(log[-1])
+    return log
+
+
+@pytest.mark.parametrize(("game", "seed"), [("klondike", 21), ("klondike-3", 22), ("forty-thieves", 23)])
+def test_replay_pages_show_only_what_each_prefix_exposed_whatever_the_order_they_are_asked_in(
+    game: str, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pages asked last first (each replayed from the deal: nothing cached) and first to last (each from
+    the position the previous one left) give the same frames, each disclosing only its prefix's cards."""
+    make_challenge(game=game, seed=seed)
+    api = new_player()
+    attempt = api.post(f"daily/{days.today()}/{game}/attempts").json()
+    log = random_log(game, seed, 250)
+    assert len(log) == 250
+    assert api.post(f"attempts/{attempt['id']}/moves", {"from": 0, "moves": log}).status_code == 200
+
+    played: list[int] = []  # moves played one by one (a page's own frames)
+    replayed: list[int] = []  # moves replayed from the deal to reach a page's start
+    real_play_text, real_play_log = State.play_text, selectors.play_log
+
+    def counting(state: State, text: str) -> Any:
+        played.append(1)
+        return real_play_text(state, text)
+
+    def counting_log(state: State, moves: list[str]) -> Any:
+        replayed.append(len(moves))
+        return real_play_log(state, moves)
+
+    monkeypatch.setattr(State, "play_text", counting)
+    monkeypatch.setattr(selectors, "play_log", counting_log)
+    backwards = [api.get(f"attempts/{attempt['id']}/replay?page={p}").json() for p in (2, 1, 0)][::-1]
+    assert (len(played), sum(replayed)) == (50 + 100 + 100, 200 + 100)  # cold: each from the deal
+    played.clear()
+    replayed.clear()
+    again = [api.get(f"attempts/{attempt['id']}/replay?page={p}").json() for p in (0, 1, 2)]
+    assert again == backwards and not played and not sum(replayed)  # cached pages
+
+    from django.core.cache import cache
+
+    cache.clear()
+    forwards = [api.get(f"attempts/{attempt['id']}/replay").json()]
+    forwards += [api.get(f"attempts/{attempt['id']}/replay?page={p}").json() for p in (1, 2)]
+    # each page from the position the previous one left: its own moves only
+    assert (len(played), sum(replayed)) == (100 + 100 + 50, 0)
+    assert forwards == backwards
+
+    assert [p["first"] for p in forwards] == [0, 100, 200] and {p["pages"] for p in forwards} == {3}
+    assert [move for p in forwards for move in p["moves"]] == log
+    frames = forwards[0]["frames"] + forwards[1]["frames"][1:] + forwards[2]["frames"][1:]
+    assert [len(p["frames"]) for p in forwards] == [101, 101, 51] and len(frames) == len(log) + 1
+    monkeypatch.undo()
+    replayed = State(deal(game, seed))
+    for i, frame in enumerate(frames):
+        assert _cards_in(frame) <= _exposed(replayed), f"frame {i} shows a card its prefix never exposed"
+        assert frame["s"] == len(replayed.stock) and frame["moves"] == replayed.moves
+        if i < len(log):
+            replayed.play_text(log[i])
+
+
+def test_a_replay_page_is_bounded_and_asked_for_properly() -> None:
+    make_challenge(game="klondike", seed=31)
+    api = new_player()
+    attempt = api.post(f"daily/{days.today()}/klondike/attempts").json()
+    path = f"attempts/{attempt['id']}/replay"
+    empty = api.get(path).json()  # no move yet: one page, the deal
+    assert (empty["pages"], empty["moves"], len(empty["frames"])) == (1, [], 1)
+    for bad in ("-1", "x", "1.5", "9999999999999999999999", "51", "%00", "0x1"):
+        answer = api.get(f"{path}?page={bad}")
+        assert answer.status_code == 400 and "page" in answer.json()["error"]["message"], (bad, answer.content)
+    missing = api.get(f"{path}?page=1")
+    assert missing.status_code == 404 and "no page 1" in missing.json()["error"]["message"]
+    assert new_player().get(path).status_code == 404  # someone else's
+    assert Api().get(path).status_code == 401
+    assert api.get("attempts/999999999/replay").status_code == 404
+
+
+@pytest.mark.throttled
+def test_replay_pages_are_throttled_per_player() -> None:
+    from django.core.cache import cache
+
+    make_challenge(game="klondike", seed=32)
+    user, other = make_user(), make_user()
+    cache.delete_many([f"throttle_{scope}_{u.pk}" for scope in ("replay", "user") for u in (user, other)])
+    api, other_api = Api(token_for(user)), Api(token_for(other))
+    attempt = api.post(f"daily/{days.today()}/klondike/attempts").json()
+    statuses = [api.get(f"attempts/{attempt['id']}/replay").status_code for _ in range(61)]
+    assert statuses == [200] * 60 + [429]
+    other_attempt = other_api.post(f"daily/{days.today()}/klondike/attempts").json()
+    assert other_api.get(f"attempts/{other_attempt['id']}/replay").status_code == 200  # per player
+    cache.delete_many([f"throttle_{scope}_{u.pk}" for scope in ("replay", "user") for u in (user, other)])
+
+
+def test_a_past_day_s_solution_is_replayed_once_then_served_from_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    log = random_log("klondike", 33, 40)
+    yesterday = days.today() - dt.timedelta(days=1)
+    make_challenge(game="klondike", seed=33, day=yesterday, solution=log)
+    made: list[int] = []
+    real = selectors.log_frames
+
+    def counting(**kwargs: Any) -> Any:
+        made.append(1)
+        return real(**kwargs)
+
+    monkeypatch.setattr(selectors, "log_frames", counting)
+    first = Api().get(f"daily/{yesterday}/klondike/solution").json()
+    again = new_player().get(f"daily/{yesterday}/klondike/solution").json()
+    assert first == again and len(made) == 1
+    assert first == {"moves": log, "frames": real(game="klondike", seed=33, moves=log)}
 
 
 def test_the_solution_with_its_frames_is_published_only_once_the_day_is_over() -> None:

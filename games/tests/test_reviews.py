@@ -316,3 +316,26 @@ def test_any_browser_cookie_is_taken_and_never_stored_as_sent(value: str) -> Non
     api.client.cookies["dp_browser"] = value
     attempt = Attempt.objects.get(pk=start(api))
     assert len(attempt.browser) in (0, 32) and (value == "" or value not in attempt.browser)
+
+
+def test_a_held_games_log_of_a_day_not_over_needs_the_permission_in_the_review_queue(on_commit: Any) -> None:
+    """A held winning line of today is the day's solution: a reviewer sees it only with the permission."""
+    from django.contrib.auth.models import Permission
+
+    make_challenge(game="klondike", seed=SEED)
+    bot_win(Api(token_for(make_user("bot"))), on_commit)
+    review = Review.objects.get(result__player__username="bot")
+    user = make_user("reviewer")
+    user.is_staff = True
+    user.save()
+    user.user_permissions.add(Permission.objects.get(codename="view_review", content_type__app_label="games"))
+    client = Client(HTTP_HOST="localhost")
+    client.force_login(user)
+    url = f"/admin/games/review/{review.pk}/change/"
+    page = client.get(url).content.decode()
+    assert "hidden until the day is over" in page and " ".join(LOG[:6]) not in page
+    user.user_permissions.add(Permission.objects.get(codename="view_future_deal", content_type__app_label="games"))
+    user = get_user_model().objects.get(pk=user.pk)  # permissions are cached on the object
+    client.force_login(user)
+    page = client.get(url).content.decode()
+    assert "hidden until the day is over" not in page and " ".join(LOG[:6]) in page

@@ -120,3 +120,74 @@ def test_a_save_of_fields_the_cache_does_not_hold_leaves_it_and_costs_no_query()
     user.is_active = False
     user.save(update_fields=["is_active"])  # a field the cache holds: dropped at once
     assert client.get(ME).status_code == 401
+
+
+# --- Tokens expire, and are revoked on a password change and on logout --------------------------------
+
+
+def test_a_token_older_than_its_days_is_refused_and_a_login_gives_a_new_one(settings: Any) -> None:
+    import datetime as dt
+
+    import time_machine
+
+    settings.API_TOKEN_DAYS = 30
+    user = make_user()
+    key = token_for(user)
+    client = _client(key)
+    assert client.get(ME).status_code == 200  # now cached
+    with time_machine.travel(dt.datetime.now(dt.UTC) + dt.timedelta(days=29)):
+        assert client.get(ME).status_code == 200
+    with time_machine.travel(dt.datetime.now(dt.UTC) + dt.timedelta(days=31)):
+        refused = client.get(ME)
+        assert refused.status_code == 401 and "expired" in refused.json()["error"]["message"]
+        assert not Token.objects.filter(key=key).exists() and cache.get(auth._token_cache_key(key)) is None
+        assert client.get(ME).status_code == 401  # from the database now: no such token
+        login = Client().post("/api/v1/auth/token", {"username": user.username, "password": "not-a-common-pass-42"},
+                              content_type="application/json")
+        assert login.status_code == 200 and login.json()["token"] != key
+        assert _client(login.json()["token"]).get(ME).status_code == 200
+
+
+def test_a_login_keeps_a_token_that_still_lasts() -> None:
+    user = make_user()
+    key = token_for(user)
+    login = Client().post("/api/v1/auth/token", {"username": user.username, "password": "not-a-common-pass-42"},
+                          content_type="application/json")
+    assert login.json()["token"] == key
+
+
+def test_a_new_password_revokes_every_token_at_once() -> None:
+    user = make_user()
+    client = _client(token_for(user))
+    assert client.get(ME).status_code == 200  # cached
+    user.set_password("another long passphrase 7")
+    user.save()
+    assert client.get(ME).status_code == 401 and not Token.objects.filter(user=user).exists()
+    other = make_user()
+    other_client = _client(token_for(other))
+    other.email = "x@example.com"
+    other.save()  # a save that changes no password keeps the tokens
+    assert other_client.get(ME).status_code == 200
+
+
+def test_logout_revokes_the_token_it_is_sent_with() -> None:
+    user = make_user()
+    key = token_for(user)
+    client = _client(key)
+    assert client.get(ME).status_code == 200
+    assert client.post("/api/v1/auth/logout").status_code == 204
+    assert client.get(ME).status_code == 401 and not Token.objects.filter(key=key).exists()
+    assert client.post("/api/v1/auth/logout").status_code == 401
+    assert Client().post("/api/v1/auth/logout").status_code == 401  # nobody to log out
+
+
+def test_the_html_password_change_revokes_the_api_tokens() -> None:
+    from django.contrib.auth.forms import SetPasswordForm
+
+    user = make_user()
+    client = _client(token_for(user))
+    new = "yet another passphrase 9"
+    form = SetPasswordForm(user, {"new_password1": new, "new_password2": new})
+    assert form.is_valid()
+    form.save()  # what Django's password change and reset views do
+    assert client.get(ME).status_code == 401

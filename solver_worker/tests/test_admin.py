@@ -106,3 +106,52 @@ def test_replacing_the_seed_of_a_played_challenge_is_refused_in_the_admin(admin_
     assert not SeedVerification.objects.exists()
     challenge.refresh_from_db()
     assert challenge.seed_int == 2026
+
+
+def staff_client(*perms: str) -> tuple[Client, Any]:
+    from django.contrib.auth.models import Permission
+
+    user = make_user()
+    user.is_staff = True
+    user.save()
+    for codename in perms:
+        user.user_permissions.add(Permission.objects.get(codename=codename, content_type__app_label="games"))
+    client = Client(HTTP_HOST="localhost")
+    client.force_login(user)
+    return client, user
+
+
+def test_a_day_not_over_keeps_its_seed_and_solution_from_staff_without_the_permission(caplog: Any) -> None:
+    import datetime as dt
+
+    from games import days
+
+    seed, log = WINS["klondike"]["seed"], WINS["klondike"]["moves"]
+    today = make_challenge(seed=seed, solution=log)
+    tomorrow = make_challenge(seed=seed, solution=log, day=days.today() + dt.timedelta(days=1))
+    yesterday = make_challenge(seed=seed, solution=log, day=days.today() - dt.timedelta(days=1))
+    checked = {c.pk: 987654321 + i for i, c in enumerate((today, tomorrow, yesterday))}  # seeds asked for
+    for challenge in (today, tomorrow, yesterday):
+        SeedVerification.objects.create(challenge=challenge, seed=checked[challenge.pk])
+    shown = re.compile(rf'Seed:</label>\s*<div class="readonly">{seed}</div>')
+    staff, _ = staff_client("view_challenge", "change_challenge", "view_seedverification")
+    listing = staff.get(reverse("admin:games_challenge_changelist")).content.decode()
+    assert f"{checked[yesterday.pk]}:" in listing  # a past day's last verification, with its seed
+    assert str(checked[today.pk]) not in listing and str(checked[tomorrow.pk]) not in listing
+    with caplog.at_level("WARNING", logger="dailypatience.audit"):
+        for challenge in (today, tomorrow):
+            page = staff.get(reverse("admin:games_challenge_change", args=[challenge.pk])).content.decode()
+            assert "hidden until the day is over" in page
+            assert not shown.search(page) and str(checked[challenge.pk]) not in page and page.count("<code>") == 0
+        past = staff.get(reverse("admin:games_challenge_change", args=[yesterday.pk])).content.decode()
+        assert shown.search(past) and str(checked[yesterday.pk]) in past and past.count("<code>") == len(log)
+    assert not caplog.records  # nothing of a day not over was shown
+
+    allowed, user = staff_client("view_challenge", "change_challenge", "view_seedverification", "view_future_deal")
+    with caplog.at_level("WARNING", logger="dailypatience.audit"):
+        page = allowed.get(reverse("admin:games_challenge_change", args=[tomorrow.pk])).content.decode()
+        assert shown.search(page) and str(checked[tomorrow.pk]) in page and page.count("<code>") == len(log)
+        allowed.get(reverse("admin:games_challenge_change", args=[yesterday.pk]))  # over: not logged
+    assert [r.getMessage() for r in caplog.records] == [
+        f"admin: {user.username} (id {user.pk}) saw the seed and solution of klondike {tomorrow.date}, a day not over"
+    ]

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+import time_machine
 from django.core.management import call_command
 from django.utils import timezone
 
@@ -108,3 +109,16 @@ def test_the_loop_submits_ranked_attempts_left_open_after_their_day(
     attempt.refresh_from_db()
     assert attempt.finished_at is not None and Submission.objects.get(attempt=attempt).status == "valid"
     assert any("submitted as they stood" in line for line in lines)
+
+
+def test_the_loop_deletes_idle_guests_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    from games import services as games_services
+    from games.models import Guest
+    from solver_worker.management.commands import keep_days_ready as command
+
+    with time_machine.travel(timezone.now() - dt.timedelta(days=31), tick=False):
+        games_services.guest_create()
+    monkeypatch.setattr(command, "keep_days_ready_round", lambda **kwargs: [])
+    lines: list[str] = []
+    command.keep_days_ready(rounds=1, sleep=lambda s: None, report=lines.append)
+    assert lines == ["1 idle guest(s) deleted"] and not Guest.objects.exists()

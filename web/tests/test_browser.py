@@ -54,8 +54,24 @@ def browser(django_db_setup: None) -> Iterator[Any]:
     with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
         patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
+        yield PolicyFreeBrowser(browser)
         browser.close()
+
+
+class PolicyFreeBrowser:
+    """The browser, whose contexts bypass the pages' Content-Security-Policy unless told otherwise:
+    Playwright's ``wait_for_function`` evaluates a string in the page, which the policy forbids
+    (test_no_page_breaks_its_content_security_policy keeps the policy, and polls instead)."""
+
+    def __init__(self, browser: Any) -> None:
+        self._browser = browser
+
+    def new_context(self, **kwargs: Any) -> Any:
+        kwargs.setdefault("bypass_csp", True)
+        return self._browser.new_context(**kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._browser, name)
 
 
 @pytest.fixture
@@ -620,6 +636,54 @@ def test_archive_solution_plays_on_the_table_and_auto_finish(page: Any) -> None:
     assert page.locator("#watch-pos").inner_text() == f"0 / {len(moves)}"
 
 
+def test_a_long_game_is_watched_a_page_of_frames_at_a_time(page: Any) -> None:
+    """A 230-move game: the player fetches /replay a page (100 moves) at a time, as it reaches them;
+    each position shown, on either side of a page's edge, is the stored log's prefix."""
+    from games.tests.test_fair_play import random_log
+
+    log = random_log("klondike", 41, 230)
+    assert len(log) == 230
+    make_challenge(game="klondike", seed=41)
+    sign_up(page, "pia")
+    page.goto(f"/play/{days.today()}/klondike")
+    page.wait_for_selector("#game[data-ready=true]")
+    start(page)
+    assert post_moves(page, log) == 200
+    page.reload()
+    page.wait_for_selector("#game[data-ready=true]")
+    page.click("#giveup")
+    page.click("#giveup")
+    page.wait_for_selector("#result[data-status=valid]")
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url.split("/api/v1/")[1]) if "/replay" in r.url else None)
+    page.click("#game-watch")
+    page.wait_for_selector("#watch:not([hidden])")
+    assert page.locator("#watch-pos").inner_text() == "0 / 230"
+
+    def shows(step: int) -> None:
+        page.wait_for_function(f"document.getElementById('watch-pos').textContent === '{step} / 230'")
+        replayed = State(deal("klondike", 41))
+        for move in log[:step]:
+            replayed.play_text(move)
+        assert page.evaluate("window.patience.game.state.tableau") == visible(replayed)["tableau"], step
+        assert page.locator("#watch-move").inner_text().startswith(f"{step}. " if step else "The deal")
+
+    page.click("#watch-end")
+    shows(230)
+    page.evaluate("window.patience.game.watching.seek(201)")
+    shows(201)
+    page.click("#watch-back")
+    shows(200)  # the last frame of page 1
+    page.click("#watch-back")
+    shows(199)
+    page.click("#watch-start")
+    shows(0)
+    page.click("#watch-next")
+    shows(1)
+    attempt_id = page.evaluate("window.patience.game.attempt.id")
+    assert sorted(set(asked)) == [f"attempts/{attempt_id}/replay?page={p}" for p in (0, 1, 2)], asked
+
+
 def test_dragging_a_run_in_a_single_card_game_moves_it_card_by_card(page: Any) -> None:
     data = json.loads((Path(__file__).parent / "data" / "supermove.json").read_text())
     game, seed, prefix, src, n, dst = (data[k] for k in ("game", "seed", "prefix", "src", "n", "dst"))
@@ -1074,3 +1138,78 @@ def test_the_profile_fits_a_phone_and_dates_a_day_once(browser: Any, live_server
         assert "won in a row" in page.locator("#result-streak").inner_text()
     finally:
         context.close()
+
+
+def test_no_page_breaks_its_content_security_policy(browser: Any, live_server: Any) -> None:
+    """Every kind of page, as a visitor, a player (its game played and watched) and staff (admin):
+    each sends a Content-Security-Policy, and the browser reports no violation of it."""
+    from django.contrib.auth import get_user_model
+
+    from leagues.services import league_create
+
+    context = browser.new_context(base_url=live_server.url, viewport=DESKTOP, bypass_csp=False)
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    violations: list[str] = []
+    page.add_init_script("""document.addEventListener("securitypolicyviolation", (e) => {
+        const where = `${e.sourceFile}:${e.lineNumber}`;
+        (window.__csp = window.__csp || []).push(`${e.violatedDirective} ${e.blockedURI} ${where}`);
+    });""")
+    page.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
+    today = days.today()
+    make_challenge(game="klondike", seed=2026)
+    make_challenge(game="lucas", seed=11, day=today - dt.timedelta(days=1), solution=["s"])
+    checked: list[str] = []
+
+    def visit(path: str, then: Any = None) -> None:
+        response = page.goto(path)
+        assert response is not None and "content-security-policy" in response.headers, path
+        page.wait_for_load_state("networkidle")
+        if then:
+            then()
+        found = page.evaluate("window.__csp || []")
+        assert not found and not violations, (path, found, violations)
+        checked.append(path)
+
+    for path in ("/", "/archive", "/accounts/login/", "/accounts/signup/", f"/board/{today}/klondike",
+                 "/no-such-page", "/api/docs/", "/admin/login/"):
+        visit(path)
+    sign_up(page, "csp")
+    player = get_user_model().objects.get(username="csp")
+    league = league_create(owner=player, name="Policy")
+
+    def until(condition: str) -> None:  # wait_for_function would evaluate a string: the policy forbids it
+        for _ in range(300):
+            if page.evaluate(condition):
+                return
+            page.wait_for_timeout(50)
+        pytest.fail(f"not within 15 s: {condition}")
+
+    def play_and_watch() -> None:
+        page.click("#start-button")
+        until("window.patience !== undefined && window.patience.game.attempt !== null")
+        page.click("#draw")
+        until("window.patience.game.attempt.moves.length === 1 && !window.patience.game.busy")
+        page.click("#giveup")
+        page.click("#giveup")
+        page.wait_for_selector("#result[data-status=valid]")
+        page.click("#game-watch")
+        page.wait_for_selector("#watch:not([hidden])")
+
+    def watch_solution() -> None:
+        page.locator("#solution summary").click()
+        page.click("#solution-watch")
+        page.wait_for_selector("#watch:not([hidden])")
+
+    visit(f"/play/{today}/klondike", play_and_watch)
+    visit(f"/play/{today - dt.timedelta(days=1)}/lucas", watch_solution)
+    for path in ("/", "/players/csp", "/leagues", f"/leagues/{league.pk}", f"/leagues/join/{league.invite_code}"):
+        visit(path)
+    player.is_staff = player.is_superuser = True
+    player.save()
+    for path in ("/admin/", "/admin/games/challenge/", "/admin/auth/user/"):
+        visit(path)
+    assert len(checked) == 18 and not errors, errors
+    context.close()

@@ -1,8 +1,8 @@
 """``manage.py keep_days_ready``: a loop that keeps today and the coming days prepared, and nothing pending.
 
 What beat does in production (solver_worker.prepare_upcoming_days, games.resend_pending_submissions,
-games.close_expired_attempts, solver_worker.review_sweep: with tasks in process, the reviews are made
-in the round, so bin/serve has them within a round of the day's end),
+games.close_expired_attempts, games.delete_idle_guests, solver_worker.review_sweep: with tasks in
+process, the reviews are made in the round, so bin/serve has them within a round of the day's end),
 for a deployment without beat: ``bin/serve`` runs it beside the development server, so a service
 left running over midnight has the next day ready before the day starts (it is prepared a day
 ahead, then kept so). Safe beside beat and workers: preparing a day is idempotent under
@@ -75,6 +75,9 @@ def keep_days_ready(
             queued = reviews.reviews_sweep()
             if queued:
                 report(f"{queued} finished game(s) of the days that are over sent for review")
+            guests = services.guests_delete_idle()
+            if guests:
+                report(f"{guests} idle guest(s) deleted")
         except Exception:
             logger.exception("keep_days_ready: this round failed; trying again in %s s", interval)
         done += 1

@@ -1,7 +1,7 @@
 // Watching a log on the table: the day's solution once it is over, or a finished game.
 
 import { el, get } from "./api.js";
-import { createPlayer, frameState } from "./replay.js";
+import { createPlayer, pagedSource, wholeSource } from "./replay.js";
 import { $, cfg, game, message } from "./table-page.js";
 import { render } from "./table-view.js";
 import { moveWords } from "./words.js";
@@ -15,35 +15,40 @@ export function showSolution() {
     el("button", { type: "button", class: "link step", text: moveWords(move) }))));
 }
 
-/** Play `log` on the table from its frames (visible states from the server); the game waits aside. */
-async function watch(path, list) {
+/** Play a log on the table from its frames (visible states from the server); the game waits aside.
+ * `paged`: an attempt's replay, fetched a page at a time; else the day's solution, whole, listed. */
+async function watch(path, list, { paged = false } = {}) {
   try {
-    const data = await get(path);
+    let source;
+    if (paged) {
+      source = await pagedSource(path, get);
+    } else {
+      const data = await get(path);
+      source = wholeSource(data);
+      if (list) {
+        list.replaceChildren(...data.moves.map((move, i) => el("li", { dataset: { step: String(i + 1) } },
+          el("button", { type: "button", class: "link step", text: moveWords(move, source.frame(i)) }))));
+      }
+    }
     stopWatching();
     game.saved = game.state;
     game.picked = null;
     game.hint = null;
-    const frames = data.frames.map(frameState);
-    if (list) {
-      list.replaceChildren(...data.moves.map((move, i) => el("li", { dataset: { step: String(i + 1) } },
-        el("button", { type: "button", class: "link step", text: moveWords(move, frames[i]) }))));
-    }
     game.watching = createPlayer({
-      moves: data.moves,
-      frames,
+      source,
       onFrame: (state, step) => {
         game.state = state;
         render();
-        $("watch-pos").textContent = `${step} / ${data.moves.length}`;
+        $("watch-pos").textContent = `${step} / ${source.length}`;
         $("watch-play").textContent = game.watching?.playing ? "Pause" : "Play";
-        $("watch-move").textContent = step ? `${step}. ${moveWords(data.moves[step - 1], frames[step - 1])}` : "The deal";
+        $("watch-move").textContent = step ? `${step}. ${moveWords(source.move(step - 1), source.frame(step - 1))}` : "The deal";
         list?.querySelectorAll("li").forEach((li) => li.classList.toggle("current", Number(li.dataset.step) === step));
         list?.querySelector("li.current")?.scrollIntoView({ block: "nearest" });
       },
     });
     $("watch").hidden = false;
     game.watching.speed(Number($("watch-speed").value));
-    game.watching.seek(0);
+    await game.watching.seek(0);
   } catch (exc) {
     message(exc.message, "error");
   }
@@ -61,7 +66,7 @@ function stopWatching() {
 }
 
 $("solution-watch")?.addEventListener("click", () => watch(`daily/${cfg.date}/${cfg.game}/solution`, $("solution-moves")));
-$("game-watch")?.addEventListener("click", () => watch(`attempts/${game.attempt.id}/replay`, null));
+$("game-watch")?.addEventListener("click", () => watch(`attempts/${game.attempt.id}/replay`, null, { paged: true }));
 $("watch-play")?.addEventListener("click", () => game.watching?.toggle());
 $("watch-back")?.addEventListener("click", () => game.watching?.step(-1));
 $("watch-next")?.addEventListener("click", () => game.watching?.step(1));

@@ -1,0 +1,57 @@
+"""Guests nobody came back as: deleted after ``GUEST_KEEP_DAYS`` days without activity.
+
+A guest (``games.models.Guest``) is a real player row made for a visitor who plays before signing up;
+signing up or logging in moves its games to the account and deletes it (``.players.guest_claim``).
+One that never does stays behind: beat (``games.delete_idle_guests``, daily) and ``manage.py
+keep_days_ready`` delete those idle for ``GUEST_KEEP_DAYS`` (default 30): created, last logged in,
+and last started or finished an attempt before then. Its attempts, submissions, practice results,
+session token and leagues go with it (cascades). A guest with a ranked result is kept: that result
+is on a day's board, and deleting it would move other players' ranks.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from games.models import Guest
+
+logger = logging.getLogger(__name__)
+
+BATCH = 500
+
+
+def guests_delete_idle(*, now: dt.datetime | None = None, keep_days: int | None = None) -> int:
+    """Delete the guests idle for ``keep_days`` (default ``settings.GUEST_KEEP_DAYS``); how many."""
+    keep = settings.GUEST_KEEP_DAYS if keep_days is None else keep_days
+    cutoff = (now or timezone.now()) - dt.timedelta(days=keep)
+    idle = (
+        Guest.objects.filter(created_at__lt=cutoff)
+        .exclude(user__last_login__gte=cutoff)
+        .exclude(user__attempts__started_at__gte=cutoff)
+        .exclude(user__attempts__finished_at__gte=cutoff)
+        .exclude(user__attempts__finished_at__isnull=True, user__attempts__challenge__date__gte=cutoff.date())
+        .exclude(user__results__ranked=True)
+        .values_list("user_id", flat=True)
+        .distinct()
+    )
+    deleted = 0
+    while True:
+        ids = list(idle[:BATCH])
+        if not ids:
+            break
+        with transaction.atomic():
+            # Checked again under the delete: a guest that played since the query above is kept.
+            still = list(idle.filter(user_id__in=ids))
+            get_user_model().objects.filter(pk__in=still).delete()
+        deleted += len(still)
+        if len(ids) < BATCH or not still:
+            break
+    if deleted:
+        logger.info("deleted %s guest(s) idle for %s days", deleted, keep)
+    return deleted
