@@ -17,6 +17,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from config.logs import logging_config
+from config.secret_strength import HOW_TO_MAKE_ONE, secret_problem
 from config.sentry import init_sentry
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -47,9 +48,16 @@ if not DAILY_SECRET:
     if not DEBUG:
         raise ImproperlyConfigured(
             "DAILY_SECRET must be set when DJANGO_DEBUG is false: daily seeds are "
-            "derived from it, and the development default is public."
+            "derived from it, and the development default is public. Make one with: " + HOW_TO_MAKE_ONE
         )
     DAILY_SECRET = _DEV_DAILY_SECRET
+elif not DEBUG and (_weak := secret_problem(DAILY_SECRET)):
+    # Past seeds are published: a guessable secret is found offline from one of them, and with it
+    # every future deal (config/secret_strength.py says what is measured).
+    raise ImproperlyConfigured(
+        f"DAILY_SECRET is too weak for production: {_weak}. It needs at least 32 random bytes; "
+        "make one with: " + HOW_TO_MAKE_ONE
+    )
 
 # The time zone in which a "day" of the daily challenge starts and ends.
 DAILY_TIMEZONE = env.str("DAILY_TIMEZONE", default="UTC")
