@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core import limits
 from games import services
 from games.errors import BadRequest
 from games.fields import StrictStringField
@@ -43,6 +44,7 @@ class RegisterApi(APIView):
         responses={201: TokenOutput, 409: OpenApiResponse(description="the username is taken")},
     )
     def post(self, request: Request) -> Response:
+        limits.creation_guard(request=request, limit=limits.SIGNUP)
         data = _credentials(request)
         token = services.player_register(username=data["username"], password=data["password"])
         return Response({"username": data["username"], "token": token}, status=status.HTTP_201_CREATED)
@@ -59,9 +61,13 @@ class TokenApi(APIView):
     )
     def post(self, request: Request) -> Response:
         data = _credentials(request)
-        user = authenticate(request._request, username=data["username"], password=data["password"])
-        if user is None:
-            raise exceptions.AuthenticationFailed("wrong username or password")
+        # Per account and per address, with back-off (core.limits): 429 before the password is checked.
+        with limits.login_guard(request=request, username=data["username"]) as outcome:
+            user = authenticate(request._request, username=data["username"], password=data["password"])
+            if user is None:
+                outcome.failure()
+                raise exceptions.AuthenticationFailed("wrong username or password")
+            outcome.success()
         token, _ = Token.objects.get_or_create(user=user)
         return Response({"username": user.get_username(), "token": token.key})
 

@@ -12,6 +12,7 @@ import functools
 from collections.abc import Callable
 from itertools import groupby
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.contrib import auth
 from django.contrib.auth import views as auth_views
@@ -20,10 +21,12 @@ from django.contrib.auth.forms import UserCreationForm
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
+from django.urls import Resolver404, resolve
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_POST
 
+from core import limits
 from core.errors import ApplicationError
 from engine import GAME_IDS, GAMES
 from games import days, selectors, services
@@ -31,6 +34,7 @@ from games.models import Challenge
 from leaderboard import selectors as board_selectors
 from leagues import selectors as league_selectors
 from leagues.errors import LeagueNotFound
+from web.forms import LoginForm
 
 ARCHIVE_DAYS = 60
 
@@ -206,6 +210,13 @@ class LoginView(auth_views.LoginView):
     template_name = "web/login.html"
     redirect_authenticated_user = True
     next_page = "web:home"
+    form_class = LoginForm  # limited per account and per address (core.limits)
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        response = super().form_invalid(form)
+        if getattr(form, "throttled", False):
+            response.status_code = 429  # the page says how long to wait
+        return response
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if request.user.is_authenticated and services.player_is_guest(request.user):
@@ -222,11 +233,33 @@ class LoginView(auth_views.LoginView):
 
 @require_POST
 def guest_play(request: HttpRequest) -> HttpResponse:
-    """Play at once, before signing up: the visitor becomes a guest player kept in the session."""
+    """Play at once, before signing up: the visitor becomes a guest player kept in the session, and
+    the press (this POST, with its CSRF token) starts the attempt on the table it came from.
+    Nothing but a press starts one: a link (a GET) only ever opens a page."""
     if not request.user.is_authenticated:
+        try:
+            limits.creation_guard(request=request, limit=limits.GUEST)
+        except limits.Throttled as exc:
+            return render(request, "web/throttled.html", {"message": exc.message}, status=429)
         auth.login(request, services.guest_create(), backend="django.contrib.auth.backends.ModelBackend")
     target = _next_url(request) or "/"
-    return redirect(f"{target}{'&' if '?' in target else '?'}start=1")
+    _start_on_table(request, target)
+    return redirect(target)
+
+
+def _start_on_table(request: HttpRequest, target: str) -> None:
+    """Start an attempt on the challenge of the table page ``target``, if it is one and none is open."""
+    try:
+        match = resolve(urlsplit(target).path)
+    except Resolver404:
+        return
+    if match.view_name != "web:play":
+        return
+    try:
+        challenge = selectors.challenge_from_path(date=match.kwargs["date"], game=match.kwargs["game"])
+        services.attempt_start(player=request.user, challenge=challenge)
+    except ApplicationError:
+        pass  # not playable, or an attempt is open already: the page shows what there is
 
 
 class LogoutView(auth_views.LogoutView):
@@ -247,6 +280,11 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect(_next_url(request) or "web:home")
     form = UserCreationForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
+        try:
+            limits.creation_guard(request=request, limit=limits.SIGNUP)
+        except limits.Throttled as exc:
+            form.add_error(None, exc.message)
+            return render(request, "web/signup.html", {"form": form, "next": _next_url(request) or ""}, status=429)
         user = form.save()
         if guest is not None:
             services.guest_claim(guest=guest, account=user)
