@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core import limits
+from core import limits, names
 from games import services
 from games.errors import BadRequest
 from games.fields import StrictStringField
@@ -46,8 +46,8 @@ class RegisterApi(APIView):
     def post(self, request: Request) -> Response:
         limits.creation_guard(request=request, limit=limits.SIGNUP)
         data = _credentials(request)
-        token = services.player_register(username=data["username"], password=data["password"])
-        return Response({"username": data["username"], "token": token}, status=status.HTTP_201_CREATED)
+        username, token = services.player_register(username=data["username"], password=data["password"])
+        return Response({"username": username, "token": token}, status=status.HTTP_201_CREATED)
 
 
 class TokenApi(APIView):
@@ -63,7 +63,8 @@ class TokenApi(APIView):
         data = _credentials(request)
         # Per account and per address, with back-off (core.limits): 429 before the password is checked.
         with limits.login_guard(request=request, username=data["username"]) as outcome:
-            user = authenticate(request._request, username=data["username"], password=data["password"])
+            username = names.normalize(data["username"])  # names are stored in NFKC, as the login page reads them
+            user = authenticate(request._request, username=username, password=data["password"])
             if user is None:
                 outcome.failure()
                 raise exceptions.AuthenticationFailed("wrong username or password")

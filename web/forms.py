@@ -1,4 +1,5 @@
-"""Forms of the pages: logging in (the pages and the admin) under the login limits of core.limits."""
+"""Forms of the pages: logging in (the pages and the admin) under the login limits of core.limits,
+and signing up with the names the API accepts."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ from typing import Any
 
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
-from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 
+from core.errors import ApplicationError
 from core.limits import Throttled, login_guard
+from games import services
 
 
 class LimitedLoginMixin:
@@ -43,3 +46,15 @@ class LoginForm(LimitedLoginMixin, AuthenticationForm):
 
 class AdminLoginForm(LimitedLoginMixin, AdminAuthenticationForm):
     pass
+
+
+class SignupForm(UserCreationForm):
+    """Django's sign-up form for the passwords; the name is checked as the API checks it
+    (games.services.player_name_clean: NFKC first, then the rules), and the view creates the
+    player through games.services.player_create (taken and look-alike names)."""
+
+    def clean_username(self) -> str:
+        try:
+            return services.player_name_clean(username=self.cleaned_data["username"])
+        except ApplicationError as exc:
+            raise forms.ValidationError(exc.message, code=exc.code) from None

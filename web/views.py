@@ -17,7 +17,6 @@ from urllib.parse import urlsplit
 from django.contrib import auth
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import UserCreationForm
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
@@ -34,7 +33,7 @@ from games.models import Challenge
 from leaderboard import selectors as board_selectors
 from leagues import selectors as league_selectors
 from leagues.errors import LeagueNotFound
-from web.forms import LoginForm
+from web.forms import LoginForm, SignupForm
 
 ARCHIVE_DAYS = 60
 
@@ -225,10 +224,9 @@ class LoginView(auth_views.LoginView):
 
     def form_valid(self, form: Any) -> HttpResponse:
         guest = self.request.user if services.player_is_guest(self.request.user) else None
-        response = super().form_valid(form)
-        if guest is not None:
+        if guest is not None:  # first the games, leagues and results, in one transaction; then the session
             services.guest_claim(guest=guest, account=form.get_user())
-        return response
+        return super().form_valid(form)
 
 
 @require_POST
@@ -278,16 +276,21 @@ def signup(request: HttpRequest) -> HttpResponse:
     guest = request.user if services.player_is_guest(request.user) else None
     if request.user.is_authenticated and guest is None:
         return redirect(_next_url(request) or "web:home")
-    form = UserCreationForm(request.POST or None)
+    form = SignupForm(request.POST or None)
+    context = {"form": form, "next": _next_url(request) or ""}
     if request.method == "POST" and form.is_valid():
         try:
             limits.creation_guard(request=request, limit=limits.SIGNUP)
+            # The account, its name keys and the guest's games, leagues and results: one transaction.
+            user = services.player_create(
+                username=form.cleaned_data["username"], password=form.cleaned_data["password1"], guest=guest
+            )
         except limits.Throttled as exc:
             form.add_error(None, exc.message)
-            return render(request, "web/signup.html", {"form": form, "next": _next_url(request) or ""}, status=429)
-        user = form.save()
-        if guest is not None:
-            services.guest_claim(guest=guest, account=user)
+            return render(request, "web/signup.html", context, status=429)
+        except ApplicationError as exc:
+            form.add_error("username", exc.message)  # a taken or look-alike name: the form says so
+            return render(request, "web/signup.html", context)
         auth.login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect(_next_url(request) or "web:home")
-    return render(request, "web/signup.html", {"form": form, "next": _next_url(request) or ""})
+    return render(request, "web/signup.html", context)

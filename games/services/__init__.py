@@ -19,7 +19,14 @@ from games.services.attempts import (
     attempts_close_expired,
 )
 from games.services.moves import MovesOutcome, attempt_append_moves
-from games.services.players import guest_claim, guest_create, player_is_guest, player_register
+from games.services.players import (
+    guest_claim,
+    guest_create,
+    player_create,
+    player_is_guest,
+    player_name_clean,
+    player_register,
+)
 from games.services.positions import attempt_position, attempt_replay
 from games.services.submissions import (
     result_disqualify,
@@ -40,7 +47,9 @@ __all__ = [
     "attempts_close_expired",
     "guest_claim",
     "guest_create",
+    "player_create",
     "player_is_guest",
+    "player_name_clean",
     "player_register",
     "result_disqualify",
     "submission_revalidate",
