@@ -88,7 +88,7 @@ def player_create(*, username: str, password: str, guest: AbstractBaseUser | Non
             raise _name_taken(name) from None
         _name_keys_create(user=user, name=name)
         if guest is not None:
-            guest_claim(guest=guest, account=user)
+            guest_claim(guest=guest, account=user, new_account=True)
     return user
 
 
@@ -125,19 +125,22 @@ def player_is_guest(player: AbstractBaseUser) -> bool:
     return bool(player.is_authenticated) and Guest.objects.filter(user_id=player.pk).exists()
 
 
-def guest_claim(*, guest: AbstractBaseUser, account: AbstractBaseUser) -> int:
+def guest_claim(*, guest: AbstractBaseUser, account: AbstractBaseUser, new_account: bool = False) -> int:
     """The guest's games become the account's, once it signs up or logs in; the guest is deleted.
 
-    An attempt stays ranked only if it is of today's challenge and the account has no ranked
-    attempt on that challenge yet: a visitor cannot get a second ranked go at a deal by playing it
-    as a guest and then logging in to an account that already played it, nor keep only the best
-    of several guests' days. Otherwise it becomes practice (and leaves the board). An open attempt
+    Signing up (``new_account``: the account is the guest under a name, made in this transaction)
+    keeps every result as it was, ranked ones and so the streak included. Logging in to an account
+    that exists: an attempt stays ranked only if it is of today's challenge and the account has no
+    ranked attempt on that challenge yet: a visitor cannot get a second ranked go at a deal by
+    playing it as a guest and then logging in to an account that already played it, nor keep only
+    the best of several guests' past days. Otherwise it becomes practice (and leaves the board). An open attempt
     whose challenge the account also has open is dropped. The apps above move what they hold of
     the guest (leagues owned and joined: ``hooks.guest_claimed``) in the same transaction.
 
     Races: the account's row is locked first, so claims into one account (two guests logging in at
-    the same moment) take turns and the second sees the first's ranked attempts; the guest's row
-    next, so a guest claimed twice at once moves once; then its attempts, which a validation locks
+    the same moment) take turns and the second sees the first's ranked attempts; the guest's rows
+    next (user and Guest), so a guest claimed twice at once moves once, and a row that another
+    transaction would make to point at the guest waits for its deletion; then its attempts, which a validation locks
     too before it stores a result (``submission_validate``), so a result lands on the player that
     owns the attempt when it is stored, never on a deleted guest. Returns the attempts moved.
     """
@@ -149,6 +152,9 @@ def guest_claim(*, guest: AbstractBaseUser, account: AbstractBaseUser) -> int:
     touched: set[int] = set()
     with transaction.atomic():
         User._default_manager.select_for_update().filter(pk=account.pk).values_list("pk").first()
+        # The guest's user row: nothing can point a new row at it (an app's statistics for a result
+        # just validated) until it is gone, so its deletion below cannot fail on such a row.
+        User._default_manager.select_for_update().filter(pk=guest.pk).values_list("pk").first()
         if Guest.objects.select_for_update().filter(user_id=guest.pk).values_list("pk").first() is None:
             return 0  # not a guest, or claimed already
         guest_attempts = Attempt.objects.select_for_update(of=("self",)).filter(player_id=guest.pk)
@@ -157,7 +163,8 @@ def guest_claim(*, guest: AbstractBaseUser, account: AbstractBaseUser) -> int:
             if attempt.finished_at is None and mine.filter(finished_at__isnull=True).exists():
                 attempt.delete()
                 continue
-            if attempt.ranked and (attempt.challenge.date != today or mine.filter(ranked=True).exists()):
+            past = attempt.challenge.date != today and not new_account
+            if attempt.ranked and (past or mine.filter(ranked=True).exists()):
                 attempt.ranked = False
             attempt.player_id = account.pk
             attempt.save(update_fields=["player", "ranked"])
