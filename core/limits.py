@@ -14,8 +14,9 @@ Logins (:func:`login_guard`): each account and each address has a count of faile
 4 s... up to ``longest``); a login tried while the door is closed is refused (429) without even
 checking the password. A success clears the account's count (not the address's: one's own account
 must not wash away the guesses made at others). While one login of an account or an address is
-being checked, another one for the same is refused at once: parallel guesses get no more tries
-than serial ones.
+being checked, another one for the same waits for it (up to 2 s, then it is refused): parallel
+guesses are counted one after the other and get no more tries than serial ones, while two honest
+logins at the same moment (two tabs, two guests signing in to one account) both go through.
 
 Creations (:func:`creation_guard`): at most ``per_hour`` sign-ups, and guests, per address and hour,
 counted atomically before the player is made.
@@ -43,6 +44,8 @@ from core.net import client_address
 logger = logging.getLogger(__name__)
 
 BUSY_SECONDS = 10  # the longest a login check may hold its account's or address's turn
+TURN_WAIT_SECONDS = 2.0  # how long a login waits for its turn before it is refused
+TURN_POLL_SECONDS = 0.05
 
 
 class Throttled(ApplicationError):
@@ -102,7 +105,12 @@ class _LoginState:
         self.turn = self.key + ":turn"
 
     def take_turn(self) -> bool:
-        return bool(_cache_call("add", self.turn, 1, BUSY_SECONDS, default=True))
+        """Wait (a little) for the account's or address's turn: checks of one take place one at a time."""
+        for _ in range(max(1, round(TURN_WAIT_SECONDS / TURN_POLL_SECONDS))):  # counted: a frozen clock ends it too
+            if _cache_call("add", self.turn, 1, BUSY_SECONDS, default=True):
+                return True
+            time.sleep(TURN_POLL_SECONDS)
+        return False
 
     def give_turn_back(self) -> None:
         _cache_call("delete", self.turn)

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import time_machine
 from django.contrib.auth import get_user_model
+from django.db import connection, connections
 from django.test import Client
 from rest_framework.throttling import SimpleRateThrottle
 
@@ -143,8 +144,10 @@ def test_the_three_ways_in_share_one_account_limit(clock: Any) -> None:
     assert token_login("victim", PASSWORD).status_code == 429
 
 
-def test_parallel_guesses_get_no_more_tries_than_serial_ones() -> None:
-    """While one password check of an account is running, the others at the same moment are refused."""
+def test_parallel_guesses_get_no_more_tries_than_serial_ones(monkeypatch: Any) -> None:
+    """While one password check of an account is running, the others at the same moment wait for
+    it, and are refused when it takes longer than the wait (here 0.2 s, not 2 s)."""
+    monkeypatch.setattr(limits, "TURN_WAIT_SECONDS", 0.2)
     request = type("R", (), {"META": {"REMOTE_ADDR": "203.0.113.8"}})()
     inside, release = threading.Event(), threading.Event()
     barrier = threading.Barrier(6)
@@ -176,6 +179,30 @@ def test_parallel_guesses_get_no_more_tries_than_serial_ones() -> None:
     release.set()
     first.join(10)
     assert outcomes == ["refused"] * 6
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_honest_logins_at_the_same_moment_both_go_through() -> None:
+    """The second waits for the first's check (two tabs, two guests logging in to one account)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("needs concurrent connections (PostgreSQL)")
+    make_user("victim")
+    barrier = threading.Barrier(2)
+    statuses: list[int] = []
+
+    def log_in() -> None:
+        try:
+            barrier.wait(10)
+            statuses.append(token_login("victim", PASSWORD).status_code)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=log_in) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert statuses == [200, 200]
 
 
 def test_sign_ups_are_limited_per_address(settings: Any) -> None:
