@@ -246,3 +246,22 @@ def test_the_limits_hold_with_the_cache_failing(monkeypatch: Any, clock: Any) ->
         monkeypatch.setattr(limits.cache, name, broken)
     assert token_login("victim", "wrong").status_code == 401
     assert token_login("victim", PASSWORD).status_code == 200
+
+
+def test_drf_throttles_read_the_address_as_core_net_does(settings: Any) -> None:
+    from django.conf import settings as live
+    from rest_framework.request import Request
+    from rest_framework.test import APIRequestFactory
+
+    from core.throttling import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
+
+    assert live.REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"] == [
+        "core.throttling.AnonRateThrottle", "core.throttling.UserRateThrottle", "core.throttling.ScopedRateThrottle",
+    ]
+    factory = APIRequestFactory()
+    for proxies, header, expected in ((0, "1.2.3.4", "127.0.0.1"), (1, "6.6.6.6, 203.0.113.7", "203.0.113.7"),
+                                      (2, "203.0.113.7", "127.0.0.1"), (1, "", "127.0.0.1")):
+        settings.NUM_PROXIES = proxies
+        request = Request(factory.get("/", HTTP_X_FORWARDED_FOR=header))
+        for throttle in (AnonRateThrottle, UserRateThrottle, ScopedRateThrottle):
+            assert throttle.get_ident(throttle.__new__(throttle), request) == expected, (proxies, header)
