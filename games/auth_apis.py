@@ -41,11 +41,14 @@ class RegisterApi(APIView):
     @extend_schema(
         operation_id="auth_register",
         request=CredentialsInput,
-        responses={201: TokenOutput, 409: OpenApiResponse(description="the username is taken")},
+        responses={
+            201: TokenOutput,
+            409: OpenApiResponse(description="the username is taken, or looks like a taken one (case, confusables)"),
+        },
     )
     def post(self, request: Request) -> Response:
-        limits.creation_guard(request=request, limit=limits.SIGNUP)
         data = _credentials(request)
+        limits.creation_guard(request=request, limit=limits.SIGNUP)  # per address and hour: 429 past it
         username, token = services.player_register(username=data["username"], password=data["password"])
         return Response({"username": username, "token": token}, status=status.HTTP_201_CREATED)
 
