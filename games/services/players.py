@@ -137,12 +137,15 @@ def guest_claim(*, guest: AbstractBaseUser, account: AbstractBaseUser, new_accou
     whose challenge the account also has open is dropped. The apps above move what they hold of
     the guest (leagues owned and joined: ``hooks.guest_claimed``) in the same transaction.
 
-    Races: the account's row is locked first, so claims into one account (two guests logging in at
-    the same moment) take turns and the second sees the first's ranked attempts; the guest's rows
-    next (user and Guest), so a guest claimed twice at once moves once, and a row that another
-    transaction would make to point at the guest waits for its deletion; then its attempts, which a validation locks
-    too before it stores a result (``submission_validate``), so a result lands on the player that
-    owns the attempt when it is stored, never on a deleted guest. Returns the attempts moved.
+    Races, and the order of the locks: the account's row first, so claims into one account (two
+    guests logging in at the same moment) take turns and the second sees the first's ranked
+    attempts; then the guest's attempts, which a validation locks too (after its submission) before
+    it stores a result (``submission_validate``), so a result lands on the player that owns the
+    attempt when it is stored, never on a deleted guest; then the guest's rows (user and Guest), so
+    a guest claimed twice at once moves once, and a row that another transaction would make to point
+    at the guest (statistics for a result just validated) waits for its deletion. A validation never
+    waits for the guest's row while it holds an attempt the claim waits for: no deadlock.
+    Returns the attempts moved.
     """
     if guest.pk == account.pk:
         return 0
@@ -150,15 +153,22 @@ def guest_claim(*, guest: AbstractBaseUser, account: AbstractBaseUser, new_accou
     today = days.today()
     moved = 0
     touched: set[int] = set()
+    if not Guest.objects.filter(user_id=guest.pk).exists():
+        return 0
     with transaction.atomic():
         User._default_manager.select_for_update().filter(pk=account.pk).values_list("pk").first()
-        # The guest's user row: nothing can point a new row at it (an app's statistics for a result
-        # just validated) until it is gone, so its deletion below cannot fail on such a row.
+        guest_attempts = list(
+            Attempt.objects.select_for_update(of=("self",))
+            .filter(player_id=guest.pk)
+            .select_related("challenge")
+            .order_by("pk")
+        )
+        # The guest's user row: nothing can point a new row at it until it is gone, so its deletion
+        # below cannot fail on such a row.
         User._default_manager.select_for_update().filter(pk=guest.pk).values_list("pk").first()
         if Guest.objects.select_for_update().filter(user_id=guest.pk).values_list("pk").first() is None:
-            return 0  # not a guest, or claimed already
-        guest_attempts = Attempt.objects.select_for_update(of=("self",)).filter(player_id=guest.pk)
-        for attempt in guest_attempts.select_related("challenge").order_by("pk"):
+            return 0  # claimed already, by a claim that held the locks first
+        for attempt in guest_attempts:
             mine = Attempt.objects.filter(player_id=account.pk, challenge_id=attempt.challenge_id)
             if attempt.finished_at is None and mine.filter(finished_at__isnull=True).exists():
                 attempt.delete()
