@@ -29,7 +29,8 @@ RUN python -c "from solver import core; core.require()"
 # Static files (admin, Swagger UI from drf-spectacular-sidecar) are collected
 # at build time and served by WhiteNoise. The secrets here exist only for this
 # command; the containers get theirs from the environment.
-RUN DJANGO_DEBUG=false DJANGO_SECRET_KEY=collectstatic-only DAILY_SECRET=collectstatic-only \
+RUN DJANGO_DEBUG=false DJANGO_SECRET_KEY=collectstatic-only \
+    DAILY_SECRET="$(python -c 'import secrets; print(secrets.token_urlsafe(48))')" \
     python manage.py collectstatic --noinput
 
 RUN useradd --create-home --uid 1000 app && chown -R app /app \

@@ -87,9 +87,11 @@ def _no_throttling(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
     """Request rates are limited in service, not in tests (except where a test asks for it)."""
     if "throttled" in request.keywords:
         return
+    from django.conf import settings as django_settings
     from rest_framework.throttling import SimpleRateThrottle
 
     monkeypatch.setattr(SimpleRateThrottle, "allow_request", lambda self, request, view: True)
+    monkeypatch.setattr(django_settings, "THROTTLE", False)  # core.limits: logins, sign-ups, guests
 
 
 @pytest.fixture(autouse=True)

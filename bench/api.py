@@ -37,6 +37,7 @@ import json
 import os
 import random
 import re
+import secrets
 import shutil
 import signal
 import socket
@@ -62,7 +63,7 @@ TARGET_RATIO, TARGET_P99_MS = 0.70, 50.0
 BENCH_ENV = {
     "DJANGO_DEBUG": "false",
     "DJANGO_SECRET_KEY": "bench-only-secret-key-" + "x" * 40,
-    "DAILY_SECRET": "bench-only-daily-secret",
+    "DAILY_SECRET": secrets.token_urlsafe(48),  # production refuses a weak one
     "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
     "DJANGO_SECURE_SSL_REDIRECT": "false",  # plain HTTP on 127.0.0.1
     "API_THROTTLE": "false",

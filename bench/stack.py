@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -96,6 +97,7 @@ class Stack:
     procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     port: int = 0
     metrics_token: str = field(default_factory=lambda: uuid.uuid4().hex)
+    daily_secret: str = field(default_factory=lambda: secrets.token_urlsafe(48))
 
     @property
     def db_name(self) -> str:
@@ -121,7 +123,7 @@ class Stack:
             "DJANGO_SETTINGS_MODULE": "config.settings",
             "DJANGO_DEBUG": "false",
             "DJANGO_SECRET_KEY": "stack-run-secret-key-" + self.run + "-0123456789abcdefghijklmnop",
-            "DAILY_SECRET": "stack-run-daily-secret-" + self.run,
+            "DAILY_SECRET": self.daily_secret,  # production refuses a weak one
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
             "DJANGO_SECURE_SSL_REDIRECT": "false",  # plain HTTP on 127.0.0.1
             "DJANGO_SECURE_COOKIES": "false",

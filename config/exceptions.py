@@ -56,7 +56,9 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     """DRF EXCEPTION_HANDLER: wrap DRF's default handler into our JSON shape."""
     if isinstance(exc, ApplicationError):
         set_rollback()
-        return Response(error_body(exc.message, exc.code, exc.details), status=exc.status_code)
+        wait = getattr(exc, "wait", None)  # core.limits.Throttled
+        headers = {"Retry-After": str(wait)} if wait else None
+        return Response(error_body(exc.message, exc.code, exc.details), status=exc.status_code, headers=headers)
 
     # DRF's own handler already maps Django's Http404 and PermissionDenied to
     # NotFound and PermissionDenied; map them explicitly so the shape does not

@@ -17,6 +17,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from config.logs import logging_config
+from config.secret_strength import HOW_TO_MAKE_ONE, secret_problem
 from config.sentry import init_sentry
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -47,9 +48,16 @@ if not DAILY_SECRET:
     if not DEBUG:
         raise ImproperlyConfigured(
             "DAILY_SECRET must be set when DJANGO_DEBUG is false: daily seeds are "
-            "derived from it, and the development default is public."
+            "derived from it, and the development default is public. Make one with: " + HOW_TO_MAKE_ONE
         )
     DAILY_SECRET = _DEV_DAILY_SECRET
+elif not DEBUG and (_weak := secret_problem(DAILY_SECRET)):
+    # Past seeds are published: a guessable secret is found offline from one of them, and with it
+    # every future deal (config/secret_strength.py says what is measured).
+    raise ImproperlyConfigured(
+        f"DAILY_SECRET is too weak for production: {_weak}. It needs at least 32 random bytes; "
+        "make one with: " + HOW_TO_MAKE_ONE
+    )
 
 # The time zone in which a "day" of the daily challenge starts and ends.
 DAILY_TIMEZONE = env.str("DAILY_TIMEZONE", default="UTC")
@@ -83,14 +91,14 @@ CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 # The header a trusted proxy sets to the scheme the client used, e.g. "X-Forwarded-Proto"
 # (its value "https" then marks a secure request). Unset: no header is trusted. Set it only when
 # every request reaches the service through that proxy, which must overwrite the header.
+_PROXY_SSL_HEADER = env.str("DJANGO_SECURE_PROXY_SSL_HEADER", default="")
+if _PROXY_SSL_HEADER:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_" + _PROXY_SSL_HEADER.upper().replace("-", "_"), "https")
+
 # How many proxies of ours stand in front of the service and append to X-Forwarded-For (nginx: 1).
 # The client's address is read that many entries from the header's right end, never from what a
 # client can write into it (core.net.client_address); 0, the default, means the socket's peer.
 NUM_PROXIES = env.int("DJANGO_NUM_PROXIES", default=0)
-
-_PROXY_SSL_HEADER = env.str("DJANGO_SECURE_PROXY_SSL_HEADER", default="")
-if _PROXY_SSL_HEADER:
-    SECURE_PROXY_SSL_HEADER = ("HTTP_" + _PROXY_SSL_HEADER.upper().replace("-", "_"), "https")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -335,9 +343,9 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "config.exceptions.api_exception_handler",
     "NUM_PROXIES": NUM_PROXIES,  # DRF's throttles read the client address as core.net does
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
-        "rest_framework.throttling.ScopedRateThrottle",
+        "core.throttling.AnonRateThrottle",
+        "core.throttling.UserRateThrottle",
+        "core.throttling.ScopedRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env.str("API_THROTTLE_ANON", default="600/min"),
@@ -345,8 +353,13 @@ REST_FRAMEWORK = {
         "auth": env.str("API_THROTTLE_AUTH", default="30/min"),
     },
 }
-if not env.bool("API_THROTTLE", default=True):  # e.g. for a load benchmark from one address
+THROTTLE = env.bool("API_THROTTLE", default=True)
+if not THROTTLE:  # e.g. for a load benchmark from one address; also switches off core.limits
     REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"] = []
+# Logins are limited per account and per address with back-off, new accounts and guests per address
+# and hour (core.limits), on every entry point: the API, the pages and the admin.
+SIGNUP_LIMIT_PER_HOUR = env.int("SIGNUP_LIMIT_PER_HOUR", default=10)
+GUEST_LIMIT_PER_HOUR = env.int("GUEST_LIMIT_PER_HOUR", default=30)
 
 # A move log is at most 5,000 short strings: no API body needs more than this.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=256 * 1024)

@@ -3,6 +3,10 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from config import metrics, views
+from web.forms import AdminLoginForm
+
+# /admin/login/ is limited per account and per address like every other way in (core.limits).
+admin.site.login_form = AdminLoginForm
 
 urlpatterns = [
     path("admin/", admin.site.urls),

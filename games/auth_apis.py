@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core import limits, names
 from games import services
 from games.auth import token_for_login, token_revoke
 from games.errors import BadRequest
@@ -42,12 +43,16 @@ class RegisterApi(APIView):
     @extend_schema(
         operation_id="auth_register",
         request=CredentialsInput,
-        responses={201: TokenOutput, 409: OpenApiResponse(description="the username is taken")},
+        responses={
+            201: TokenOutput,
+            409: OpenApiResponse(description="the username is taken, or looks like a taken one (case, confusables)"),
+        },
     )
     def post(self, request: Request) -> Response:
         data = _credentials(request)
-        token = services.player_register(username=data["username"], password=data["password"])
-        return Response({"username": data["username"], "token": token}, status=status.HTTP_201_CREATED)
+        limits.creation_guard(request=request, limit=limits.SIGNUP)  # per address and hour: 429 past it
+        username, token = services.player_register(username=data["username"], password=data["password"])
+        return Response({"username": username, "token": token}, status=status.HTTP_201_CREATED)
 
 
 class TokenApi(APIView):
@@ -61,9 +66,14 @@ class TokenApi(APIView):
     )
     def post(self, request: Request) -> Response:
         data = _credentials(request)
-        user = authenticate(request._request, username=data["username"], password=data["password"])
-        if user is None:
-            raise exceptions.AuthenticationFailed("wrong username or password")
+        # Per account and per address, with back-off (core.limits): 429 before the password is checked.
+        with limits.login_guard(request=request, username=data["username"]) as outcome:
+            username = names.normalize(data["username"])  # names are stored in NFKC, as the login page reads them
+            user = authenticate(request._request, username=username, password=data["password"])
+            if user is None:
+                outcome.failure()
+                raise exceptions.AuthenticationFailed("wrong username or password")
+            outcome.success()
         token = token_for_login(user)  # a new one once the last has expired
         return Response({"username": user.get_username(), "token": token.key})
 

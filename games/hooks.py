@@ -12,6 +12,12 @@ fails is logged, and never undoes what games stored; the boards are rebuilt from
 - ``results_changed(challenge_id, player_id)``: a challenge's results were redone (a
   revalidation, a guest's games claimed by an account): its board and the player's stats
   are to be computed again.
+
+One signal is sent *inside* the transaction that makes the change, with ``send`` (not robust):
+
+- ``guest_claimed(guest_id, account_id)``: a guest becomes an account (sign-up or login); each
+  app moves what it holds of the guest to the account before the guest is deleted. A receiver
+  that fails undoes the whole claim, so that nothing of the guest is lost.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ logger = logging.getLogger(__name__)
 result_recorded = Signal()
 result_removed = Signal()
 results_changed = Signal()
+guest_claimed = Signal()
 
 
 def send(signal: Signal, **kwargs: Any) -> None:

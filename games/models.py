@@ -317,3 +317,16 @@ class Review(models.Model):
 
     def __str__(self) -> str:
         return f"review {self.pk}: {self.get_kind_display()} ({self.status})"
+
+
+class PlayerNameKey(models.Model):
+    """What makes a player's name unique as people read it, enforced by the database so that no race
+    passes it: each name has a few keys (``core.names.name_keys``: the name case-folded, and the
+    confusable skeletons of its lower-, upper- and own-case forms, case-folded), and a key belongs
+    to one player only. Written with the player (``games.services.players``)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="name_keys")
+    key = models.CharField(max_length=1100, unique=True)
+
+    def __str__(self) -> str:
+        return f"{self.key!r} of {self.user_id}"

@@ -15,6 +15,7 @@ import datetime as dt
 import logging
 
 import redis
+from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from games import days as dates
@@ -26,15 +27,20 @@ from leaderboard.selectors import leaderboard_board_rows, player_stats_compute
 logger = logging.getLogger(__name__)
 
 
-def player_stats_recompute(*, player_id: int, today: dt.date | None = None) -> PlayerStats:
+def player_stats_recompute(*, player_id: int, today: dt.date | None = None) -> PlayerStats | None:
     """Recompute the player's PlayerStats row from their results (creating it if needed).
 
     ``today`` (default: :func:`games.days.today`) decides whether the
     latest winning run is still current. Idempotent: the row only depends on
-    the results and ``today``.
+    the results and ``today``. None for a player that is gone: a guest whose games an account
+    claimed while its result was being recorded (the claim holds the guest's row until it is
+    deleted; the account's statistics are recomputed after the claim).
     """
     today = today or dates.today()
     with transaction.atomic():
+        players = get_user_model()._default_manager.select_for_update(no_key=True)
+        if players.filter(pk=player_id).values_list("pk", flat=True).first() is None:
+            return None
         PlayerStats.objects.get_or_create(player_id=player_id)
         # Serialise recomputes of one player: the second one reads after the first commits.
         stats = PlayerStats.objects.select_for_update().get(player_id=player_id)

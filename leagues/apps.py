@@ -6,3 +6,9 @@ class LeaguesConfig(AppConfig):
 
     name = "leagues"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from games import hooks
+        from leagues import services
+
+        hooks.guest_claimed.connect(services.on_guest_claimed, dispatch_uid="leagues.guest_claimed")

@@ -17,7 +17,9 @@ from collections.abc import Callable
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 
+from core import names
 from leagues.errors import InvalidLeagueName, LeagueFull, LeagueNotFound, OwnerCannotLeave, TooManyLeagues
 from leagues.models import NAME_MAX_LENGTH, NAME_MIN_LENGTH, League, Membership, new_invite_code
 from leagues.selectors import league_get, normalize_invite_code
@@ -28,14 +30,26 @@ CODE_ATTEMPTS = 5
 
 
 def league_name_clean(name: str) -> str:
-    """The name without surrounding whitespace; InvalidLeagueName unless 3..60 printable characters."""
+    """The name without surrounding whitespace; InvalidLeagueName unless 3..60 printable characters.
+
+    Refused too: bidirectional controls (they make the name show in another order than it is
+    written, and spill into the text around it) and invisible characters (zero-width spaces and
+    joiners, fillers): a name shows what it holds. Letters of any script, accents and emoji pass."""
     if not isinstance(name, str):
         raise InvalidLeagueName("The league name must be a string.")
     name = name.strip()
     if not NAME_MIN_LENGTH <= len(name) <= NAME_MAX_LENGTH:
         raise InvalidLeagueName(f"A league name has {NAME_MIN_LENGTH} to {NAME_MAX_LENGTH} characters.")
-    if any(unicodedata.category(c) == "Cc" for c in name):
-        raise InvalidLeagueName("A league name cannot contain control characters.")
+    if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in name):
+        raise InvalidLeagueName("A league name cannot contain control characters or line breaks.")
+    hidden = names.hidden_characters(name)
+    if hidden:
+        raise InvalidLeagueName(
+            "A league name cannot contain invisible or text-direction characters "
+            f"({', '.join(hidden[:5])}): it must show what it holds."
+        )
+    if not name.strip():
+        raise InvalidLeagueName("A league name needs visible characters.")
     return name
 
 
@@ -90,6 +104,32 @@ def league_leave(*, player: AbstractBaseUser, league_id: int) -> None:
         if league.owner_id == player.pk:
             raise OwnerCannotLeave("The owner cannot leave the league: delete it instead.")
         Membership.objects.filter(league=league, player=player).delete()
+
+
+def league_guest_merge(*, guest_id: int, account_id: int) -> None:
+    """A guest who signs up or logs in keeps its leagues: those it owns pass to the account (the
+    owner's limit is for creating, not for this), its memberships become the account's, and one
+    already held by the account is dropped rather than doubled. The leagues' rows are locked first,
+    as a join locks them, so a join by the account at the same moment cannot make a second membership."""
+    with transaction.atomic():
+        league_ids = list(
+            League.objects.select_for_update()
+            .filter(Q(pk__in=Membership.objects.filter(player_id=guest_id).values("league_id")) | Q(owner_id=guest_id))
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
+        if not league_ids:
+            return
+        League.objects.filter(owner_id=guest_id).update(owner_id=account_id)
+        mine = Membership.objects.filter(player_id=account_id, league_id__in=league_ids)
+        held = set(mine.values_list("league_id", flat=True))
+        Membership.objects.filter(player_id=guest_id, league_id__in=held).delete()
+        Membership.objects.filter(player_id=guest_id).update(player_id=account_id)
+
+
+def on_guest_claimed(sender: object, *, guest_id: int, account_id: int, **kwargs: object) -> None:
+    """games.hooks.guest_claimed, inside the claim's transaction."""
+    league_guest_merge(guest_id=guest_id, account_id=account_id)
 
 
 def _owned_for_update(*, owner: AbstractBaseUser, league_id: int) -> League:

@@ -248,6 +248,23 @@ def test_api_answers_and_still_throttles_in_process_memory(redis_down: str, monk
 
 
 @pytest.mark.broker
+@pytest.mark.throttled
+def test_login_limits_hold_in_process_memory(redis_down: str, monkeypatch: Any) -> None:
+    """core.limits keeps counting wrong passwords while Redis is down (config.cache's memory fallback)."""
+    monkeypatch.setattr(AnonRateThrottle, "allow_request", lambda self, request, view: True)
+    make_user("locked-out")
+    client = APIClient(REMOTE_ADDR="203.0.113.10")
+    started = time.monotonic()
+    statuses = [
+        client.post("/api/v1/auth/token", {"username": "locked-out", "password": f"guess{i}"}, format="json",
+                    HTTP_X_FORWARDED_FOR=f"10.4.{i}.1").status_code
+        for i in range(8)
+    ]
+    assert statuses[:5] == [401] * 5 and statuses[-1] == 429
+    assert time.monotonic() - started < BOUND
+
+
+@pytest.mark.broker
 def test_boards_and_ranks_come_from_postgresql(redis_down: str) -> None:
     challenge = make_challenge(seed=11)
     results = [make_result(challenge=challenge, score=score) for score in (300, 900, 600)]

@@ -138,18 +138,72 @@ def test_production_refuses_to_start_without_daily_secret() -> None:
     assert "DAILY_SECRET must be set when DJANGO_DEBUG is false" in result.stderr
 
 
+# secrets.token_urlsafe(48), as README says to make one.
+STRONG_DAILY_SECRET = "q3Vx9_LmT0bKcZr7YwHf2NdPaJ8uEsGi4oXkRvC1tQy6Bn-WhMz5lDjAeUgFpI0S"
+
+
+@pytest.mark.parametrize(
+    "secret",
+    [
+        "server-secret",  # short, and words
+        "dev-only-daily-secret-do-not-use-in-production",  # the public development default
+        "correct horse battery staple and then some more words to be long",  # a passphrase
+        "change-me-to-a-long-random-secret-before-going-to-production",  # a placeholder
+        "k" * 80,  # long, one character
+        "Tr0ub4dor&3" * 6,  # long, a pattern typed again
+        "3f9a" * 16,  # hex-looking, repeated
+        "8c1d3e7f0b5a9c2e4d6f8a1b3c5d7e9f",  # token_hex(16): 16 random bytes, not 32
+        "Zk3_pQ9vLw2mX7tR0aBn5cYd8eHf1gJs",  # token_urlsafe(24): 24 random bytes
+    ],
+)
+@pytest.mark.slow
+def test_production_refuses_a_weak_daily_secret(secret: str) -> None:
+    result = run_python("import django; django.setup()", DJANGO_DEBUG="false", DJANGO_SECRET_KEY="k" * 50,
+                        DAILY_SECRET=secret)
+    assert result.returncode != 0
+    assert "DAILY_SECRET is too weak for production" in result.stderr
+    assert "secrets.token_urlsafe(48)" in result.stderr  # how to make a good one
+    assert secret not in result.stderr  # the refusal does not print the secret
+
+
+def test_generated_secrets_pass_the_strength_check() -> None:
+    """The check refuses weak secrets, not the ones README tells how to make (hex or base 64): made
+    here as secrets.token_urlsafe and token_hex make them, from a seeded generator (reproducible)."""
+    import base64
+    import random
+
+    from config.secret_strength import secret_problem
+
+    rng = random.Random(27)
+    for _ in range(3000):
+        for size in (48, 32):
+            secret = base64.urlsafe_b64encode(rng.randbytes(size)).rstrip(b"=").decode()
+            assert secret_problem(secret) is None, secret
+        secret = rng.randbytes(32).hex()
+        assert secret_problem(secret) is None, secret
+
+
+@pytest.mark.slow
+def test_debug_still_starts_on_the_embedded_default_secret() -> None:
+    """bin/serve runs in debug on the embedded development secret: no refusal there."""
+    s = dump_settings(DJANGO_DEBUG="true")
+    assert s["DEBUG"] is True and s["DAILY_SECRET"] == "dev-only-daily-secret-do-not-use-in-production"
+    s = dump_settings(DJANGO_DEBUG="true", DAILY_SECRET="short")
+    assert s["DAILY_SECRET"] == "short"
+
+
 @pytest.mark.slow
 def test_production_starts_with_its_secrets() -> None:
     s = dump_settings(
         DJANGO_DEBUG="false",
         DJANGO_SECRET_KEY="k" * 50,
-        DAILY_SECRET="server-secret",
+        DAILY_SECRET=STRONG_DAILY_SECRET,
         DJANGO_ALLOWED_HOSTS="patience.example,www.patience.example",
         DAILY_TIMEZONE="Europe/Paris",
     )
     assert s["DEBUG"] is False
     assert s["SECRET_KEY"] == "k" * 50
-    assert s["DAILY_SECRET"] == "server-secret"
+    assert s["DAILY_SECRET"] == STRONG_DAILY_SECRET
     assert s["ALLOWED_HOSTS"] == ["patience.example", "www.patience.example"]
     assert s["DAILY_TIMEZONE"] == "Europe/Paris"
 
@@ -168,7 +222,7 @@ def test_django_system_checks_pass_in_production_mode() -> None:
         " execute_from_command_line(['manage.py', 'check', '--deploy', '--fail-level', 'ERROR'])",
         DJANGO_DEBUG="false",
         DJANGO_SECRET_KEY="k" * 50,
-        DAILY_SECRET="s",
+        DAILY_SECRET=STRONG_DAILY_SECRET,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -176,7 +230,7 @@ def test_django_system_checks_pass_in_production_mode() -> None:
 PRODUCTION_ENV = {
     "DJANGO_DEBUG": "false",
     "DJANGO_SECRET_KEY": "a-production-like-secret-key-with-many-different-characters-0123456789",
-    "DAILY_SECRET": "server-secret",
+    "DAILY_SECRET": STRONG_DAILY_SECRET,
     "DJANGO_ALLOWED_HOSTS": "patience.example",
     "DATABASE_URL": "postgres://someone@db.example:5432/patience",
     "REDIS_URL": "redis://cache.example:6379/3",

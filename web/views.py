@@ -13,18 +13,20 @@ import secrets
 from collections.abc import Callable
 from itertools import groupby
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.contrib import auth
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import UserCreationForm
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
+from django.urls import Resolver404, resolve
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_POST
 
+from core import limits
 from core.errors import ApplicationError
 from engine import GAME_IDS, GAMES
 from games import days, selectors, services
@@ -33,6 +35,7 @@ from games.services.reviews import BROWSER_COOKIE, BROWSER_COOKIE_SECONDS
 from leaderboard import selectors as board_selectors
 from leagues import selectors as league_selectors
 from leagues.errors import LeagueNotFound
+from web.forms import LoginForm, SignupForm
 
 ARCHIVE_DAYS = 60
 
@@ -214,6 +217,13 @@ class LoginView(auth_views.LoginView):
     template_name = "web/login.html"
     redirect_authenticated_user = True
     next_page = "web:home"
+    form_class = LoginForm  # limited per account and per address (core.limits)
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        response = super().form_invalid(form)
+        if getattr(form, "throttled", False):
+            response.status_code = 429  # the page says how long to wait
+        return response
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         if request.user.is_authenticated and services.player_is_guest(request.user):
@@ -222,19 +232,40 @@ class LoginView(auth_views.LoginView):
 
     def form_valid(self, form: Any) -> HttpResponse:
         guest = self.request.user if services.player_is_guest(self.request.user) else None
-        response = super().form_valid(form)
-        if guest is not None:
+        if guest is not None:  # first the games, leagues and results, in one transaction; then the session
             services.guest_claim(guest=guest, account=form.get_user())
-        return response
+        return super().form_valid(form)
 
 
 @require_POST
 def guest_play(request: HttpRequest) -> HttpResponse:
-    """Play at once, before signing up: the visitor becomes a guest player kept in the session."""
+    """Play at once, before signing up: the visitor becomes a guest player kept in the session, and
+    the press (this POST, with its CSRF token) starts the attempt on the table it came from.
+    Nothing but a press starts one: a link (a GET) only ever opens a page."""
     if not request.user.is_authenticated:
+        try:
+            limits.creation_guard(request=request, limit=limits.GUEST)
+        except limits.Throttled as exc:
+            return render(request, "web/throttled.html", {"message": exc.message}, status=429)
         auth.login(request, services.guest_create(), backend="django.contrib.auth.backends.ModelBackend")
     target = _next_url(request) or "/"
-    return redirect(f"{target}{'&' if '?' in target else '?'}start=1")
+    _start_on_table(request, target)
+    return redirect(target)
+
+
+def _start_on_table(request: HttpRequest, target: str) -> None:
+    """Start an attempt on the challenge of the table page ``target``, if it is one and none is open."""
+    try:
+        match = resolve(urlsplit(target).path)
+    except Resolver404:
+        return
+    if match.view_name != "web:play":
+        return
+    try:
+        challenge = selectors.challenge_from_path(date=match.kwargs["date"], game=match.kwargs["game"])
+        services.attempt_start(player=request.user, challenge=challenge)
+    except ApplicationError:
+        pass  # not playable, or an attempt is open already: the page shows what there is
 
 
 class LogoutView(auth_views.LogoutView):
@@ -253,11 +284,21 @@ def signup(request: HttpRequest) -> HttpResponse:
     guest = request.user if services.player_is_guest(request.user) else None
     if request.user.is_authenticated and guest is None:
         return redirect(_next_url(request) or "web:home")
-    form: UserCreationForm[Any] = UserCreationForm(request.POST or None)
+    form = SignupForm(request.POST or None)
+    context = {"form": form, "next": _next_url(request) or ""}
     if request.method == "POST" and form.is_valid():
-        user = form.save()
-        if guest is not None:
-            services.guest_claim(guest=guest, account=user)
+        try:
+            limits.creation_guard(request=request, limit=limits.SIGNUP)
+            # The account, its name keys and the guest's games, leagues and results: one transaction.
+            user = services.player_create(
+                username=form.cleaned_data["username"], password=form.cleaned_data["password1"], guest=guest
+            )
+        except limits.Throttled as exc:
+            form.add_error(None, exc.message)
+            return render(request, "web/signup.html", context, status=429)
+        except ApplicationError as exc:
+            form.add_error("username", exc.message)  # a taken or look-alike name: the form says so
+            return render(request, "web/signup.html", context)
         auth.login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect(_next_url(request) or "web:home")
-    return render(request, "web/signup.html", {"form": form, "next": _next_url(request) or ""})
+    return render(request, "web/signup.html", context)

@@ -22,7 +22,14 @@ from games.services.attempts import (
 )
 from games.services.guests import guests_delete_idle
 from games.services.moves import MovesOutcome, attempt_append_moves
-from games.services.players import guest_claim, guest_create, player_is_guest, player_register
+from games.services.players import (
+    guest_claim,
+    guest_create,
+    player_create,
+    player_is_guest,
+    player_name_clean,
+    player_register,
+)
 from games.services.positions import attempt_position, attempt_replay
 from games.services.reviews import origin_hash, review_clear, review_disqualify
 from games.services.submissions import (
@@ -46,7 +53,9 @@ __all__ = [
     "guest_create",
     "origin_hash",
     "guests_delete_idle",
+    "player_create",
     "player_is_guest",
+    "player_name_clean",
     "player_register",
     "result_disqualify",
     "review_clear",

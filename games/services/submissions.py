@@ -17,7 +17,7 @@ from engine import (
     replay,
 )
 from games import hooks
-from games.models import Result, Submission
+from games.models import Attempt, Result, Submission
 from games.services.reviews import result_review_open, reviews_decided, reviews_redecide
 
 logger = logging.getLogger(__name__)
@@ -65,8 +65,10 @@ def submission_validate(*, submission_id: int) -> Submission:
         )
         if submission.status != Submission.Status.PENDING:
             return submission
-        attempt = submission.attempt
-        challenge = attempt.challenge
+        # The attempt's row too: a guest's claim (guest_claim) moves it under that lock, so the result
+        # is stored for the player that owns the attempt now, never for a guest being deleted.
+        attempt = Attempt.objects.select_for_update().get(pk=submission.attempt_id)
+        challenge = submission.attempt.challenge
         submission.validations += 1
         submission.validated_at = timezone.now()
         try:

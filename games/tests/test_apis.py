@@ -334,12 +334,16 @@ def test_register_and_token() -> None:
 def test_logins_are_throttled() -> None:
     from django.core.cache import cache
 
+    from core.limits import limits_forget
+
     keys = ["throttle_auth_127.0.0.1", "throttle_anon_127.0.0.1"]  # only these: the cache may be shared Redis
     cache.delete_many(keys)
+    limits_forget(usernames=("x",), addresses=("127.0.0.1",))
     api = Api()
     statuses = [api.post("auth/token", {"username": "x", "password": "y"}).status_code for _ in range(40)]
     assert statuses[0] == 401 and statuses[-1] == 429
     cache.delete_many(keys)
+    limits_forget(usernames=("x",), addresses=("127.0.0.1",))
 
 
 # --- hints and sharing ---------------------------------------------------------------------------

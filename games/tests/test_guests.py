@@ -86,16 +86,16 @@ def test_play_now_signs_up_later_over_the_pages() -> None:
     make_challenge()
     client = Client()
     response = client.post("/accounts/guest/", {"next": f"/play/{days.today()}/klondike"})
-    assert response.status_code == 302 and response["Location"].endswith("?start=1")
+    # The press (a POST with its CSRF token) started the ranked attempt; the page opens on it.
+    assert response.status_code == 302 and response["Location"] == f"/play/{days.today()}/klondike"
+    started = Attempt.objects.get()
+    assert started.ranked and services.player_is_guest(started.player)
     page = client.get(f"/play/{days.today()}/klondike").content.decode()
-    assert "Guest" in page and "Sign up to keep your results" in page
-    started = client.post(f"/api/v1/daily/{days.today()}/klondike/attempts", content_type="application/json",
-                          HTTP_X_CSRFTOKEN=client.cookies["csrftoken"].value)
-    assert started.status_code == 201 and started.json()["ranked"] is True
+    assert "Guest" in page and "Sign up to keep your results" in page and f'data-attempt="{started.pk}"' in page
     signed = client.post("/accounts/signup/", {"username": "maya", "password1": "a long passphrase 42",
                                                "password2": "a long passphrase 42"})
     assert signed.status_code == 302
-    attempt = Attempt.objects.get(pk=started.json()["id"])
+    attempt = Attempt.objects.get(pk=started.pk)
     assert attempt.player.get_username() == "maya" and attempt.ranked
     assert not Guest.objects.exists()
 
@@ -104,3 +104,26 @@ def test_the_guest_form_needs_its_csrf_token() -> None:
     client = Client(enforce_csrf_checks=True)
     assert client.post("/accounts/guest/", {"next": "/"}).status_code == 403
     assert client.get("/accounts/guest/").status_code == 405
+
+
+def test_a_link_starts_no_attempt_whatever_its_query() -> None:
+    """GET never changes state: ?start=1 (which the page once obeyed) opens the table and no more."""
+    make_challenge()
+    client = Client()
+    client.force_login(make_user("lena"))
+    for query in ("?start=1", "?start=true", ""):
+        assert client.get(f"/play/{days.today()}/klondike{query}").status_code == 200
+    assert not Attempt.objects.exists()
+    assert client.get("/accounts/guest/?next=/play/" + str(days.today()) + "/klondike").status_code == 405
+    assert not Attempt.objects.exists()
+
+
+def test_play_now_starts_only_on_the_table_it_came_from() -> None:
+    make_challenge()
+    client = Client()
+    for target in ("/", "https://evil.example/play/x/klondike", f"/board/{days.today()}/klondike", "/play/x/y"):
+        assert client.post("/accounts/guest/", {"next": target}).status_code == 302
+    assert not Attempt.objects.exists()
+    client.post("/accounts/guest/", {"next": f"/play/{days.today()}/klondike"})
+    client.post("/accounts/guest/", {"next": f"/play/{days.today()}/klondike"})  # pressed twice: one attempt
+    assert Attempt.objects.count() == 1

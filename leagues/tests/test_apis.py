@@ -113,6 +113,8 @@ def test_create(world: dict[str, Any]) -> None:
         {"name": "   "},
         {"name": "x" * 61},
         {"name": "new\nline"},
+        {"name": "evil\u202egnp.exe"},  # bidi override
+        {"name": "zero\u200bwidth"},  # invisible
         ["abc"],
         '"abc"',  # a JSON string, not an object
         "42",

@@ -58,7 +58,33 @@ def test_create_refuses_a_bad_name(name: str) -> None:
     assert snapshot() == before
 
 
-@pytest.mark.parametrize("name", ["abc", "x" * 60, "Ünïcødé ♠♥", " padded name "])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "evil\u202egnp.exe",  # right-to-left override: shows as "evilexe.png"
+        "\u2067Tuesday\u2069 Club",  # isolates
+        "Tues\u200eday",  # left-to-right mark
+        "zero\u200bwidth",  # zero-width space
+        "jo\u200din",  # zero-width joiner between letters
+        "\ufeffBOM club",  # zero-width no-break space
+        "soft\u00adhyphen",
+        "Hangul\u3164filler",
+        "tag\U000e0041s",  # a tag character
+        "line\u2028break",
+        "\u200b\u200b\u200b",  # nothing visible at all
+    ],
+)
+def test_create_refuses_bidi_controls_and_invisible_characters(name: str) -> None:
+    before = snapshot()
+    with pytest.raises(InvalidLeagueName, match=r"U\+|control"):
+        services.league_create(owner=make_user(), name=name)
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["abc", "x" * 60, "Ünïcødé ♠♥", " padded name ", "I \u2764\ufe0f cards", "👨\u200d👩\u200d👧 club", "東京クラブ"],
+)
 def test_create_accepts_names_of_3_to_60_characters(name: str) -> None:
     league = services.league_create(owner=make_user(), name=name)
     assert league.name == name.strip()

@@ -1213,3 +1213,20 @@ def test_no_page_breaks_its_content_security_policy(browser: Any, live_server: A
         visit(path)
     assert len(checked) == 18 and not errors, errors
     context.close()
+
+
+def test_a_link_with_start_opens_the_table_and_starts_nothing(page: Any) -> None:
+    """A link from anywhere (here ?start=1, which once started the clock) cannot start a logged-in
+    player's ranked attempt: only the press on the page does, and that one is ranked."""
+    from games.models import Attempt
+
+    make_challenge(game="klondike", seed=2026)
+    sign_up(page, "linda")
+    page.goto(f"/play/{days.today()}/klondike?start=1")
+    page.wait_for_selector("#game[data-ready=true]")
+    page.wait_for_load_state("networkidle")
+    assert not Attempt.objects.filter(player__username="linda").exists()
+    assert page.locator("#start-button").is_visible()
+    assert page.evaluate("window.patience.game.attempt") is None
+    start(page)
+    assert Attempt.objects.get(player__username="linda").ranked

@@ -7,7 +7,7 @@ import { get } from "./api.js";
 import { startCountdown } from "./countdown.js";
 import "./table-input.js";
 import { $, cfg, game, message, root } from "./table-page.js";
-import { afterMoves, closeAtDayEnd, reload, send, showResult, start, takeAttempt, watchDayEnd } from "./table-session.js";
+import { afterMoves, closeAtDayEnd, reload, send, showResult, takeAttempt, watchDayEnd } from "./table-session.js";
 import { render } from "./table-view.js";
 import { showSolution } from "./table-watch.js";
 
@@ -44,11 +44,8 @@ async function init() {
       game.state = challenge.layout;
       $("start").hidden = false;
       render();
-      // A visitor who just pressed "Play now" (and is a guest player now) starts at once.
-      if (cfg.authenticated === "true" && new URLSearchParams(location.search).get("start") === "1") {
-        history.replaceState(null, "", location.pathname);
-        await start();
-      }
+      // Only a press starts an attempt (the Start button, or "Play now", whose POST started it
+      // already): a link, whatever its query, only opens the table.
     }
     watchDayEnd();
     startCountdown(document.querySelector("#next-deal .countdown"));

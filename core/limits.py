@@ -1,0 +1,228 @@
+"""Limits on logging in and on creating players, shared by every entry point (API, pages, admin).
+
+Why our own and not a library: the limits must hold per account *and* per address for three login
+forms (``POST /api/v1/auth/token``, the login page, ``/admin/login/``) and also cap sign-ups and
+guests per address, and they must keep working while Redis is down. django-axes covers only the
+login part, records every attempt in PostgreSQL (a write per wrong password, which is what an
+attacker sends most), and would be a second, differently keyed notion of "address" beside
+``core.net``. This module is small, keeps its state in the Django cache (``config.cache``: Redis,
+or process memory while Redis is down, as for DRF's throttles), and reads the address from
+``core.net.client_address`` only, so a client cannot pick a new one with ``X-Forwarded-For``.
+
+Logins (:func:`login_guard`): each account and each address has a count of failed logins. After
+``free`` failures, every further failure closes the door for a back-off that doubles (1 s, 2 s,
+4 s... up to ``longest``); a login tried while the door is closed is refused (429) without even
+checking the password. A success clears the account's count (not the address's: one's own account
+must not wash away the guesses made at others). While one login of an account or an address is
+being checked, another one for the same waits for it (up to 2 s, then it is refused): parallel
+guesses are counted one after the other and get no more tries than serial ones, while two honest
+logins at the same moment (two tabs, two guests signing in to one account) both go through.
+
+Creations (:func:`creation_guard`): at most ``per_hour`` sign-ups, and guests, per address and hour,
+counted atomically before the player is made.
+
+``settings.THROTTLE`` (``API_THROTTLE``) switches all of it off, as it does DRF's throttles.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+import unicodedata
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+
+from core.errors import ApplicationError
+from core.net import client_address
+
+logger = logging.getLogger(__name__)
+
+BUSY_SECONDS = 10  # the longest a login check may hold its account's or address's turn
+TURN_WAIT_SECONDS = 2.0  # how long a login waits for its turn before it is refused
+TURN_POLL_SECONDS = 0.05
+
+
+class Throttled(ApplicationError):
+    """Too many tries: wait ``wait`` seconds (a whole number, at least 1)."""
+
+    status_code = 429
+    code = "throttled"
+
+    def __init__(self, message: str, *, wait: int) -> None:
+        super().__init__(message, details={"retry_after": wait})
+        self.wait = wait
+
+
+@dataclass(frozen=True)
+class LoginLimit:
+    name: str
+    free: int  # failures without any wait
+    longest: int  # seconds: the longest back-off
+    forget_after: int = 24 * 3600  # seconds after the last failure when the count is dropped
+
+
+ACCOUNT = LoginLimit("account", free=5, longest=15 * 60)
+ADDRESS = LoginLimit("address", free=20, longest=15 * 60)
+
+
+def enabled() -> bool:
+    return bool(getattr(settings, "THROTTLE", True))
+
+
+def account_key(username: str) -> str:
+    """One key for every spelling of a name that logs in to the same account (case, width)."""
+    return unicodedata.normalize("NFKC", str(username)).casefold().strip()
+
+
+def _key(kind: str, value: str) -> str:
+    return f"dp:limit:{kind}:" + hashlib.sha256(value.encode()).hexdigest()[:32]
+
+
+def _seconds(wait: float) -> int:
+    return max(1, int(wait + 0.999))
+
+
+def _cache_call(name: str, *args: Any, default: Any = None, **kwargs: Any) -> Any:
+    try:
+        return getattr(cache, name)(*args, **kwargs)
+    except Exception:  # config.cache already falls back to memory; any other cache failure is logged
+        logger.warning("login limit: cache %s failed", name, exc_info=True)
+        return default
+
+
+class _LoginState:
+    """One account's or address's failures and closed-until time, and its turn while a login is checked."""
+
+    def __init__(self, limit: LoginLimit, value: str) -> None:
+        self.limit = limit
+        self.key = _key("login-" + limit.name, value)
+        self.turn = self.key + ":turn"
+
+    def take_turn(self) -> bool:
+        """Wait (a little) for the account's or address's turn: checks of one take place one at a time."""
+        for _ in range(max(1, round(TURN_WAIT_SECONDS / TURN_POLL_SECONDS))):  # counted: a frozen clock ends it too
+            if _cache_call("add", self.turn, 1, BUSY_SECONDS, default=True):
+                return True
+            time.sleep(TURN_POLL_SECONDS)
+        return False
+
+    def give_turn_back(self) -> None:
+        _cache_call("delete", self.turn)
+
+    def read(self) -> tuple[int, float]:
+        state = _cache_call("get", self.key)
+        if isinstance(state, list | tuple) and len(state) == 2:
+            return int(state[0]), float(state[1])
+        return 0, 0.0
+
+    def closed_for(self, now: float) -> float:
+        return max(0.0, self.read()[1] - now)
+
+    def failed(self, now: float) -> None:
+        failures, _ = self.read()
+        failures += 1
+        closed_until = 0.0
+        if failures >= self.limit.free:
+            closed_until = now + min(float(self.limit.longest), 2.0 ** (failures - self.limit.free))
+        _cache_call("set", self.key, [failures, closed_until], self.limit.forget_after)
+
+    def clear(self) -> None:
+        _cache_call("delete", self.key)
+
+
+class LoginOutcome:
+    """Handed to the body of :func:`login_guard`: it says whether the credentials were right."""
+
+    def __init__(self) -> None:
+        self.succeeded: bool | None = None
+
+    def success(self) -> None:
+        self.succeeded = True
+
+    def failure(self) -> None:
+        self.succeeded = False
+
+
+def _refusal(wait: float) -> Throttled:
+    seconds = _seconds(wait)
+    return Throttled(f"Too many failed logins: try again in {seconds} seconds.", wait=seconds)
+
+
+@contextmanager
+def login_guard(*, request: Any, username: str) -> Iterator[LoginOutcome]:
+    """Around one check of a password: raises :class:`Throttled` instead of entering while the
+    account or the client's address is closed or busy; records the outcome the body reports
+    (``outcome.success()`` / ``outcome.failure()``; an exception in the body counts as neither)."""
+    outcome = LoginOutcome()
+    if not enabled():
+        yield outcome
+        return
+    states = [_LoginState(ACCOUNT, account_key(username)), _LoginState(ADDRESS, client_address(request))]
+    with ExitStack() as turns:
+        for state in states:
+            if not state.take_turn():
+                raise Throttled("Another login for this account or address is being checked: try again.", wait=1)
+            turns.callback(state.give_turn_back)
+        now = time.time()
+        wait = max(state.closed_for(now) for state in states)
+        if wait > 0:
+            raise _refusal(wait)
+        try:
+            yield outcome
+        finally:  # the body reports before it raises its own "wrong password" error
+            now = time.time()
+            if outcome.succeeded is True:
+                states[0].clear()
+            elif outcome.succeeded is False:
+                for state in states:
+                    state.failed(now)
+
+
+@dataclass(frozen=True)
+class CreationLimit:
+    name: str
+    setting: str
+    default_per_hour: int
+
+    @property
+    def per_hour(self) -> int:
+        return int(getattr(settings, self.setting, self.default_per_hour))
+
+
+SIGNUP = CreationLimit("signup", "SIGNUP_LIMIT_PER_HOUR", 10)
+GUEST = CreationLimit("guest", "GUEST_LIMIT_PER_HOUR", 30)
+
+
+def creation_guard(*, request: Any, limit: CreationLimit) -> None:
+    """Count one sign-up (or guest) from the client's address; :class:`Throttled` past the hour's limit."""
+    if not enabled():
+        return
+    hour = int(time.time() // 3600)
+    key = _key(f"create-{limit.name}-{hour}", client_address(request))
+    _cache_call("add", key, 0, 3600 + 60)
+    count = _cache_call("incr", key, default=None)
+    if count is None:  # the entry vanished in between (evicted): count this one as the first
+        _cache_call("set", key, 1, 3600 + 60)
+        count = 1
+    if int(count) > limit.per_hour:
+        wait = _seconds((hour + 1) * 3600 - time.time())
+        what = "accounts" if limit is SIGNUP else "guest players"
+        raise Throttled(f"Too many new {what} from your address: try again in {wait} seconds.", wait=wait)
+
+
+def limits_forget(*, usernames: tuple[str, ...] = (), addresses: tuple[str, ...] = ()) -> None:
+    """Drop the login and creation counts of these accounts and addresses (tests, and staff unlocking
+    an account by hand: ``python manage.py shell -c 'from core.limits import limits_forget; ...'``)."""
+    keys = [_key("login-account", account_key(name)) for name in usernames]
+    hour = int(time.time() // 3600)
+    for address in addresses:
+        keys.append(_key("login-address", address))
+        keys += [_key(f"create-{limit.name}-{hour}", address) for limit in (SIGNUP, GUEST)]
+    keys += [key + ":turn" for key in keys if ":login-" in key]
+    _cache_call("delete_many", keys)
