@@ -149,7 +149,7 @@ class BufferingThreadWorker(ThreadWorker):
         elif state == "ready":
             del self.reading[conn]
             self.poller.unregister(conn.sock)
-            conn.prebuffered = bytes(pending.data)  # type: ignore[attr-defined]
+            conn.prebuffered = bytes(pending.data)
             conn.data_ready = True
             self.enqueue_req(conn)
         elif expects and not pending.continued:
@@ -187,7 +187,7 @@ class BufferingThreadWorker(ThreadWorker):
     def handle(self, conn: TConn) -> Any:
         data = getattr(conn, "prebuffered", b"")
         if data:
-            conn.prebuffered = b""  # type: ignore[attr-defined]
+            conn.prebuffered = b""
             conn.sock.setblocking(True)
             conn.init()
             conn.parser.unreader.unread(data)

@@ -60,7 +60,7 @@ class HidesFutureMoves(admin.ModelAdmin):
         fields = list(self.readonly_fields)
         return self._swap(fields) if self._hides(request, obj) else fields
 
-    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         """Without the log in the form either (a view-only user sees every form field read-only)."""
         fields = list(super().get_fields(request, obj))
         return self._swap(fields) if self._hides(request, obj) else fields
@@ -151,6 +151,10 @@ class SubmissionAdmin(HidesFutureMoves):
         self.message_user(request, f"{count} result(s) disqualified.")
 
 
+REVIEW_FIELDS: list[str] = ["status", "kind", "holds", "reason", "others", "created_at", "decided_by", "decided_at", "outcome",
+                 "timings", "log", "history"]
+
+
 @admin.register(Review)
 class ReviewAdmin(HidesFutureMoves):
     """The review queue, newest first: why, the log, the server's receipt of each batch, the player's
@@ -162,9 +166,8 @@ class ReviewAdmin(HidesFutureMoves):
     search_fields = ["result__player__username", "reason"]
     ordering = ["-created_at", "-id"]
     actions = ["clear", "disqualify"]
-    fields = ["status", "kind", "holds", "reason", "others", "created_at", "decided_by", "decided_at", "outcome",
-              "timings", "log", "history"]
-    readonly_fields = fields
+    fields = list(REVIEW_FIELDS)
+    readonly_fields = REVIEW_FIELDS
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Review]:
         return super().get_queryset(request).select_related(

@@ -55,8 +55,10 @@ class QueryInput(serializers.Serializer):
 
     def to_internal_value(self, data: Any) -> dict[str, Any]:
         if hasattr(data, "getlist"):
-            blank = {name: ["This parameter is empty: give a value, or leave it out for the default."]
-                     for name in self.fields if "" in data.getlist(name)}
+            blank: dict[str, list[str]] = {
+                str(name): ["This parameter is empty: give a value, or leave it out for the default."]
+                for name in self.fields if "" in data.getlist(name)
+            }
             if blank:
                 raise serializers.ValidationError(blank)
         return super().to_internal_value(data)

@@ -14,6 +14,7 @@ give equal hashes, and nothing else can be read from them without the server's s
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import hmac
 
@@ -68,7 +69,7 @@ def result_review_open(*, result: Result, attempt: Attempt) -> None:
             )
 
 
-def reviews_decided(result: Result) -> dict[str, tuple[str, int | None, object]]:
+def reviews_decided(result: Result) -> dict[str, tuple[str, int | None, dt.datetime | None]]:
     """Staff's decisions on a result's reviews, by kind: kept across a revalidation (which replaces the result)."""
     return {
         r.kind: (r.status, r.decided_by_id, r.decided_at)
@@ -76,7 +77,7 @@ def reviews_decided(result: Result) -> dict[str, tuple[str, int | None, object]]
     }
 
 
-def reviews_redecide(result: Result, decided: dict[str, tuple[str, int | None, object]]) -> None:
+def reviews_redecide(result: Result, decided: dict[str, tuple[str, int | None, dt.datetime | None]]) -> None:
     """Apply :func:`reviews_decided` to the new result's reviews of the same kinds (in the caller's transaction)."""
     for review in result.reviews.filter(kind__in=list(decided)):
         review.status, review.decided_by_id, review.decided_at = decided[review.kind]
