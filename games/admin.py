@@ -151,8 +151,8 @@ class SubmissionAdmin(HidesFutureMoves):
         self.message_user(request, f"{count} result(s) disqualified.")
 
 
-REVIEW_FIELDS: list[str] = ["status", "kind", "holds", "reason", "others", "created_at", "decided_by", "decided_at", "outcome",
-                 "timings", "log", "history"]
+REVIEW_FIELDS: list[str] = ["status", "kind", "holds", "reason", "others", "created_at", "decided_by", "decided_at",
+                             "outcome", "timings", "log", "history"]
 
 
 @admin.register(Review)
