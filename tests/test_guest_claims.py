@@ -5,14 +5,12 @@ it (barrier tests, on PostgreSQL)."""
 from __future__ import annotations
 
 import datetime as dt
-import threading
 from collections import Counter
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection, connections
+from django.db import connection
 from django.test import Client, TestCase
 
 from games import days, services
@@ -21,6 +19,7 @@ from games.tests.factories import make_challenge, make_user
 from leaderboard.tests.factories import make_result
 from leagues.models import League, Membership
 from leagues.tests.factories import make_league
+from tests.concurrency import at_once
 
 PASSWORD = "not-a-common-pass-42"  # the factories' password
 SIGNUP_PASSWORD = "a long passphrase 42"
@@ -121,30 +120,6 @@ def test_a_failing_league_move_undoes_the_whole_claim(monkeypatch: Any) -> None:
 
 
 # --- races, on PostgreSQL ------------------------------------------------------------------------
-
-
-def at_once(*actions: Callable[[], Any]) -> list[Any]:
-    """Run the actions at the same moment, each in a thread with its own database connection."""
-    barrier = threading.Barrier(len(actions))
-    answers: list[Any] = [None] * len(actions)
-    errors: list[BaseException] = []
-
-    def run(i: int) -> None:
-        try:
-            barrier.wait(timeout=30)
-            answers[i] = actions[i]()
-        except BaseException as exc:  # reported by the main thread
-            errors.append(exc)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(actions))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not errors, errors
-    return answers
 
 
 def _postgresql_only() -> None:

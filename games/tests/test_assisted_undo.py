@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 import time_machine
 from django.core.cache import cache
-from django.db import connection, connections
+from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
@@ -28,6 +27,7 @@ from games.models import Attempt, Challenge, Result, Submission
 from games.services import positions
 from games.tests.factories import make_challenge, make_user, token_for
 from games.tests.test_apis import Api, assert_error, start
+from tests.concurrency import at_once
 
 pytestmark = pytest.mark.django_db
 
@@ -231,30 +231,14 @@ def test_a_peeking_attempt_left_open_past_midnight_is_closed_assisted(on_commit:
 
 
 def _race(token: str, attempt_id: int, batches: list[tuple[int, list[str]]]) -> list[tuple[int, dict[str, Any]]]:
-    barrier = threading.Barrier(len(batches))
-    answers: list[Any] = [None] * len(batches)
-    errors: list[BaseException] = []
-
-    def run(i: int) -> None:
+    def call(start_at: int, moves: list[str]) -> tuple[int, dict[str, Any]]:
         client = Client(HTTP_HOST="localhost", HTTP_AUTHORIZATION=f"Token {token}")
-        start_at, moves = batches[i]
-        try:
-            barrier.wait(timeout=30)
-            response = client.post(f"/api/v1/attempts/{attempt_id}/moves",
-                                   json.dumps({"from": start_at, "moves": moves}), content_type="application/json")
-            answers[i] = (response.status_code, response.json())
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connections.close_all()
+        response = client.post(f"/api/v1/attempts/{attempt_id}/moves",
+                               json.dumps({"from": start_at, "moves": moves}), content_type="application/json")
+        return response.status_code, response.json()
 
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(batches))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not errors, errors
-    return answers
+    return at_once(*(lambda batch=batch: call(*batch) for batch in batches))
+
 
 
 RACES = [

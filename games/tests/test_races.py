@@ -9,18 +9,17 @@ batches or last batches is stored and the others get 409.
 from __future__ import annotations
 
 import json
-import threading
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connections
 from django.test import Client
 
 from games import days
 from games.models import Attempt, Submission
 from games.tests.factories import make_challenge, make_user, token_for
+from tests.concurrency import at_once
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -32,28 +31,12 @@ PARALLEL = 5
 
 def race(requests: list[Callable[[Client], Any]], token: str) -> list[tuple[int, dict[str, Any]]]:
     """Run the requests at the same moment, each in a thread with its own client and connection."""
-    barrier = threading.Barrier(len(requests))
-    answers: list[tuple[int, dict[str, Any]] | None] = [None] * len(requests)
-    errors: list[BaseException] = []
 
-    def run(i: int) -> None:
-        client = Client(HTTP_HOST="localhost", HTTP_AUTHORIZATION=f"Token {token}")
-        try:
-            barrier.wait(timeout=30)
-            response = requests[i](client)
-            answers[i] = (response.status_code, response.json())
-        except BaseException as exc:  # reported by the main thread
-            errors.append(exc)
-        finally:
-            connections.close_all()
+    def call(request: Callable[[Client], Any]) -> tuple[int, dict[str, Any]]:
+        response = request(Client(HTTP_HOST="localhost", HTTP_AUTHORIZATION=f"Token {token}"))
+        return response.status_code, response.json()
 
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(requests))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not errors, errors
-    return [answer for answer in answers if answer is not None]
+    return at_once(*(lambda request=request: call(request) for request in requests))
 
 
 @pytest.fixture
