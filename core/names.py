@@ -110,6 +110,33 @@ def _joins_emoji(text: str, i: int) -> bool:
     return symbol(before) and bool(after) and unicodedata.category(after) == "So"
 
 
+def invisible_pattern_class() -> str:
+    """The invisible and bidi characters of the basic plane as the inside of a regular expression's
+    character class (``\\uXXXX`` escapes), for a schema's ``pattern``. Left out: the emoji joiners
+    (U+200D, U+FE0E, U+FE0F: a pattern cannot tell one inside an emoji from a stray one, and a schema
+    that refused a heart emoji would refuse what the server takes), and the few invisible characters
+    beyond the basic plane (tags, the variation selectors supplement: JSON Schema's regular
+    expressions cannot name them in a class). The server refuses all of them (hidden_characters)."""
+    hidden = [c for c in range(0x10000)
+              if not 0xD800 <= c <= 0xDFFF and is_invisible(chr(c)) and chr(c) not in _EMOJI_JOINERS]
+    ranges: list[tuple[int, int]] = []
+    for code in hidden:
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1] = (ranges[-1][0], code)
+        else:
+            ranges.append((code, code))
+    return "".join(f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges)
+
+
+# invisible_pattern_class(), computed once here (it scans the basic plane: a cost at each start);
+# core/tests test that it is still what the function gives.
+INVISIBLE_PATTERN_CLASS = (
+    r"\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u115f-\u1160\u17b4-\u17b5"
+    r"\u180e\u200b-\u200c\u200e-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u2800\u3164"
+    r"\ufe00-\ufe0d\ufeff\uffa0\ufff9-\ufffb"
+)
+
+
 def hidden_characters(text: str) -> list[str]:
     """The invisible, bidi and control characters in ``text``, as U+XXXX, for a message (the joiners
     and variation selectors inside an emoji excepted)."""

@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
+from core import names
 from engine import GAME_IDS
 from games.fields import StrictStringField, game_field, validated
 from games.selectors import parse_challenge_path
@@ -29,12 +30,13 @@ NOT_FOUND = OpenApiResponse(description="no such league, or the caller is not a 
 NOT_OWNER = OpenApiResponse(description="the caller is a member but not the owner")
 
 # What league_name_clean accepts, as the schema's pattern: 3 to 60 characters once trimmed, none a
-# control character (Unicode category Cc).
-_CONTROL = r"\x00-\x1f\x7f-\x9f"
+# control character (Unicode category Cc, and the line and paragraph separators) nor an invisible or
+# text-direction one (core.names; the emoji joiners aside, which only the server can judge in place).
+_CONTROL = r"\x00-\x1f\x7f-\x9f\u2028\u2029" + names.INVISIBLE_PATTERN_CLASS
 NAME_PATTERN = (rf"^\s*[^\s{_CONTROL}][^{_CONTROL}]{{{NAME_MIN_LENGTH - 2},{NAME_MAX_LENGTH - 2}}}"
                 rf"[^\s{_CONTROL}]\s*\Z")
 NAME_PATTERN_MESSAGE = (f"A league name has {NAME_MIN_LENGTH} to {NAME_MAX_LENGTH} characters, spaces around it "
-                        "aside, and no control character.")
+                        "aside, and no control, invisible or text-direction character.")
 
 
 @extend_schema_serializer(component_name="League")
