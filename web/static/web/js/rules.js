@@ -310,3 +310,26 @@ export function applyVisible(rules, state, move) {
   next.undo_assists = false; // a move the page can play itself shows no hidden card
   return { state: next };
 }
+
+/**
+ * The finish through the stock, one move at a time (one-deck games, every column face up: all that is
+ * left is the stock and the waste). A foundation move from the waste or a column, else a draw, else a
+ * redeal as long as the last pass sent a card home; null when it stops. `progress` is what the last
+ * step returned (null at first); the answer is {move, progress}.
+ */
+export function finishStep(rules, state, progress) {
+  if (state.won || rules.decks !== 1 || (!state.stock && !state.waste.length)) return null;
+  if (state.tableau.some((col) => col.some((c) => !c.up))) return null;
+  const moved = progress ? progress.moved : true;
+  const home = [];
+  if (state.waste.length) home.push(["w", state.waste.at(-1)]);
+  state.tableau.forEach((col, i) => { if (col.length) home.push([`t${i + 1}`, col.at(-1).card]); });
+  for (const [pile, card] of home) {
+    const f = foundationFor(state, card);
+    if (f >= 0) return { move: `${pile}f${f + 1}`, progress: { moved: true } };
+  }
+  const stock = stockMove(state);
+  if (stock === "s") return { move: "s", progress: { moved } };
+  if (stock === "r" && moved) return { move: "r", progress: { moved: false } };
+  return null;
+}

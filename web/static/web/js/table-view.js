@@ -28,9 +28,77 @@ function slot(pile, label, extraClass = "") {
   return el("div", { class: `pile ${extraClass}`, dataset: { pile }, tabindex: "0", "aria-label": label });
 }
 
+// --- motion: cards fly from where they were to where they are (FLIP), turn-ups flip ----------------
+
+const MOTION_MS = 200;
+export const reducedMotion = () => matchMedia("(prefers-reduced-motion: reduce)").matches;
+let launch = new Map(); // card -> the rect it flies from (a dropped card leaves from where it was dropped)
+
+/** The next render flies these cards from where they are now on screen (the dragged ghost's copies). */
+export function launchFrom(nodes) {
+  for (const node of nodes) if (node.dataset.card) launch.set(node.dataset.card, node.getBoundingClientRect());
+}
+
+/** Where each card is on screen, by a key that follows a face-up card wherever it goes. */
+function cardPlaces() {
+  const places = new Map();
+  const seen = new Map();
+  for (const node of tableEl.querySelectorAll("[data-pile] .card")) {
+    const key = cardKey(node, seen);
+    places.set(key, { rect: node.getBoundingClientRect(), down: node.classList.contains("down") });
+  }
+  return places;
+}
+
+function cardKey(node, seen) {
+  const pile = node.closest("[data-pile]").dataset.pile;
+  if (!node.dataset.card) return `down:${pile}:${node.dataset.index ?? ""}`;
+  const n = (seen.get(node.dataset.card) || 0) + 1; // the two decks' twins: first, second
+  seen.set(node.dataset.card, n);
+  return `${node.dataset.card}#${n}`;
+}
+
+/** Fly moved cards, draw from the stock, flip turned-up cards: short, and finished by the next input. */
+function animateFrom(before) {
+  const launched = launch;
+  launch = new Map();
+  if (!before || reducedMotion() || !tableEl.animate) return;
+  const stock = tableEl.querySelector('[data-pile="s"]')?.getBoundingClientRect();
+  const seen = new Map();
+  let homing = 0;
+  for (const node of tableEl.querySelectorAll("[data-pile] .card")) {
+    const key = cardKey(node, seen);
+    const pile = node.closest("[data-pile]").dataset.pile;
+    const now = node.getBoundingClientRect();
+    const was = launched.get(node.dataset.card) || before.get(key)?.rect
+      || (before.has(key) || pile !== "w" ? null : stock); // a card new on the waste comes from the stock
+    const upIndex = `down:${pile}:${node.dataset.index ?? ""}`;
+    if (node.dataset.card && !before.has(key) && before.get(upIndex)?.down) {
+      node.animate([{ transform: "rotateY(90deg)" }, { transform: "rotateY(0)" }],
+        { duration: MOTION_MS, easing: "ease-out" }); // a turn-up
+      continue;
+    }
+    if (!was) continue;
+    const dx = was.left - now.left;
+    const dy = was.top - now.top;
+    if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;
+    // Several cards home at once (the finish): a quick cascade, one after the other.
+    const delay = pile[0] === "f" ? Math.min(homing++ * 40, 400) : 0;
+    node.animate([{ transform: `translate(${dx}px, ${dy}px)`, zIndex: 50 }, { transform: "translate(0, 0)", zIndex: 50 }],
+      { duration: MOTION_MS, delay, easing: "cubic-bezier(.2,.7,.3,1)", fill: "backwards" });
+  }
+}
+
+/** Every running animation jumps to its end: the next input never waits for one. */
+export function finishMotion() {
+  for (const animation of tableEl.getAnimations?.({ subtree: true }) || []) animation.finish();
+}
+
 export function render() {
   const { state, rules } = game;
   if (!state || !rules) return;
+  finishMotion();
+  const before = tableEl.querySelector(".card") ? cardPlaces() : null;
   const focused = document.activeElement?.closest?.("[data-pile]")?.dataset.pile;
   const compact = compactLayout(rules);
   const perRow = compact ? Math.ceil(rules.columns / 2) : rules.columns;
@@ -38,7 +106,9 @@ export function render() {
   tableEl.style.setProperty("--slots", Math.max(perRow, topSlots));
   tableEl.classList.toggle("compact", compact);
   tableEl.classList.toggle("readonly", !playing());
+  const ghost = tableEl.querySelector(".ghost"); // a drag in progress survives the server's answer
   tableEl.replaceChildren();
+  if (ghost) tableEl.append(ghost);
 
   const top = el("div", { class: "top-row" });
   // Stock: a face-down card with the count, or the redeal sign.
@@ -93,6 +163,7 @@ export function render() {
   if (game.hint) showOnTable(game.hint, "hint");
   if (game.watching) showOnTable(game.watching.piles(), "replay");
   if (focused) tableEl.querySelector(`[data-pile="${focused}"]`)?.focus({ preventScroll: true });
+  animateFrom(game.watching ? null : before);
 
   showClock();
   $("moves").textContent = String(state.moves);
@@ -191,14 +262,18 @@ function showClock() {
 // --- the end of a game ------------------------------------------------------------------------------
 
 export function celebrate() {
-  if (matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+  $("result")?.classList.add("won");
+  if (reducedMotion()) return;
+  // The foundations' kings leap and spin, one after the other; the result panel pops in.
   const cards = [...tableEl.querySelectorAll(".foundation .card")];
   cards.forEach((card, i) => card.animate?.(
-    [{ transform: "translateY(0) rotate(0)" }, { transform: `translateY(-18px) rotate(${i % 2 ? 8 : -8}deg)` },
-      { transform: "translateY(0) rotate(0)" }],
-    { duration: 600, delay: i * 90, easing: "ease-in-out" },
+    [{ transform: "translateY(0) rotate(0) scale(1)" },
+      { transform: `translateY(-28px) rotate(${i % 2 ? 12 : -12}deg) scale(1.12)` },
+      { transform: "translateY(0) rotate(0) scale(1)" }],
+    { duration: 240, delay: i * 60, easing: "ease-out" },
   ));
-  $("result")?.classList.add("won");
+  $("result")?.animate?.([{ transform: "scale(.92)", opacity: 0.4 }, { transform: "scale(1)", opacity: 1 }],
+    { duration: 220, easing: "ease-out" });
 }
 
 /** The clock counts from the server's elapsed time at the attempt's last answer. */

@@ -41,6 +41,7 @@ async function watch(path, list) {
         list?.querySelector("li.current")?.scrollIntoView({ block: "nearest" });
       },
     });
+    $("result")?.classList.add("docked"); // the result waits below the table while a game plays on it
     $("watch").hidden = false;
     game.watching.speed(Number($("watch-speed").value));
     game.watching.seek(0);
