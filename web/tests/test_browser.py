@@ -1192,8 +1192,8 @@ FLIGHTS = "window.__flights.map(({card, pile, duration, flip}) => ({card, pile, 
 
 
 def test_cards_fly_and_stand_still_under_reduced_motion(page: Any) -> None:
-    """A move flies its card (150-250 ms), a draw flies from the stock to the waste, a win's celebration is
-    as short; the next input finishes a running flight at once; under reduced motion nothing moves."""
+    """A move flies its card (150-250 ms) and is announced in words, a draw flies from the stock to the
+    waste; the next input finishes a running flight at once; under reduced motion nothing moves."""
     make_challenge(game="josephine", seed=1)
     sign_up(page, "hal")
     open_table(page, "Josephine")
@@ -1205,6 +1205,10 @@ def test_cards_fly_and_stand_still_under_reduced_motion(page: Any) -> None:
     card(page, found["pile"], found["index"]).click()
     flights = page.evaluate(FLIGHTS)
     assert [f["card"] for f in flights] == [moved], flights
+    # Said in words too: the move in the polite live region, the piles by their cards' names.
+    assert "from column" in page.locator("#announce").inner_text()
+    label = page.locator('#table [data-pile="t1"]').get_attribute("aria-label")
+    assert re.fullmatch(r"column 1, top card (ace|king|queen|jack|\d+) of (clubs|diamonds|hearts|spades)", label), label
     assert all(150 <= f["duration"] <= 250 for f in flights), flights
     page.click('#table [data-pile="s"]')  # the next input: the running flight is finished at once
     assert page.evaluate("window.__flights[0].animation.playState") == "finished"

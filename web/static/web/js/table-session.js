@@ -4,7 +4,8 @@ import { get, post } from "./api.js";
 import * as R from "./rules.js";
 import { $, cfg, game, message, playing, tableEl } from "./table-page.js";
 import { celebrate, clockFrom, clockText, render } from "./table-view.js";
-import { withCardWords } from "./words.js";
+import { cardLabel } from "./cards.js";
+import { moveWords, withCardWords } from "./words.js";
 
 export function takeAttempt(data) {
   if (typeof data.elapsed_ms === "number" && !data.finished_at) clockFrom(data.elapsed_ms);
@@ -125,8 +126,10 @@ export function play(moves) {
   if (!playing() || !moves.length) return;
   if (line.waiting) { line.intents.push(() => play(moves)); return; }
   let shown = false;
+  const said = [];
   for (const [i, move] of moves.entries()) {
     const outcome = R.applyVisible(game.rules, game.state, move);
+    if (!outcome.error) said.push(moveWords(move, game.state));
     if (outcome.error) {
       if (!shown) message(withCardWords(outcome.error), "error");
       break;
@@ -142,11 +145,18 @@ export function play(moves) {
     }
   }
   if (!shown) return;
+  announce(said.join(". "));
   game.hint = null;
   syncBusy();
   render();
   if (game.state.won) message("");
   flush();
+}
+
+/** Moves in words for screen readers (a polite live region: it waits for the reader to finish). */
+function announce(text) {
+  const box = $("announce");
+  if (box) box.textContent = `${text}.`;
 }
 
 /** For tests and the console: the moves as the server takes them (the page's checks first). */
@@ -180,6 +190,7 @@ async function flush() {
     if (typeof answer.elapsed_ms === "number" && !answer.finished_at) clockFrom(answer.elapsed_ms);
     for (const key of ["assisted", "ranked", "finished_at"]) if (key in answer) game.attempt[key] = answer[key];
     showMode();
+    if (batch.at(-1) === "s" && answer.state.waste.length) announce(`Drew ${cardLabel(answer.state.waste.at(-1))}`);
     const changed = JSON.stringify(state) !== JSON.stringify(game.state);
     game.state = state;
     tableEl.classList.remove("busy");

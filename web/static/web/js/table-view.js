@@ -2,7 +2,7 @@
 // marks for hints and replayed moves, the clock, and the little celebration of a win.
 
 import { el } from "./api.js";
-import { cardElement } from "./cards.js";
+import { cardElement, cardLabel } from "./cards.js";
 import * as R from "./rules.js";
 import { $, game, playing, tableEl } from "./table-page.js";
 
@@ -22,6 +22,14 @@ export function showOnTable(piles, kind) {
   cards.forEach((node) => node.classList.add(`${kind}-card`));
   from?.classList.add(`${kind}-from`);
   to?.classList.add(`${kind}-to`);
+}
+
+/** "top card king of diamonds, 3 face-down cards under it" (a column in words, for screen readers). */
+function columnWords(column) {
+  const top = column.at(-1);
+  const down = column.filter((c) => !c.up).length;
+  const text = top.up ? `top card ${cardLabel(top.card)}` : "a face-down card";
+  return down && top.up ? `${text}, ${down} face-down card${down === 1 ? "" : "s"} under it` : text;
 }
 
 function slot(pile, label, extraClass = "") {
@@ -120,7 +128,7 @@ export function render() {
   } else {
     stock.append(el("span", { class: "mark", text: redeal ? "↻" : "✕" }));
   }
-  const waste = slot("w", state.waste.length ? `waste, top card ${state.waste.at(-1)}` : "waste, empty", "waste");
+  const waste = slot("w", state.waste.length ? `waste, top card ${cardLabel(state.waste.at(-1))}` : "waste, empty", "waste");
   const shown = state.waste.slice(-Math.max(1, rules.draw));
   shown.forEach((card, i) => {
     const node = cardElement(card);
@@ -134,7 +142,7 @@ export function render() {
   const foundations = compact ? el("div", { class: "foundation-grid" }) : top;
   if (compact) top.append(foundations);
   state.foundations.forEach((pile, i) => {
-    const node = slot(`f${i + 1}`, pile.length ? `foundation ${i + 1}, ${pile.at(-1)}` : `foundation ${i + 1}, empty`,
+    const node = slot(`f${i + 1}`, pile.length ? `foundation ${i + 1}, up to ${cardLabel(pile.at(-1))}` : `foundation ${i + 1}, empty`,
       "foundation");
     if (pile.length) {
       const card = cardElement(pile.at(-1));
@@ -148,7 +156,7 @@ export function render() {
   const rows = compact ? [el("div", { class: "tableau-row" }), el("div", { class: "tableau-row" })] : [tableau];
   if (compact) tableau.append(...rows);
   state.tableau.forEach((column, i) => {
-    const col = slot(`t${i + 1}`, column.length ? `column ${i + 1}, top card ${column.at(-1).card}` : `column ${i + 1}, empty`,
+    const col = slot(`t${i + 1}`, column.length ? `column ${i + 1}, ${columnWords(column)}` : `column ${i + 1}, empty`,
       "column");
     column.forEach((c, k) => {
       const node = cardElement(c.up ? c.card : null);
