@@ -316,7 +316,9 @@ async function askHint() {
     game.hint = piles && { ...piles, n };
     render();
     const note = first ? " This attempt is now marked assisted." : "";
-    message(`Hint: ${moveWords(hint.move, game.state)}${hint.reason ? ` (${hint.reason})` : ""}.${note}`, "hint");
+    const plainly = hint.reason && hint.reason.startsWith("no move"); // it says what to do in words already
+    message(plainly ? `Hint: ${hint.reason}.${note}`
+      : `Hint: ${moveWords(hint.move, game.state)}${hint.reason ? ` (${hint.reason})` : ""}.${note}`, "hint");
   } catch (exc) {
     message(exc.message, "error");
   }
