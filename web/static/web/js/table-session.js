@@ -9,6 +9,7 @@ import { moveWords, withCardWords } from "./words.js";
 
 export function takeAttempt(data) {
   if (typeof data.elapsed_ms === "number" && !data.finished_at) clockFrom(data.elapsed_ms);
+  if (game.attempt?.id !== data.id) line.inflight = 0; // a batch of the last attempt answers to nobody
   game.attempt = { ...data, moves: (data.moves || []).slice() };
   game.state = data.state;
   // What the server holds: the page's log and state start from it again.
@@ -281,6 +282,9 @@ export async function submit() {
   if (submitting) return;
   submitting = true;
   game.busy = true;
+  game.hint = null; // a finished board keeps no hint marks nor old errors
+  game.picked = null;
+  message("");
   try {
     let submission = await post(`attempts/${game.attempt.id}/submit`, {});
     try {
