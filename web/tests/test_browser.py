@@ -1284,3 +1284,26 @@ def test_the_finish_plays_through_the_stock_and_the_result_fits_the_screen(brows
     phone.close()
     context.close()
     assert not errors, errors
+
+
+def test_a_turn_up_waits_for_the_server_then_flips(page: Any) -> None:
+    """Klondike seed 4 opens with t7t1, which turns up a face-down card: only the server knows it, so the
+    table waits for its answer (a click meanwhile is queued), then the new card flips over."""
+    make_challenge(game="klondike", seed=4)
+    sign_up(page, "jo")
+    open_table(page, "Klondike")
+    start(page)
+    page.evaluate(RECORD_FLIGHTS)
+    slow_network(page)
+    state = State(deal("klondike", 4))
+    card(page, "t7", len(state.tab[6]) - 1).click()
+    assert page.evaluate("window.patience.line.waiting") is True
+    assert page.evaluate("window.patience.game.state.tableau[6].length") == len(state.tab[6])  # not moved yet
+    page.click('#table [data-pile="s"]')  # queued behind the turn-up, not dropped
+    wait_log(page, 2)
+    assert page.evaluate("window.patience.game.attempt.moves") == ["t7t1", "s"]
+    state.play(Move.parse("t7t1"))
+    turned = visible(state)["tableau"][6][-1]["card"]
+    flights = page.evaluate(FLIGHTS)
+    assert any(f["flip"] and f["card"] == turned and f["pile"] == "t7" for f in flights), flights
+    assert server_log("jo") == ["t7t1", "s"]
