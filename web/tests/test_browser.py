@@ -1307,3 +1307,30 @@ def test_a_turn_up_waits_for_the_server_then_flips(page: Any) -> None:
     flights = page.evaluate(FLIGHTS)
     assert any(f["flip"] and f["card"] == turned and f["pile"] == "t7" for f in flights), flights
     assert server_log("jo") == ["t7t1", "s"]
+
+
+def test_the_draw_3_waste_reads_on_a_phone(browser: Any, live_server: Any) -> None:
+    """Klondike draw 3 at 390x844: each of the three waste cards shows its whole rank and suit corner,
+    and the fanned waste stays clear of the foundations."""
+    make_challenge(game="klondike-3", seed=11)
+    context = browser.new_context(base_url=live_server.url, viewport=PHONE, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    try:
+        sign_up(page, "quin")
+        page.goto(f"/play/{days.today()}/klondike-3")
+        page.wait_for_selector("#game[data-ready=true]")
+        start(page)
+        page.locator('#table [data-pile="s"]').tap()
+        wait_log(page, 1)
+        page.wait_for_function("document.getAnimations().length === 0")
+        cards = page.locator('#table [data-pile="w"] .card').all()
+        assert len(cards) == 3
+        boxes = [c.bounding_box() for c in cards]
+        for lower, upper in zip(cards, boxes[1:], strict=False):
+            corner = lower.locator(".corner").bounding_box()
+            assert corner["x"] + corner["width"] <= upper["x"] + 1, (corner, upper)  # not covered by the next card
+        foundation = page.locator('#table [data-pile="f1"]').bounding_box()
+        assert boxes[-1]["x"] + boxes[-1]["width"] <= foundation["x"], (boxes[-1], foundation)
+        shot(page, "phone-klondike-3-waste-390x844.png")
+    finally:
+        context.close()
