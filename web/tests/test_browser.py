@@ -1274,11 +1274,17 @@ def test_the_finish_plays_through_the_stock_and_the_result_fits_the_screen(brows
     shot(page, "result-klondike-finish-1366x768.png")
     phone = browser.new_context(base_url=live_server.url, viewport=PHONE, storage_state=context.storage_state(),
                                 is_mobile=True, has_touch=True, device_scale_factor=2)
+    # Headless Chromium on Linux has no share sheet: a stand-in records what the page hands it.
+    phone.add_init_script("navigator.share = async (data) => { window.__shared = data; };")
     mobile = phone.new_page()
     mobile.goto(page.url)
     mobile.wait_for_selector("#result[data-status=valid]")
     above_the_fold(mobile, PHONE)
     shot(mobile, "result-klondike-phone-390x844.png")
+    assert mobile.locator("#copy-share").inner_text() == "Share"  # the phone's own share sheet
+    mobile.click("#copy-share")
+    mobile.wait_for_function("window.__shared !== undefined")
+    assert mobile.evaluate("window.__shared.text") == mobile.locator("#share-text").input_value()
     mobile.click("#result-dock")  # the finished table itself, the result below it
     assert mobile.locator("#result.docked").count() == 1
     phone.close()

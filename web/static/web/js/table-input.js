@@ -332,8 +332,19 @@ $("result-dock")?.addEventListener("click", () => {
 });
 $("start-button")?.addEventListener("click", start);
 $("again")?.addEventListener("click", start);
+// Phones share through the system's share sheet (Web Share API); elsewhere, or if it fails, the clipboard.
+const shareSheet = Boolean(navigator.share) && matchMedia("(pointer: coarse)").matches;
+if (shareSheet) $("copy-share").textContent = "Share";
 $("copy-share").addEventListener("click", async () => {
   const text = $("share-text").value;
+  if (shareSheet) {
+    try {
+      await navigator.share({ text });
+      return;
+    } catch (exc) {
+      if (exc.name === "AbortError") return; // the player closed the sheet
+    }
+  }
   try {
     await navigator.clipboard.writeText(text);
   } catch {
@@ -341,7 +352,7 @@ $("copy-share").addEventListener("click", async () => {
     document.execCommand("copy");
   }
   $("copy-share").textContent = "Copied";
-  setTimeout(() => { $("copy-share").textContent = "Copy"; }, 2000);
+  setTimeout(() => { $("copy-share").textContent = shareSheet ? "Share" : "Copy"; }, 2000);
 });
 
 const fourColour = $("four-colour");
