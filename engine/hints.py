@@ -71,17 +71,90 @@ def _rate(state: State, move: Move) -> tuple[int, str]:
     return 0, str(move)
 
 
+# --- looking ahead over what the player can see --------------------------------------------------------
+
+DEPTH = 3  # moves looked ahead (the first one included)
+BUDGET = 6000  # positions looked at, at most: a hint stays fast in the biggest two-deck position
+
+
+def _value(state: State) -> int:
+    """A position's worth by visible counts only: cards home, face-down cards left, empty columns."""
+    empty = sum(1 for col in state.tab if not col)
+    return 10 * state.on_foundations - 6 * sum(state.down) + 4 * empty
+
+
+class _Search:
+    """Sequences of up to DEPTH moves whose outcome the player can see: a draw or a redeal is never
+    searched, and a move that turns a card up ends its line (what turns up is not looked at)."""
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self.left = BUDGET
+
+    def best(self, depth: int, last: Move | None) -> tuple[int, int]:
+        """The best value reachable within ``depth`` moves, and how many moves reach it."""
+        state = self.state
+        here = (_value(state), 0)
+        if depth == 0 or state.won:
+            return here
+        best = here
+        for move in list(state.legal_moves()):
+            if move.kind in (DRAW, REDEAL) or _reverses(move, last) or self.left <= 0:
+                continue
+            value, length = self.after(move, depth)
+            if value > best[0] or (value == best[0] and length + 1 < best[1]):
+                best = (value, length + 1)
+        return best
+
+    def after(self, move: Move, depth: int) -> tuple[int, int]:
+        """Play ``move``, look further (unless it turned a card up), take it back."""
+        state = self.state
+        self.left -= 1
+        score, moves, down = state.score, state.moves, sum(state.down)
+        state.play(move)
+        try:
+            if sum(state.down) != down or state.won:
+                return _value(state), 0
+            return self.best(depth - 1, move)
+        finally:
+            state._undo()  # the raw take-back: a won line is taken back too, and nothing is marked
+            state.won = False
+            state.score, state.moves = score, moves
+
+
+
 def hint(state: State) -> Hint | None:
-    """The most promising legal move by visible features, or None when no move is left."""
+    """The move that starts the most promising line of up to DEPTH visible moves, ties broken by the
+    move's own features; a draw, or plainly "nothing helps", when no line on the table gains anything.
+    None when no move is left."""
     last = state.last_move
-    best: tuple[int, str, Move] | None = None
-    for move in state.legal_moves():
-        if _reverses(move, last):
-            score, reason = -200, "only moving those cards back is left: undo, or give up"
-        else:
-            score, reason = _rate(state, move)
-        if best is None or score > best[0]:
-            best = (score, reason, move)
-    if best is None:
+    moves = list(state.legal_moves())
+    if not moves:
         return None
-    return Hint(move=best[2], reason=best[1])
+    # The search plays and takes back moves: on a copy, so that the caller's state (its undo stack,
+    # its assisted mark) is never touched.
+    search = _Search(State.restore(state.deal, state.snapshot()))
+    start = _value(state)
+    ranked: list[tuple[int, int, int, str, Move]] = []
+    stock: Move | None = None
+    for move in moves:
+        if move.kind in (DRAW, REDEAL):
+            stock = move
+            continue
+        if _reverses(move, last):
+            ranked.append((start - 1, -1, -200, "only moving those cards back is left: undo, or give up", move))
+            continue
+        rate, reason = _rate(state, move)
+        value, length = search.after(move, DEPTH)
+        ranked.append((value, -length, rate, reason, move))
+    ranked.sort(key=lambda entry: entry[:3], reverse=True)
+    if ranked and ranked[0][0] > start:
+        value, length, _, reason, move = ranked[0]
+        if -length > 0:
+            return Hint(move=move, reason=f"{reason}: the first of {1 - length} moves that gain something here")
+        return Hint(move=move, reason=reason)
+    if stock is not None:
+        what = "draw from the stock" if stock.kind == DRAW else "turn the waste over and go through the stock again"
+        return Hint(move=stock, reason=f"no move on the table helps here: {what}")
+    best = max(ranked, key=lambda entry: entry[2])
+    return Hint(move=best[4], reason=f"no move helps here: undo, or give up ({best[3]})")

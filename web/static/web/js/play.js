@@ -7,7 +7,7 @@ import { get } from "./api.js";
 import { startCountdown } from "./countdown.js";
 import "./table-input.js";
 import { $, cfg, game, message, root } from "./table-page.js";
-import { afterMoves, closeAtDayEnd, reload, send, showResult, takeAttempt, watchDayEnd } from "./table-session.js";
+import { afterMoves, closeAtDayEnd, line, reload, send, showResult, takeAttempt, watchDayEnd } from "./table-session.js";
 import { render } from "./table-view.js";
 import { showSolution } from "./table-watch.js";
 
@@ -56,6 +56,6 @@ async function init() {
 }
 
 // For tests and debugging from the console: the state as the page has it, and the batch sender.
-window.patience = { game, send, reload };
+window.patience = { game, send, reload, line };
 
 init();

@@ -186,3 +186,150 @@ export function finishPlan(state) {
   }
   return columns.every((col) => col.length === 0) && moves.length ? moves : null;
 }
+
+// --- moves the page can play itself ----------------------------------------------------------------
+// The table shows a move at once when the visible state decides it (SPEC section 7 keeps the rest on
+// the server): a draw, a redeal, an undo and a move that uncovers a face-down card wait for the server.
+
+const MOVE_TEXT = /^(?:(w)|([tf])([1-9]\d*))([tf])([1-9]\d*)(?::([2-9]|[1-9]\d+))?$/;
+const totalCards = (rules) => rules.decks * 52;
+const homeCount = (state) => state.foundations.reduce((sum, pile) => sum + pile.length, 0);
+
+/** A move's parts: {src: "w"|"t"|"f", from (0-based), dst: "t"|"f", to (0-based), n}, or null for text that is no move. */
+export function parseMove(text) {
+  const m = MOVE_TEXT.exec(text);
+  if (!m) return null;
+  const [, waste, src, from, dst, to, count] = m;
+  const n = count ? Number(count) : 1;
+  if (n > 1 && (src !== "t" || dst !== "t")) return null; // only column to column moves a unit
+  return { src: waste ? "w" : src, from: waste ? -1 : Number(from) - 1, dst, to: Number(to) - 1, n };
+}
+
+/** Every legal move but undo, from the visible state: each tested against `applyVisible`'s checks. */
+export function legalMoves(rules, state) {
+  if (state.won) return [];
+  const moves = [];
+  const f = state.foundations.length;
+  const t = state.tableau.length;
+  const candidates = [];
+  if (state.waste.length) {
+    for (let i = 0; i < f; i += 1) candidates.push(`wf${i + 1}`);
+    for (let i = 0; i < t; i += 1) candidates.push(`wt${i + 1}`);
+  }
+  state.tableau.forEach((column, s) => {
+    if (!column.length) return;
+    for (let i = 0; i < f; i += 1) candidates.push(`t${s + 1}f${i + 1}`);
+    const longest = rules.moves_as_unit === "run" ? runLength(rules, column) : Math.min(1, runLength(rules, column));
+    for (let n = 1; n <= longest; n += 1) {
+      for (let d = 0; d < t; d += 1) if (d !== s) candidates.push(`t${s + 1}t${d + 1}${n > 1 ? `:${n}` : ""}`);
+    }
+  });
+  if (rules.foundation_to_tableau) {
+    state.foundations.forEach((pile, i) => {
+      if (pile.length) for (let d = 0; d < t; d += 1) candidates.push(`f${i + 1}t${d + 1}`);
+    });
+  }
+  for (const move of candidates) if (!applyVisible(rules, state, move).error) moves.push(move);
+  const stock = stockMove(state);
+  if (stock) moves.push(stock);
+  return moves;
+}
+
+const copyState = (state) => ({
+  ...state,
+  tableau: state.tableau.map((column) => column.map((c) => ({ ...c }))),
+  waste: state.waste.slice(),
+  foundations: state.foundations.map((pile) => pile.slice()),
+});
+
+/**
+ * Play `move` on the visible state when the page can tell its outcome: {state} (a new object, the
+ * score and move count as the server will have them), {server: why} when only the server knows the
+ * outcome (a draw, a redeal, an undo, a move that uncovers a face-down card), or {error: why}.
+ */
+export function applyVisible(rules, state, move) {
+  if (state.won) return { error: "the game is won: no move is left to make" };
+  if (move === "s") return state.stock > 0 ? { server: "a draw shows hidden cards" } : { error: "the stock is empty" };
+  if (move === "r") {
+    if (state.stock > 0) return { error: "the stock is not empty: draw first" };
+    if (!state.waste.length) return { error: "there is no waste to turn over" };
+    if (state.redeals_left === 0) return { error: "no redeal is left" };
+    return { server: "a redeal turns the waste over" };
+  }
+  if (move === "u") return state.can_undo ? { server: "an undo goes back to what the server holds" } : { error: "nothing to undo" };
+  const m = parseMove(move);
+  if (!m) return { error: `${move} is not a move` };
+  if (m.src === "t" && m.from >= state.tableau.length) return { error: `there is no column ${m.from + 1}` };
+  if (m.src === "f" && m.from >= state.foundations.length) return { error: `there is no foundation ${m.from + 1}` };
+  if (m.dst === "t" && m.to >= state.tableau.length) return { error: `there is no column ${m.to + 1}` };
+  if (m.dst === "f" && m.to >= state.foundations.length) return { error: `there is no foundation ${m.to + 1}` };
+  let plan;
+  if (m.src === "t" && m.dst === "t") {
+    const column = state.tableau[m.from];
+    if (m.n > 1 && rules.moves_as_unit !== "run") return { error: `${rules.name} moves one card at a time` };
+    if (m.n > 1 && m.n > runLength(rules, column)) {
+      return { error: `the last ${m.n} cards of column ${m.from + 1} are not a run that can move together` };
+    }
+    plan = planColumnMove(rules, state, m.from, m.n, m.to);
+    if (plan.moves && plan.moves.length !== 1) return { error: `${rules.name} moves one card at a time` };
+  } else if (m.src === "t" && !state.tableau[m.from].length) {
+    return { error: `column ${m.from + 1} is empty` };
+  } else if (m.src === "w" && !state.waste.length) {
+    return { error: "the waste is empty" };
+  } else if (m.src === "f" && !state.foundations[m.from].length) {
+    return { error: `foundation ${m.from + 1} is empty` };
+  } else if (m.src === "t" && m.dst === "f" && !state.tableau[m.from].at(-1).up) {
+    return { error: `column ${m.from + 1} has no face-up card` };
+  } else {
+    const source = m.src === "w" ? { pile: "w" } : { pile: m.src, index: m.from, n: 1 };
+    plan = planDrop(rules, state, source, `${m.dst}${m.to + 1}`);
+  }
+  if (plan.error) return { error: plan.error };
+  const next = copyState(state);
+  let points = 0;
+  if (m.src === "t") {
+    const column = next.tableau[m.from];
+    const cards = column.splice(column.length - m.n, m.n);
+    if (column.length && !column.at(-1).up) return { server: "the move uncovers a face-down card" };
+    if (m.dst === "t") next.tableau[m.to].push(...cards);
+    else { next.foundations[m.to].push(cards[0].card); points += 10; }
+  } else {
+    const card = m.src === "w" ? next.waste.pop() : next.foundations[m.from].pop();
+    if (m.dst === "f") { next.foundations[m.to].push(card); points += 10; }
+    else {
+      next.tableau[m.to].push({ card, up: true });
+      points += m.src === "w" ? 5 : -15;
+    }
+  }
+  next.moves = state.moves + 1;
+  next.score = Math.max(0, state.score + points);
+  next.foundation_cards = homeCount(next);
+  next.won = next.foundation_cards === totalCards(rules);
+  if (next.won) next.score += Math.max(0, 700 - 2 * next.moves);
+  next.can_undo = true;
+  next.undo_assists = false; // a move the page can play itself shows no hidden card
+  return { state: next };
+}
+
+/**
+ * The finish through the stock, one move at a time (one-deck games, every column face up: all that is
+ * left is the stock and the waste). A foundation move from the waste or a column, else a draw, else a
+ * redeal as long as the last pass sent a card home; null when it stops. `progress` is what the last
+ * step returned (null at first); the answer is {move, progress}.
+ */
+export function finishStep(rules, state, progress) {
+  if (state.won || rules.decks !== 1 || (!state.stock && !state.waste.length)) return null;
+  if (state.tableau.some((col) => col.some((c) => !c.up))) return null;
+  const moved = progress ? progress.moved : true;
+  const home = [];
+  if (state.waste.length) home.push(["w", state.waste.at(-1)]);
+  state.tableau.forEach((col, i) => { if (col.length) home.push([`t${i + 1}`, col.at(-1).card]); });
+  for (const [pile, card] of home) {
+    const f = foundationFor(state, card);
+    if (f >= 0) return { move: `${pile}f${f + 1}`, progress: { moved: true } };
+  }
+  const stock = stockMove(state);
+  if (stock === "s") return { move: "s", progress: { moved } };
+  if (stock === "r" && moved) return { move: "r", progress: { moved: false } };
+  return null;
+}

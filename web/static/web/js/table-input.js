@@ -3,8 +3,8 @@
 import { el, post } from "./api.js";
 import * as R from "./rules.js";
 import { $, game, message, playing, tableEl } from "./table-page.js";
-import { modeText, send, start, submit, undo } from "./table-session.js";
-import { render } from "./table-view.js";
+import { line, modeText, play, start, submit, undo, whenIdle, whenReady } from "./table-session.js";
+import { launchFrom, render } from "./table-view.js";
 import { cardWords, moveWords, movePiles, pileWords } from "./words.js";
 
 // --- actions -----------------------------------------------------------------------------------
@@ -31,23 +31,31 @@ function cardOf(source) {
 }
 
 function stockAction() {
-  const move = R.stockMove(game.state);
-  if (move) send([move]);
-  else message("The stock is empty and no redeal is left.", "error");
+  whenReady(() => {
+    if (!playing()) return;
+    const move = R.stockMove(game.state);
+    if (move) play([move]);
+    else message("The stock is empty and no redeal is left.", "error");
+  });
 }
 
 function bestFor(source) {
   if (!source) return;
   const plan = R.planBest(game.rules, game.state, source);
-  if (plan.moves) send(plan.moves);
+  if (plan.moves) play(plan.moves);
   else message(plan.error, "error");
+}
+
+/** A click on a card: its best place, planned on the position once the server's answer (if awaited) is in. */
+function clickCard(pile, index) {
+  whenReady(() => { if (playing()) bestFor(sourceOf(pile, index)); });
 }
 
 // Pointer: a press that does not travel is a click; one that travels drags the card and those above it.
 let press = null;
 
 tableEl.addEventListener("pointerdown", (event) => {
-  if (!playing() || game.busy || event.button !== 0) return;
+  if (!playing() || event.button !== 0) return;
   const pileEl = event.target.closest("[data-pile]");
   if (!pileEl) return;
   const pile = pileEl.dataset.pile;
@@ -152,18 +160,32 @@ document.addEventListener("pointerup", (event) => {
     if (current.drag) {
       const target = dropTarget(event);
       const plan = target && target !== current.pile ? R.planDrop(game.rules, game.state, current.source, target) : null;
+      if (plan && plan.moves && !line.waiting) {
+        current.drag.ghost.style.display = "";
+        launchFrom(current.drag.ghost.querySelectorAll(".card")); // the cards fly on from where they were dropped
+      }
       endDrag(!plan || !plan.moves);
-      if (plan && plan.moves) send(plan.moves);
+      if (plan && plan.moves) whenReady(() => dropAgain(current, target));
       else if (plan) message(`${cardWords(cardOf(current.source))} cannot go there: ${plan.error}`, "error");
     } else if (current.pile === "s") {
       stockAction();
     } else if (current.source) {
-      bestFor(current.source);
+      clickCard(current.pile, current.pile[0] === "t" ? Number(current.cardEl.dataset.index) : undefined);
     }
   } finally {
     press = null;
   }
 });
+
+/** A drop, planned again on the position when it is played (the same cards, if still there). */
+function dropAgain(current, target) {
+  if (!playing()) return;
+  const { pile } = current;
+  const source = pile[0] === "t" ? sourceOf(pile, Number(current.cardEl.dataset.index)) : sourceOf(pile);
+  const plan = source && R.planDrop(game.rules, game.state, source, target);
+  if (plan && plan.moves) play(plan.moves);
+  else message(plan ? plan.error : "those cards are no longer there", "error");
+}
 
 document.addEventListener("pointercancel", () => {
   if (press?.drag) endDrag();
@@ -206,7 +228,7 @@ function keyboardDrop(from, target) {
   for (let n = first.n || 1; n >= 1; n -= 1) {
     const source = first.pile === "t" ? { ...first, n } : first;
     const plan = R.planDrop(game.rules, game.state, source, target);
-    if (plan.moves) return send(plan.moves);
+    if (plan.moves) return play(plan.moves);
     lastError = plan.error;
     if (first.pile !== "t") break;
   }
@@ -234,10 +256,7 @@ document.addEventListener("keydown", (event) => {
   if (key === " ") {
     event.preventDefault();
     if (pile === "s") return stockAction();
-    const top = sourceOf(pile, pile[0] === "t" ? game.state.tableau[Number(pile.slice(1)) - 1].length - 1 : undefined);
-    const toFoundation = top && R.planBest(game.rules, game.state, top);
-    if (toFoundation?.moves && toFoundation.moves[0].includes("f")) return send(toFoundation.moves);
-    return bestFor(longestSource(pile));
+    return whenReady(() => playing() && spaceOn(pile));
   }
   if (key === "Enter") {
     event.preventDefault();
@@ -251,9 +270,17 @@ document.addEventListener("keydown", (event) => {
     }
     const from = game.picked;
     unpick();
-    if (from !== pile) keyboardDrop(from, pile);
+    if (from !== pile) whenReady(() => playing() && keyboardDrop(from, pile));
   }
 });
+
+/** Space on a pile: its top card home if it can go, else the longest run to its best place. */
+function spaceOn(pile) {
+  const top = sourceOf(pile, pile[0] === "t" ? game.state.tableau[Number(pile.slice(1)) - 1].length - 1 : undefined);
+  const toFoundation = top && R.planBest(game.rules, game.state, top);
+  if (toFoundation?.moves && toFoundation.moves[0].includes("f")) return play(toFoundation.moves);
+  return bestFor(longestSource(pile));
+}
 
 // --- buttons -------------------------------------------------------------------------------------
 
@@ -271,8 +298,10 @@ $("giveup").addEventListener("click", () => {
   $("giveup").textContent = "Give up";
   submit();
 });
-$("hint")?.addEventListener("click", async () => {
-  if (!playing() || game.busy) return;
+$("hint")?.addEventListener("click", () => whenIdle(askHint));
+
+async function askHint() {
+  if (!playing()) return;
   const first = !game.attempt.assisted;
   try {
     const hint = await post(`attempts/${game.attempt.id}/hint`, {});
@@ -287,15 +316,35 @@ $("hint")?.addEventListener("click", async () => {
     game.hint = piles && { ...piles, n };
     render();
     const note = first ? " This attempt is now marked assisted." : "";
-    message(`Hint: ${moveWords(hint.move, game.state)}${hint.reason ? ` (${hint.reason})` : ""}.${note}`, "hint");
+    const plainly = hint.reason && hint.reason.startsWith("no move"); // it says what to do in words already
+    message(plainly ? `Hint: ${hint.reason}.${note}`
+      : `Hint: ${moveWords(hint.move, game.state)}${hint.reason ? ` (${hint.reason})` : ""}.${note}`, "hint");
   } catch (exc) {
     message(exc.message, "error");
   }
+}
+$("result-dock")?.addEventListener("click", () => {
+  const panel = $("result");
+  const docked = panel.classList.toggle("docked");
+  $("result-dock").textContent = docked ? "Show the result" : "See the table";
+  $("result-dock").setAttribute("aria-expanded", String(!docked));
+  if (docked) tableEl.scrollIntoView({ block: "start" });
 });
 $("start-button")?.addEventListener("click", start);
 $("again")?.addEventListener("click", start);
+// Phones share through the system's share sheet (Web Share API); elsewhere, or if it fails, the clipboard.
+const shareSheet = Boolean(navigator.share) && matchMedia("(pointer: coarse)").matches;
+if (shareSheet) $("copy-share").textContent = "Share";
 $("copy-share").addEventListener("click", async () => {
   const text = $("share-text").value;
+  if (shareSheet) {
+    try {
+      await navigator.share({ text });
+      return;
+    } catch (exc) {
+      if (exc.name === "AbortError") return; // the player closed the sheet
+    }
+  }
   try {
     await navigator.clipboard.writeText(text);
   } catch {
@@ -303,7 +352,7 @@ $("copy-share").addEventListener("click", async () => {
     document.execCommand("copy");
   }
   $("copy-share").textContent = "Copied";
-  setTimeout(() => { $("copy-share").textContent = "Copy"; }, 2000);
+  setTimeout(() => { $("copy-share").textContent = shareSheet ? "Share" : "Copy"; }, 2000);
 });
 
 const fourColour = $("four-colour");

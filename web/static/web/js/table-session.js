@@ -4,12 +4,26 @@ import { get, post } from "./api.js";
 import * as R from "./rules.js";
 import { $, cfg, game, message, playing, tableEl } from "./table-page.js";
 import { celebrate, clockFrom, clockText, render } from "./table-view.js";
-import { withCardWords } from "./words.js";
+import { cardLabel } from "./cards.js";
+import { moveWords, withCardWords } from "./words.js";
 
 export function takeAttempt(data) {
   if (typeof data.elapsed_ms === "number" && !data.finished_at) clockFrom(data.elapsed_ms);
-  game.attempt = data;
+  if (game.attempt?.id !== data.id) line.inflight = 0; // a batch of the last attempt answers to nobody
+  game.attempt = { ...data, moves: (data.moves || []).slice() };
   game.state = data.state;
+  // What the server holds: the page's log and state start from it again.
+  line.stored = game.attempt.moves.length;
+  line.waiting = false;
+  line.intents = [];
+  syncBusy();
+  showMode();
+  render();
+}
+
+/** The attempt's badge: ranked, ranked and assisted, or practice. */
+function showMode() {
+  const data = game.attempt;
   const mode = $("mode");
   mode.hidden = false;
   mode.textContent = modeText(data);
@@ -18,7 +32,6 @@ export function takeAttempt(data) {
       : "Ranked: this game ranks on the day's board"
     : "Practice: this game is not ranked";
   mode.className = `badge ${data.ranked ? "ranked" : "practice"}${data.assisted ? " assisted" : ""}`;
-  render();
 }
 
 /** The attempt's status in words: ranked, ranked and assisted, or practice. */
@@ -44,10 +57,12 @@ function moveToUndo(log) {
  * says whether the move it takes back showed a card for the first time (undo_assists).
  */
 export function undo() {
-  if (!playing() || game.busy || !game.state.can_undo) return;
+  if (!playing()) return;
+  if (line.waiting) { line.intents.push(undo); return; }
+  if (!game.state.can_undo) return;
   const attempt = game.attempt;
   if (!attempt.ranked || attempt.assisted || !game.state.undo_assists) {
-    send(["u"]);
+    play(["u"]);
     return;
   }
   const dialog = $("undo-warning");
@@ -62,7 +77,7 @@ export function undo() {
 
 function undoAnswered() {
   const dialog = $("undo-warning");
-  if (dialog.returnValue === "undo" && playing()) send(["u"]);
+  if (dialog.returnValue === "undo" && playing()) play(["u"]);
   else message("Nothing undone: your game still ranks on the day's board.");
 }
 
@@ -77,57 +92,151 @@ export async function reload() {
   takeAttempt(await get(`attempts/${game.attempt.id}`));
 }
 
+// --- moves: shown at once, sent in order -------------------------------------------------------------
+//
+// game.attempt.moves is the log as the page has it: the server holds its first `line.stored` entries.
+// A move the visible state decides (R.applyVisible) shows at once and joins the log; the moves not
+// sent yet go in one batch as soon as no request is in flight. A move only the server can tell the
+// outcome of (a draw, a redeal, an undo, a turn-up) joins the log too, and the page waits for the
+// server's state: input meanwhile waits in `line.intents`, in order, and is played once it is known.
+
+export const line = { stored: 0, inflight: 0, waiting: false, intents: [], idle: [] };
+
+function syncBusy() {
+  game.busy = line.inflight > 0 || line.waiting || (game.attempt ? game.attempt.moves.length > line.stored : false);
+}
+
+/** Run `action` now, or once the server has answered the move the page waits for (input is never dropped). */
+export function whenReady(action) {
+  if (line.waiting) line.intents.push(action);
+  else action();
+}
+
+/** Run `action` once every move is stored and nothing waits (submitting, a hint). */
+export function whenIdle(action) {
+  syncBusy();
+  if (!game.busy) action();
+  else line.idle.push(action);
+}
+
 /**
- * Send a batch; the server's state replaces ours. A 400 snaps back with its reason, a 409 reloads.
- * Only after a stored batch does the page go on by itself (submit a win, finish the game).
+ * Play moves on the table: the ones the page can see at once, then send. A refused move (the page
+ * knows the rules as the server does) leaves the table as it was and says why.
  */
-export async function send(moves) {
-  if (!playing() || game.busy || !moves.length) return;
-  game.busy = true;
-  game.hint = null;
-  tableEl.classList.add("busy");
-  let stored = false;
-  try {
-    const sent = game.attempt.moves;
-    const answer = await post(`attempts/${game.attempt.id}/moves`, { from: sent.length, moves });
-    // The answer carries the new log length, not the log: ours grows by what was stored.
-    const log = sent.concat(moves.slice(0, answer.applied));
-    if (log.length === answer.log_length) takeAttempt({ ...answer, moves: log, submission: null });
-    else await reload();
-    stored = true;
-    message("");
-  } catch (exc) {
-    if (exc.code === "day_over") {
-      dayOverPending = true;
-    } else if (exc.status === 409) {
-      try { await reload(); } catch (again) { message(again.message, "error"); }
-      message(`${exc.message} The game was reloaded from the server.`, "error");
-    } else if (exc.code === "illegal_move" && exc.details && exc.details.applied) {
-      // The legal moves before the illegal one are stored: take the server's position.
-      try { await reload(); } catch (again) { message(again.message, "error"); }
-      message(reasonOf(exc), "error");
-    } else {
-      render(); // snap back
-      message(reasonOf(exc), "error");
+export function play(moves) {
+  if (!playing() || !moves.length) return;
+  if (line.waiting) { line.intents.push(() => play(moves)); return; }
+  let shown = false;
+  const said = [];
+  for (const [i, move] of moves.entries()) {
+    const outcome = R.applyVisible(game.rules, game.state, move);
+    if (!outcome.error) said.push(moveWords(move, game.state));
+    if (outcome.error) {
+      if (!shown) message(withCardWords(outcome.error), "error");
+      break;
     }
-  } finally {
-    game.busy = false;
-    tableEl.classList.remove("busy");
+    game.attempt.moves.push(move);
+    shown = true;
+    if (outcome.state) {
+      game.state = outcome.state;
+    } else {
+      line.waiting = true;
+      if (i + 1 < moves.length) line.intents.unshift(() => play(moves.slice(i + 1)));
+      break;
+    }
   }
-  if (dayOverPending) await closeAtDayEnd();
-  else if (stored) await afterMoves();
+  if (!shown) return;
+  announce(said.join(". "));
+  game.hint = null;
+  syncBusy();
+  render();
+  if (game.state.won) message("");
+  flush();
+}
+
+/** Moves in words for screen readers (a polite live region: it waits for the reader to finish). */
+function announce(text) {
+  const box = $("announce");
+  if (box) box.textContent = `${text}.`;
+}
+
+/** For tests and the console: the moves as the server takes them (the page's checks first). */
+export const send = play;
+
+async function flush() {
+  if (line.inflight || !game.attempt) return;
+  const log = game.attempt.moves;
+  line.stored = Math.min(line.stored, log.length);
+  const batch = log.slice(line.stored);
+  if (!batch.length) { settle(); return; }
+  const from = line.stored;
+  line.inflight = batch.length;
+  tableEl.classList.toggle("busy", line.waiting);
+  const attemptId = game.attempt.id;
+  try {
+    const answer = await post(`attempts/${attemptId}/moves`, { from, moves: batch });
+    if (!game.attempt || game.attempt.id !== attemptId) return;
+    line.inflight = 0;
+    if (answer.log_length !== from + batch.length) throw Object.assign(new Error("out of step"), { status: 409 });
+    line.stored = from + batch.length;
+    // The server's state, with the moves played on the table since the batch left.
+    let state = answer.state;
+    line.waiting = false;
+    for (const move of game.attempt.moves.slice(line.stored)) {
+      const outcome = R.applyVisible(game.rules, state, move);
+      if (outcome.error) throw Object.assign(new Error(outcome.error), { status: 409 });
+      if (!outcome.state) { line.waiting = true; break; }
+      state = outcome.state;
+    }
+    if (typeof answer.elapsed_ms === "number" && !answer.finished_at) clockFrom(answer.elapsed_ms);
+    for (const key of ["assisted", "ranked", "finished_at"]) if (key in answer) game.attempt[key] = answer[key];
+    showMode();
+    if (batch.at(-1) === "s" && answer.state.waste.length) announce(`Drew ${cardLabel(answer.state.waste.at(-1))}`);
+    const changed = JSON.stringify(state) !== JSON.stringify(game.state);
+    game.state = state;
+    tableEl.classList.remove("busy");
+    if (changed) render(); // the server agreed with what the table shows: nothing to redraw
+    while (!line.waiting && line.intents.length && playing()) line.intents.shift()();
+    if (!line.inflight) await flush();
+  } catch (exc) {
+    line.inflight = 0;
+    line.intents = [];
+    tableEl.classList.remove("busy");
+    await refused(exc);
+  }
+}
+
+/** The server refused a batch: the table goes back to the server's position, and says why. */
+async function refused(exc) {
+  if (exc.code === "day_over") {
+    line.waiting = false;
+    game.attempt.moves.length = line.stored;
+    syncBusy();
+    await closeAtDayEnd();
+    return;
+  }
+  const why = exc.status === 409 ? `${exc.message}: the game was reloaded from the server.` : reasonOf(exc);
+  try { await reload(); } catch (again) { message(again.message, "error"); return; }
+  message(why.charAt(0).toUpperCase() + why.slice(1), "error");
+  settle();
+}
+
+/** Nothing in flight, nothing waiting: what the page does by itself (a win, the finish) and the idle callbacks. */
+function settle() {
+  syncBusy();
+  if (game.busy) return;
+  const waiting = line.idle.splice(0);
+  for (const action of waiting) action();
+  afterMoves();
 }
 
 // --- the day's end ---------------------------------------------------------------------------------
-
-let dayOverPending = false;
 
 /**
  * A ranked attempt takes no move once its day is over (the seed and the solution are public then):
  * the page says so and submits the game as it stands, which is how the server counts it anyway.
  */
 export async function closeAtDayEnd() {
-  dayOverPending = false;
   if (!game.attempt || !game.attempt.ranked || game.attempt.finished_at) return;
   $("day-over").hidden = false;
   await submit();
@@ -143,7 +252,7 @@ export function watchDayEnd() {
 }
 
 export async function afterMoves() {
-  if (!game.attempt || game.attempt.finished_at) return;
+  if (!game.attempt || game.attempt.finished_at || game.busy || game.watching) return;
   if (game.state.won) {
     await submit();
     return;
@@ -151,13 +260,31 @@ export async function afterMoves() {
   const finish = R.finishPlan(game.state);
   if (finish) {
     message("Finishing…");
-    await send(finish);
+    play(finish);
+    return;
+  }
+  const step = R.finishStep(game.rules, game.state, finishing);
+  if (step) {
+    finishing = step.progress;
+    message("Finishing…");
+    play([step.move]);
+  } else if (finishing) {
+    finishing = null;
+    message("Every card is face up: the rest is yours to play.");
   }
 }
 
+let finishing = null; // the finish through the stock: what it has done since its last redeal
+
 export async function submit() {
-  if (!game.attempt || game.busy) return;
+  if (!game.attempt || game.attempt.finished_at) return;
+  if (game.busy) { whenIdle(submit); return; }
+  if (submitting) return;
+  submitting = true;
   game.busy = true;
+  game.hint = null; // a finished board keeps no hint marks nor old errors
+  game.picked = null;
+  message("");
   try {
     let submission = await post(`attempts/${game.attempt.id}/submit`, {});
     try {
@@ -179,9 +306,12 @@ export async function submit() {
   } catch (exc) {
     message(exc.message, "error");
   } finally {
+    submitting = false;
     game.busy = false;
   }
 }
+
+let submitting = false;
 
 export const count = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -194,6 +324,7 @@ function shareText(submission) {
 
 export function showResult(submission, pending) {
   const panel = $("result");
+  if (panel.hidden) panel.classList.remove("docked");
   panel.hidden = false;
   const r = submission.result;
   if (pending || submission.status === "pending") {

@@ -2,7 +2,7 @@
 // marks for hints and replayed moves, the clock, and the little celebration of a win.
 
 import { el } from "./api.js";
-import { cardElement } from "./cards.js";
+import { cardElement, cardLabel } from "./cards.js";
 import * as R from "./rules.js";
 import { $, game, playing, tableEl } from "./table-page.js";
 
@@ -24,13 +24,89 @@ export function showOnTable(piles, kind) {
   to?.classList.add(`${kind}-to`);
 }
 
+/** "top card king of diamonds, 3 face-down cards under it" (a column in words, for screen readers). */
+function columnWords(column) {
+  const top = column.at(-1);
+  const down = column.filter((c) => !c.up).length;
+  const text = top.up ? `top card ${cardLabel(top.card)}` : "a face-down card";
+  return down && top.up ? `${text}, ${down} face-down card${down === 1 ? "" : "s"} under it` : text;
+}
+
 function slot(pile, label, extraClass = "") {
   return el("div", { class: `pile ${extraClass}`, dataset: { pile }, tabindex: "0", "aria-label": label });
+}
+
+// --- motion: cards fly from where they were to where they are (FLIP), turn-ups flip ----------------
+
+const MOTION_MS = 200;
+export const reducedMotion = () => matchMedia("(prefers-reduced-motion: reduce)").matches;
+let launch = new Map(); // card -> the rect it flies from (a dropped card leaves from where it was dropped)
+
+/** The next render flies these cards from where they are now on screen (the dragged ghost's copies). */
+export function launchFrom(nodes) {
+  for (const node of nodes) if (node.dataset.card) launch.set(node.dataset.card, node.getBoundingClientRect());
+}
+
+/** Where each card is on screen, by a key that follows a face-up card wherever it goes. */
+function cardPlaces() {
+  const places = new Map();
+  const seen = new Map();
+  for (const node of tableEl.querySelectorAll("[data-pile] .card")) {
+    const key = cardKey(node, seen);
+    places.set(key, { rect: node.getBoundingClientRect(), down: node.classList.contains("down") });
+  }
+  return places;
+}
+
+function cardKey(node, seen) {
+  const pile = node.closest("[data-pile]").dataset.pile;
+  if (!node.dataset.card) return `down:${pile}:${node.dataset.index ?? ""}`;
+  const n = (seen.get(node.dataset.card) || 0) + 1; // the two decks' twins: first, second
+  seen.set(node.dataset.card, n);
+  return `${node.dataset.card}#${n}`;
+}
+
+/** Fly moved cards, draw from the stock, flip turned-up cards: short, and finished by the next input. */
+function animateFrom(before) {
+  const launched = launch;
+  launch = new Map();
+  if (!before || reducedMotion() || !tableEl.animate) return;
+  const stock = tableEl.querySelector('[data-pile="s"]')?.getBoundingClientRect();
+  const seen = new Map();
+  let homing = 0;
+  for (const node of tableEl.querySelectorAll("[data-pile] .card")) {
+    const key = cardKey(node, seen);
+    const pile = node.closest("[data-pile]").dataset.pile;
+    const now = node.getBoundingClientRect();
+    const was = launched.get(node.dataset.card) || before.get(key)?.rect
+      || (before.has(key) || pile !== "w" ? null : stock); // a card new on the waste comes from the stock
+    const upIndex = `down:${pile}:${node.dataset.index ?? ""}`;
+    if (node.dataset.card && !before.has(key) && before.get(upIndex)?.down) {
+      node.animate([{ transform: "rotateY(90deg)" }, { transform: "rotateY(0)" }],
+        { duration: MOTION_MS, easing: "ease-out" }); // a turn-up
+      continue;
+    }
+    if (!was) continue;
+    const dx = was.left - now.left;
+    const dy = was.top - now.top;
+    if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;
+    // Several cards home at once (the finish): a quick cascade, one after the other.
+    const delay = pile[0] === "f" ? Math.min(homing++ * 40, 400) : 0;
+    node.animate([{ transform: `translate(${dx}px, ${dy}px)`, zIndex: 50 }, { transform: "translate(0, 0)", zIndex: 50 }],
+      { duration: MOTION_MS, delay, easing: "cubic-bezier(.2,.7,.3,1)", fill: "backwards" });
+  }
+}
+
+/** Every running animation jumps to its end: the next input never waits for one. */
+export function finishMotion() {
+  for (const animation of tableEl.getAnimations?.({ subtree: true }) || []) animation.finish();
 }
 
 export function render() {
   const { state, rules } = game;
   if (!state || !rules) return;
+  finishMotion();
+  const before = tableEl.querySelector(".card") ? cardPlaces() : null;
   const focused = document.activeElement?.closest?.("[data-pile]")?.dataset.pile;
   const compact = compactLayout(rules);
   const perRow = compact ? Math.ceil(rules.columns / 2) : rules.columns;
@@ -38,7 +114,9 @@ export function render() {
   tableEl.style.setProperty("--slots", Math.max(perRow, topSlots));
   tableEl.classList.toggle("compact", compact);
   tableEl.classList.toggle("readonly", !playing());
+  const ghost = tableEl.querySelector(".ghost"); // a drag in progress survives the server's answer
   tableEl.replaceChildren();
+  if (ghost) tableEl.append(ghost);
 
   const top = el("div", { class: "top-row" });
   // Stock: a face-down card with the count, or the redeal sign.
@@ -50,7 +128,7 @@ export function render() {
   } else {
     stock.append(el("span", { class: "mark", text: redeal ? "↻" : "✕" }));
   }
-  const waste = slot("w", state.waste.length ? `waste, top card ${state.waste.at(-1)}` : "waste, empty", "waste");
+  const waste = slot("w", state.waste.length ? `waste, top card ${cardLabel(state.waste.at(-1))}` : "waste, empty", "waste");
   const shown = state.waste.slice(-Math.max(1, rules.draw));
   shown.forEach((card, i) => {
     const node = cardElement(card);
@@ -64,7 +142,7 @@ export function render() {
   const foundations = compact ? el("div", { class: "foundation-grid" }) : top;
   if (compact) top.append(foundations);
   state.foundations.forEach((pile, i) => {
-    const node = slot(`f${i + 1}`, pile.length ? `foundation ${i + 1}, ${pile.at(-1)}` : `foundation ${i + 1}, empty`,
+    const node = slot(`f${i + 1}`, pile.length ? `foundation ${i + 1}, up to ${cardLabel(pile.at(-1))}` : `foundation ${i + 1}, empty`,
       "foundation");
     if (pile.length) {
       const card = cardElement(pile.at(-1));
@@ -78,7 +156,7 @@ export function render() {
   const rows = compact ? [el("div", { class: "tableau-row" }), el("div", { class: "tableau-row" })] : [tableau];
   if (compact) tableau.append(...rows);
   state.tableau.forEach((column, i) => {
-    const col = slot(`t${i + 1}`, column.length ? `column ${i + 1}, top card ${column.at(-1).card}` : `column ${i + 1}, empty`,
+    const col = slot(`t${i + 1}`, column.length ? `column ${i + 1}, ${columnWords(column)}` : `column ${i + 1}, empty`,
       "column");
     column.forEach((c, k) => {
       const node = cardElement(c.up ? c.card : null);
@@ -93,6 +171,7 @@ export function render() {
   if (game.hint) showOnTable(game.hint, "hint");
   if (game.watching) showOnTable(game.watching.piles(), "replay");
   if (focused) tableEl.querySelector(`[data-pile="${focused}"]`)?.focus({ preventScroll: true });
+  animateFrom(game.watching ? null : before);
 
   showClock();
   $("moves").textContent = String(state.moves);
@@ -191,14 +270,18 @@ function showClock() {
 // --- the end of a game ------------------------------------------------------------------------------
 
 export function celebrate() {
-  if (matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+  $("result")?.classList.add("won");
+  if (reducedMotion()) return;
+  // The foundations' kings leap and spin, one after the other; the result panel pops in.
   const cards = [...tableEl.querySelectorAll(".foundation .card")];
   cards.forEach((card, i) => card.animate?.(
-    [{ transform: "translateY(0) rotate(0)" }, { transform: `translateY(-18px) rotate(${i % 2 ? 8 : -8}deg)` },
-      { transform: "translateY(0) rotate(0)" }],
-    { duration: 600, delay: i * 90, easing: "ease-in-out" },
+    [{ transform: "translateY(0) rotate(0) scale(1)" },
+      { transform: `translateY(-28px) rotate(${i % 2 ? 12 : -12}deg) scale(1.12)` },
+      { transform: "translateY(0) rotate(0) scale(1)" }],
+    { duration: 240, delay: i * 60, easing: "ease-out" },
   ));
-  $("result")?.classList.add("won");
+  $("result")?.animate?.([{ transform: "scale(.92)", opacity: 0.4 }, { transform: "scale(1)", opacity: 1 }],
+    { duration: 220, easing: "ease-out" });
 }
 
 /** The clock counts from the server's elapsed time at the attempt's last answer. */

@@ -43,15 +43,25 @@ async function watch(path, list, { paged = false } = {}) {
         $("watch-play").textContent = game.watching?.playing ? "Pause" : "Play";
         $("watch-move").textContent = step ? `${step}. ${moveWords(source.move(step - 1), source.frame(step - 1))}` : "The deal";
         list?.querySelectorAll("li").forEach((li) => li.classList.toggle("current", Number(li.dataset.step) === step));
-        list?.querySelector("li.current")?.scrollIntoView({ block: "nearest" });
+        keepInList(list, list?.querySelector("li.current"));
       },
     });
+    $("result")?.classList.add("docked"); // the result waits below the table while a game plays on it
     $("watch").hidden = false;
     game.watching.speed(Number($("watch-speed").value));
     await game.watching.seek(0);
   } catch (exc) {
     message(exc.message, "error");
   }
+}
+
+/** Scroll the moves list (only it: the table stays where it is on the screen) to show `item`. */
+function keepInList(list, item) {
+  if (!list || !item) return;
+  const box = list.getBoundingClientRect();
+  const at = item.getBoundingClientRect();
+  if (at.top < box.top) list.scrollTop -= box.top - at.top;
+  else if (at.bottom > box.bottom) list.scrollTop += at.bottom - box.bottom;
 }
 
 function stopWatching() {
