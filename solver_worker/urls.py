@@ -4,4 +4,5 @@ from solver_worker import apis
 
 urlpatterns = [
     path("attempts/<int:attempt_id>/review", apis.AttemptReviewApi.as_view(), name="attempt-review"),
+    path("attempts/<int:attempt_id>/review/win", apis.AttemptReviewWinApi.as_view(), name="attempt-review-win"),
 ]
