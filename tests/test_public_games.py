@@ -102,6 +102,10 @@ def test_before_the_day_is_over_nothing_of_anybody_s_game_is_out(clock, challeng
     for page in (f"/board/{DAY}/klondike", f"/players/{ranked.player.get_username()}"):
         html = APIClient().get(page).content.decode()
         assert f"/attempts/{ranked.pk}/" not in html and "/review/" not in html
+    # nor the game's own page: the same 404 page for a stranger as for an id that does not exist
+    for client in strangers():
+        page = client.get(f"/games/{ranked.pk}")
+        assert page.status_code == 404 and f"/attempts/{ranked.pk}" not in page.content.decode()
     # the owner still watches their own game (as before); its review waits for midnight
     owner = client_for(ranked.player)
     assert owner.get(urls(ranked)[0]).status_code == 200
@@ -126,6 +130,10 @@ def test_after_the_day_ranked_games_are_everybody_s_practice_stays_the_player_s(
         assert review.json()["player"] == ranked.player.get_username() and review.json()["status"] == "pending"
         for url in urls(practice) + urls(still_open):
             assert client.get(url).status_code == 404, url
+    for client in strangers():
+        assert client.get(f"/games/{ranked.pk}").status_code == 200
+        assert client.get(f"/games/{practice.pk}").status_code == 404
+        assert client.get(f"/games/{still_open.pk}").status_code == 404
     owner = client_for(ranked.player)
     assert all(owner.get(url).status_code == 200 for url in urls(practice))
     assert client_for(other).get(urls(still_open)[0]).status_code == 200  # the owner's own open game
