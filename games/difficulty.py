@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import json
 import math
+import random
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -178,3 +180,27 @@ def fit_svg(days: Sequence[Day], coefficients: Sequence[float]) -> str:
         out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" fill="#2a6" fill-opacity="0.5"/>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+# -- the fitting code's check on synthetic history (tests, and docs/difficulty/fit-synthetic.svg) -------
+
+EXAMPLE = [4.0, -0.6, -1.0, -0.3, -0.8]  # a known model the synthetic days are drawn from
+
+
+def synthetic_days(n: int, seed: int, coefficients: Sequence[float] = EXAMPLE) -> list[Day]:
+    """``n`` days of made-up deals and players, each player winning with the model's probability."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        x = [1.0, rng.uniform(1, 6), rng.uniform(0.9, 1.8), rng.uniform(0, 4), float(i % 3 == 0)]
+        players = rng.randint(40, 400)
+        p = predict(coefficients, x)
+        out.append(Day(x=x, players=players, won=sum(1 for _ in range(players) if rng.random() < p)))
+    return out
+
+
+if __name__ == "__main__":  # python -m games.difficulty docs/difficulty/fit-synthetic.svg
+    days = synthetic_days(300, 7)
+    fitted = fit(days)
+    Path(sys.argv[1]).write_text(fit_svg(days, fitted).replace("Difficulty model:", "Fit on synthetic history:"))
+    print("fitted", [round(c, 3) for c in fitted], "true", EXAMPLE)

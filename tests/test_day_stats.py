@@ -94,22 +94,11 @@ def test_a_day_nobody_played_and_bad_paths(db) -> None:
 
 # -- the model ------------------------------------------------------------------------------------
 
-TRUE = [2.0, -0.5, -1.0, -0.3, -0.8]
-
-
-def synthetic_days(n: int, rng: random.Random) -> list[difficulty.Day]:
-    out = []
-    for i in range(n):
-        x = [1.0, rng.uniform(1, 6), rng.uniform(0.9, 1.8), rng.uniform(0, 4), float(i % 3 == 0)]
-        players = rng.randint(40, 400)
-        p = difficulty.predict(TRUE, x)
-        won = sum(1 for _ in range(players) if rng.random() < p)
-        out.append(difficulty.Day(x=x, players=players, won=won))
-    return out
+TRUE = difficulty.EXAMPLE
 
 
 def test_the_fit_recovers_a_known_model() -> None:
-    data = synthetic_days(300, random.Random(7))
+    data = difficulty.synthetic_days(300, 7)
     fitted = difficulty.fit(data)
     assert all(abs(a - b) < 0.35 for a, b in zip(fitted, TRUE, strict=True)), fitted
     errors = [abs(difficulty.predict(fitted, d.x) - difficulty.predict(TRUE, d.x)) for d in data]
