@@ -7,7 +7,7 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -16,6 +16,7 @@ from core.errors import NotFound
 from games.apis import FrameOutput
 from games.fields import game_field
 from games.selectors import log_frames
+from games.services.practice import attempt_try_from
 from solver_worker import reviews
 
 
@@ -135,3 +136,38 @@ class AttemptReviewWinApi(APIView):
         challenge = view.attempt.challenge
         frames = log_frames(game=challenge.game, seed=challenge.seed_int, moves=moves)
         return Response(ReviewWinOutput({"moves": moves, "frames": frames, "win_from": start}).data)
+
+
+class TryFromHereOutput(serializers.Serializer):
+    attempt = serializers.IntegerField(help_text="The new practice attempt, already at the position.")
+    moves = serializers.IntegerField(help_text="Moves stored to reach it (the line played up to there).")
+    play = serializers.CharField(help_text="The table's page, where the attempt goes on.")
+
+
+class AttemptReviewTryApi(APIView):
+    """"Try from here": a practice attempt of the caller on the game's day (over) that starts at the review's
+    last winnable position. Who may ask: whoever may read the review (so anybody's ranked game after its day)."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="attempt_review_try",
+        request=None,
+        responses={
+            201: TryFromHereOutput,
+            404: OpenApiResponse(description="as the review; or the review is not made yet, or has no winnable "
+                                             "position"),
+            409: OpenApiResponse(description="the caller has an open attempt on this challenge: finish it first"),
+        },
+    )
+    def post(self, request: Request, attempt_id: int) -> Response:
+        view = reviews.review_get(attempt_id=attempt_id, viewer=request.user)
+        review = view.review or {}
+        if view.status != "done" or review.get("win_from") is None:
+            raise NotFound(f"the review of attempt {attempt_id} has no winnable position to try from"
+                           + ("" if view.status == "done" else f" (its review is {view.status})"))
+        prefix = list(review["line"][: int(review["win_from"])])
+        challenge = view.attempt.challenge
+        attempt = attempt_try_from(player=request.user, challenge=challenge, moves=prefix)
+        data = {"attempt": attempt.pk, "moves": len(prefix), "play": f"/play/{challenge.date}/{challenge.game}"}
+        return Response(TryFromHereOutput(data).data, status=201)

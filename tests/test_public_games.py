@@ -178,3 +178,39 @@ def test_show_a_win_from_here_is_the_line_played_then_an_engine_checked_win(
     assert body["frames"][-1]["won"] and not body["frames"][start]["won"]
     for client in strangers():
         assert client.get(f"/api/v1/attempts/{practice.pk}/review/win").status_code == 404
+
+
+def test_try_from_here_starts_a_practice_attempt_at_the_last_winnable_position(
+    clock, challenge, finish, django_capture_on_commit_callbacks
+) -> None:
+    from solver_worker import reviews
+
+    lost = finish(challenge, LOST_LOG)
+    practice = finish(challenge, LOST_LOG, player=lost.player)
+    url = f"/api/v1/attempts/{lost.pk}/review/try"
+    stranger = make_user()
+    assert client_for(stranger).post(url).status_code == 404  # nothing before the day is over
+    clock.move_to(MIDNIGHT)
+    assert client_for(stranger).post(url).status_code == 404  # no review yet: nothing started
+    assert not Attempt.objects.filter(player=stranger).exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        reviews.reviews_sweep()
+    review = APIClient().get(urls(lost)[1]).json()["review"]
+    assert APIClient().post(url).status_code in (401, 403)
+    assert client_for(stranger).post(f"/api/v1/attempts/{practice.pk}/review/try").status_code == 404
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = client_for(stranger).post(url)
+    assert answer.status_code == 201, answer.json()
+    body = answer.json()
+    tried = Attempt.objects.get(pk=body["attempt"])
+    assert tried.player_id == stranger.pk and not tried.ranked and tried.finished_at is None
+    assert tried.moves == review["line"][: review["win_from"]] and body["moves"] == review["win_from"]
+    assert body["play"] == f"/play/{DAY}/klondike"
+    # the position goes on from there: the win the review found plays to the end
+    with django_capture_on_commit_callbacks(execute=True):
+        going_on = client_for(stranger).post(f"/api/v1/attempts/{tried.pk}/moves",
+                                             {"from": body["moves"], "moves": review["win"][:5]}, format="json")
+    assert going_on.status_code == 200, going_on.json()
+    again = client_for(stranger).post(url)  # while that one is open: a 409, and nothing stored
+    assert again.status_code == 409
+    assert Attempt.objects.filter(player=stranger).count() == 1

@@ -1155,6 +1155,14 @@ def test_a_game_s_review_page_plays_it_back_and_shows_a_win_from_where_it_was_le
     assert page.locator("#rv-pos").inner_text() == f"{total} / {total}"
     assert "won" in page.locator("#review-table").inner_text()
     shot(page, "game-review-win.png")
+    # try from here: a practice attempt at the position after move 6, on the table
+    page.click("#rv-game")
+    page.locator("#rv-try").click()
+    page.wait_for_url(re.compile(r"/play/"))
+    page.wait_for_selector("#game[data-ready=true]")
+    page.wait_for_function("window.patience !== undefined && window.patience.game.attempt !== null")
+    assert log_length(page) == 6
+    shot(page, "try-from-here.png")
     # a stranger's view of today's game, or of anybody's practice, is the same 404 page
     page.goto("/games/999999")
     assert "not found" in page.content()

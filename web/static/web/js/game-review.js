@@ -2,7 +2,7 @@
 // (GET /api/v1/attempts/{id}/replay), the review's claims in words (GET .../review), the losing move
 // marked in the move list, and "show a win from here" (GET .../review/win: the engine-checked win).
 
-import { el, get } from "./api.js";
+import { el, get, post } from "./api.js";
 import { createPlayer, frameState } from "./replay.js";
 import { cardWords, moveWords } from "./words.js";
 
@@ -83,6 +83,10 @@ async function load() {
     game = { data: replay, marks };
     show(replay, marks, 0);
     if (review) $("review-claims").replaceChildren(...claims(review));
+    if (r && r.win_from !== null && document.body.dataset.user) {
+      $("rv-try").hidden = false; // a practice attempt of yours from the last winnable position
+      $("rv-try").textContent = r.win_from ? `Try from after move ${r.win_from}` : "Try this deal";
+    }
     if (r?.win && r.win_from !== null) {
       $("rv-win").hidden = false;
       $("rv-win").textContent = r.win_from ? `Show a win from after move ${r.win_from}` : "Show a win from the deal";
@@ -113,6 +117,14 @@ $("rv-game").addEventListener("click", () => {
   $("rv-win").hidden = false;
   $("rv-game").hidden = true;
   box.dataset.watching = "game";
+});
+$("rv-try").addEventListener("click", async () => {
+  try {
+    const started = await post(`attempts/${id}/review/try`);
+    window.location.assign(started.play);
+  } catch (exc) {
+    $("review-claims").append(el("p", { class: "message error", text: exc.message }));
+  }
 });
 $("rv-play").addEventListener("click", () => player?.toggle());
 $("rv-back").addEventListener("click", () => player?.step(-1));
