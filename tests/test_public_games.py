@@ -214,3 +214,46 @@ def test_try_from_here_starts_a_practice_attempt_at_the_last_winnable_position(
     again = client_for(stranger).post(url)  # while that one is open: a 409, and nothing stored
     assert again.status_code == 409
     assert Attempt.objects.filter(player=stranger).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_try_from_here_at_once_start_one_attempt() -> None:
+    """Two "try from here" of one player sent at the same instant (PostgreSQL: real transactions): one
+    practice attempt, at the position; the other is a 409 and stores nothing."""
+    import threading
+
+    from django.db import connection
+
+    from games.errors import Conflict
+    from games.services.practice import attempt_try_from
+
+    if connection.vendor != "postgresql":
+        pytest.skip("concurrent transactions need PostgreSQL")
+    with time_machine.travel(MIDNIGHT, tick=True):
+        challenge = make_challenge(game="klondike", seed=KLONDIKE["seed"], day=DAY, solution=KLONDIKE["moves"])
+        player = make_user()
+        barrier = threading.Barrier(2)
+        answers: list[object] = []
+
+        def send() -> None:
+            try:
+                barrier.wait(10)
+                answers.append(attempt_try_from(player=player, challenge=challenge, moves=LOST_LOG).pk)
+            except Conflict as exc:
+                answers.append(exc)
+            finally:
+                connection.close()
+
+        threads = [threading.Thread(target=send) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+    assert len(answers) == 2 and sum(isinstance(a, Conflict) for a in answers) == 1, answers
+    attempt = Attempt.objects.get(player=player)
+    assert attempt.moves == LOST_LOG and not attempt.ranked
+    # an illegal line starts nothing either
+    other = make_user()
+    with time_machine.travel(MIDNIGHT, tick=False), pytest.raises(Exception, match="does not replay"):
+        attempt_try_from(player=other, challenge=challenge, moves=["s", "t1t1"])
+    assert not Attempt.objects.filter(player=other).exists()
