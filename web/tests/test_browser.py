@@ -1166,3 +1166,21 @@ def test_a_game_s_review_page_plays_it_back_and_shows_a_win_from_where_it_was_le
     # a stranger's view of today's game, or of anybody's practice, is the same 404 page
     page.goto("/games/999999")
     assert "not found" in page.content()
+
+
+def test_the_review_page_and_the_day_s_stats_fit_a_phone(browser: Any, live_server: Any) -> None:
+    data = json.loads(WINNING_LOGS.read_text())["klondike"]
+    challenge, attempts = _play_yesterday([("mei", data["moves"][:6]), ("ola", data["moves"])], data["seed"],
+                                          data["moves"])
+    context = browser.new_context(base_url=live_server.url, viewport=PHONE)
+    page = context.new_page()
+    try:
+        for path, ready in ((f"/games/{attempts[0].pk}", "#game-review[data-ready=true]"),
+                            (f"/board/{challenge.date}/klondike", "#day-stats[data-ready=true]")):
+            page.goto(path)
+            page.wait_for_selector(ready)
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= PHONE["width"], (path, width)
+        shot(page, "day-stats-phone.png")
+    finally:
+        context.close()

@@ -28,7 +28,7 @@ export function dailyTable(entries, me) {
       el("td", { class: "num", text: String(e.score) }),
       el("td", { class: "num", text: String(e.moves) }),
       el("td", { class: "num", text: duration(e.play_time_ms) }),
-      links ? el("td", {}, e.attempt ? el("a", { href: `/games/${e.attempt}`, class: "game-link", text: "Replay & review" }) : null) : null));
+      links ? el("td", {}, e.attempt ? el("a", { href: `/games/${e.attempt}`, class: "game-link", text: "Review", title: "watch the game and read its review" }) : null) : null));
   return el("table", { class: "leaderboard" },
     el("thead", {}, el("tr", {},
       el("th", { class: "num", text: "#" }), el("th", { text: "Player" }), el("th", { text: "Result" }),

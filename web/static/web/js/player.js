@@ -58,7 +58,7 @@ async function load() {
       el("td", { class: "num", text: r.rank ? `#${r.rank}${r.assisted ? " (assisted)" : ""}` : "",
         title: r.assisted ? "assisted: ranked on the board of all results" : "" }),
       // Once the day is over the game is public: its replay and review (GET /api/v1/attempts/{id}/review).
-      el("td", {}, r.attempt ? el("a", { href: `/games/${r.attempt}`, class: "game-link", text: "Replay & review" })
+      el("td", {}, r.attempt ? el("a", { href: `/games/${r.attempt}`, class: "game-link", text: "Review", title: "watch the game and read its review" })
         : el("span", { class: "small", text: "after the day", title: "games are public once their day is over" }))));
     box.replaceChildren(
       el("div", { class: "stats-grid" },
