@@ -1184,3 +1184,26 @@ def test_the_review_page_and_the_day_s_stats_fit_a_phone(browser: Any, live_serv
         shot(page, "day-stats-phone.png")
     finally:
         context.close()
+
+
+def test_the_review_page_marks_the_losing_move_a_review_names(page: Any) -> None:
+    """The page's drawing of a lost game's review: a review row written by the test (the solver's own
+    losing moves are proven in solver/tests/test_review.py on hand-made deals, which no daily seed deals)."""
+    from solver_worker.models import GameReview
+
+    data = json.loads(WINNING_LOGS.read_text())["klondike"]
+    _, attempts = _play_yesterday([("mei", data["moves"][:6])], data["seed"], data["moves"])
+    row = GameReview.objects.get(attempt=attempts[0])
+    review = dict(row.data)
+    review.update(outcome="lost", winnable_after=3, lost_after=4, win=None, win_from=3,
+                  claims=["After move 3 a win was still possible.", "After move 4 no win was possible."],
+                  losing_move={"ply": 4, "index": 3, "move": review["line"][3], "words": "a draw covered the A♠"})
+    row.data = review
+    row.save(update_fields=["data"])
+    page.goto(f"/games/{attempts[0].pk}")
+    page.wait_for_selector("#game-review[data-ready=true]")
+    assert "Move 4: a draw covered the A♠" in page.locator(".losing-move").inner_text()
+    assert page.locator("#rv-moves li.losing").get_attribute("data-step") == "4"
+    assert page.locator("#rv-moves li.last-winnable").get_attribute("data-step") == "3"
+    assert not page.locator("#rv-win").is_visible()  # no win stored: none offered
+    shot(page, "game-review-lost.png")
