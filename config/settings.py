@@ -61,6 +61,8 @@ elif not DEBUG and (_weak := secret_problem(DAILY_SECRET)):
 
 # The time zone in which a "day" of the daily challenge starts and ends.
 DAILY_TIMEZONE = env.str("DAILY_TIMEZONE", default="UTC")
+# The difficulty model fitted on past days (manage.py calibrate_difficulty; games.difficulty).
+DIFFICULTY_MODEL = Path(env.str("DIFFICULTY_MODEL", default=str(BASE_DIR / "docs" / "difficulty" / "model.json")))
 try:
     ZoneInfo(DAILY_TIMEZONE)
 except (ZoneInfoNotFoundError, ValueError) as exc:

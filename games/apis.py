@@ -11,7 +11,7 @@ from typing import Any
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
-from rest_framework.permissions import IsAuthenticated
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle, UserRateThrottle
@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 
 from core.net import client_address
 from engine import GAME_IDS, GAMES, MAX_LOG_LENGTH, visible
-from games import days, selectors, services
+from games import days, selectors, services, stats
 from games.errors import IllegalMove, NotFound
 from games.fields import StrictIntegerField, game_field, move_list, validated
 from games.models import Attempt, Challenge, Submission
@@ -74,7 +74,9 @@ class ChallengeOutput(serializers.Serializer):
     date = serializers.DateField()
     game = game_field()
     name = serializers.CharField()
-    difficulty = serializers.IntegerField(allow_null=True)
+    difficulty = serializers.IntegerField(allow_null=True, help_text="1 (easy) .. 5: calibrated on past days' "
+                                          "results once enough exist (difficulty_calibrated), else the solver's.")
+    difficulty_calibrated = serializers.BooleanField()
     players = serializers.IntegerField()
     won = serializers.IntegerField()
     over = serializers.BooleanField()
@@ -86,11 +88,13 @@ class ChallengeOutput(serializers.Serializer):
 
 def challenge_data(challenge: Challenge, counts: selectors.ChallengeCounts) -> dict[str, Any]:
     over = selectors.challenge_is_over(challenge)
+    rating = stats.challenge_rating(challenge)
     return {
         "date": challenge.date,
         "game": challenge.game,
         "name": GAMES[challenge.game].name,
-        "difficulty": challenge.difficulty,
+        "difficulty": rating.value,
+        "difficulty_calibrated": rating.calibrated,
         "players": counts.players,
         "won": counts.won,
         "over": over,
@@ -234,6 +238,70 @@ class ChallengeApi(APIView):
         return Response(ChallengeOutput(challenge_data(challenge, counts[challenge.pk])).data)
 
 
+class StatsBinOutput(serializers.Serializer):
+    low = serializers.IntegerField(help_text="From (included).")
+    high = serializers.IntegerField(help_text="To (excluded).")
+    players = serializers.IntegerField()
+    won = serializers.IntegerField()
+
+
+class HistogramOutput(serializers.Serializer):
+    width = serializers.IntegerField(help_text="Every bin's width (0 when nobody played).")
+    bins = StatsBinOutput(many=True)
+    mine = serializers.IntegerField(allow_null=True, help_text="The index of the caller's own bin, if they ranked.")
+
+
+class StatsMineOutput(serializers.Serializer):
+    won = serializers.BooleanField()
+    moves = serializers.IntegerField()
+    play_time_ms = serializers.IntegerField()
+    moves_bin = serializers.IntegerField(allow_null=True)
+    time_bin = serializers.IntegerField(allow_null=True)
+
+
+class DifficultyOutput(serializers.Serializer):
+    rating = serializers.IntegerField(allow_null=True, help_text="1 (easy) .. 5: the calibrated rating once the "
+                                      "model has enough days, else the solver's.")
+    solver = serializers.IntegerField(allow_null=True, help_text="The solver's own rating (effort, moves per card).")
+    calibrated = serializers.BooleanField()
+    predicted_win_rate = serializers.FloatField(allow_null=True, help_text="The model's prediction, when calibrated.")
+    model_days = serializers.IntegerField(help_text="Days the model was fitted on.")
+    min_days = serializers.IntegerField(help_text="Days needed before the calibrated rating is used.")
+    solver_nodes = serializers.IntegerField()
+    solution_moves = serializers.IntegerField()
+    seeds_skipped = serializers.IntegerField(help_text="Seeds proven unwinnable before the day's deal.")
+
+
+class DayStatsOutput(serializers.Serializer):
+    date = serializers.DateField()
+    game = game_field()
+    players = serializers.IntegerField(help_text="Ranked results on the boards (assisted ones included).")
+    won = serializers.IntegerField()
+    win_rate = serializers.FloatField(allow_null=True)
+    moves = HistogramOutput()
+    seconds = HistogramOutput(help_text="Play time, in whole seconds.")
+    me = StatsMineOutput(allow_null=True, help_text="The caller's own ranked result, if any.")
+    difficulty = DifficultyOutput()
+
+
+class DayStatsApi(APIView):
+    """How a day that is over went: the share of its ranked players who won, histograms of moves and of
+    times (the caller's own marked), and how hard the solver rated the deal. Nothing before the day is over."""
+
+    @extend_schema(
+        operation_id="daily_stats",
+        parameters=CHALLENGE_PATH,
+        responses={
+            200: DayStatsOutput,
+            404: OpenApiResponse(description="no such challenge, or its day is not over (details: ready_at, "
+                                             "ready_in_seconds)"),
+        },
+    )
+    def get(self, request: Request, date: str, game: str) -> Response:
+        challenge = selectors.challenge_from_path(date=date, game=game)
+        return Response(DayStatsOutput(stats.challenge_stats(challenge=challenge, viewer=request.user)).data)
+
+
 class AttemptStartApi(APIView):
     permission_classes = [IsAuthenticated]
 
@@ -371,9 +439,10 @@ class ReplayThrottle(UserRateThrottle):
 
 
 class AttemptReplayApi(APIView):
-    """The player's own attempt, a page of frames at a time: each shows only what its prefix disclosed."""
+    """An attempt, a page of frames at a time: each shows only what its prefix disclosed. The player's own
+    at any time; anybody's ranked game once it is finished and its day is over (practice stays the player's)."""
 
-    permission_classes = [IsAuthenticated]
+    permission_classes = [AllowAny]
 
     def get_throttles(self) -> list[BaseThrottle]:
         """The default throttles, plus ReplayThrottle unless throttling is off (API_THROTTLE=false)."""
@@ -384,10 +453,18 @@ class AttemptReplayApi(APIView):
         page = serializers.IntegerField(min_value=0, max_value=MAX_LOG_LENGTH // selectors.REPLAY_PAGE_MOVES,
                                         default=0, help_text="0 for the deal and the first moves.")
 
-    @extend_schema(operation_id="attempt_replay", parameters=[Query], responses={200: ReplayPageOutput})
+    @extend_schema(
+        operation_id="attempt_replay",
+        parameters=[Query],
+        responses={
+            200: ReplayPageOutput,
+            404: OpenApiResponse(description="no such attempt, or not the caller's while its day is not over, or "
+                                             "another player's practice"),
+        },
+    )
     def get(self, request: Request, attempt_id: int) -> Response:
         query = validated(self.Query, request.query_params)
-        attempt = services.attempt_get(attempt_id=attempt_id, player=request.user)
+        attempt = selectors.attempt_visible(attempt_id=attempt_id, viewer=request.user)
         # Built as plain data and sent as is: FrameOutput over a page of frames would cost more than
         # making them (ReplayPageOutput is the schema).
         return Response(selectors.attempt_replay_page(attempt=attempt, page=query["page"]))

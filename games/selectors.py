@@ -276,3 +276,21 @@ def result_share_text(result: Result, rank: int | None) -> str:
         parts.append("assisted")
     lines.append(" | ".join(parts))
     return "\n".join(lines)
+
+
+def attempt_is_public(attempt: Attempt) -> bool:
+    """Whether anybody may watch the attempt and read its review: a finished ranked game of a day that is
+    over (as on Lichess, ranked games are public after their day). Practice stays its player's; nothing of
+    a day that is not over is anybody else's."""
+    return attempt.ranked and attempt.finished_at is not None and days.is_over(attempt.challenge.date)
+
+
+def attempt_visible(*, attempt_id: int, viewer: object) -> Attempt:
+    """The attempt, for its own player at any time, for anybody (guests and anonymous callers included)
+    once :func:`attempt_is_public`. Otherwise not found: whether it exists says nothing."""
+    attempt = Attempt.objects.select_related("challenge", "player").filter(pk=attempt_id).first()
+    if attempt is not None:
+        owner = getattr(viewer, "is_authenticated", False) and attempt.player_id == getattr(viewer, "pk", None)
+        if owner or attempt_is_public(attempt):
+            return attempt
+    raise NotFound(f"attempt {attempt_id} not found")

@@ -13,6 +13,7 @@ urlpatterns = [
     path("daily", apis.DailyApi.as_view(), name="daily"),
     path(f"daily/{DATE}/<str:game>", apis.ChallengeApi.as_view(), name="daily-challenge"),
     path(f"daily/{DATE}/<str:game>/solution", apis.SolutionApi.as_view(), name="daily-solution"),
+    path(f"daily/{DATE}/<str:game>/stats", apis.DayStatsApi.as_view(), name="daily-stats"),
     path(f"daily/{DATE}/<str:game>/attempts", apis.AttemptStartApi.as_view(), name="attempt-start"),
     path("attempts/<int:attempt_id>", apis.AttemptDetailApi.as_view(), name="attempt-detail"),
     path("attempts/<int:attempt_id>/replay", apis.AttemptReplayApi.as_view(), name="attempt-replay"),

@@ -37,6 +37,7 @@ from leaderboard.selectors import (
     leaderboard_page,
     leaderboard_top_rendered,
     player_profile,
+    result_attempts,
     submission_result,
 )
 from leaderboard.serializers import (
@@ -113,17 +114,26 @@ class LeaderboardApi(APIView):
             raise exceptions.NotAuthenticated("Log in to see your neighbourhood on the board (?around=me).")
 
         challenge = leaderboard_challenge_get(date=day, game=game, today=dates.today(), cached=True)
+        # Once the day is over its ranked games are public: each entry links its replay and review.
+        over = dates.is_over(day)
+
+        def links(entries: list[LeaderboardEntry]) -> dict[int, int] | None:
+            return result_attempts(result_ids=[e.result_id for e in entries]) if over else None
+
         if user is None and "around" not in query and query["offset"] == 0:
             # The public top page is the same for every anonymous caller: served
             # rendered from Redis until the board's next write.
             limit: int = query["limit"]
 
             def render(page: LeaderboardPage) -> str:
-                body = {"date": day, "game": game, "board": board, "total": page.total, "offset": 0, "limit": limit}
-                body["entries"] = page.entries
-                return JSONRenderer().render(self.OutputSerializer(body).data).decode()
+                attempts = links(page.entries)
+                body = {"date": day.isoformat(), "game": game, "board": board, "total": page.total, "offset": 0,
+                        "limit": limit, "entries": [entry_data(e, attempts) for e in page.entries]}
+                return JSONRenderer().render(body).decode()  # OutputSerializer's shape, built directly
 
-            rendered = leaderboard_top_rendered(challenge=challenge, limit=limit, clean=clean, render=render)
+            rendered = leaderboard_top_rendered(
+                challenge=challenge, limit=limit, clean=clean, render=render, variant=":over" if over else ""
+            )
             return HttpResponse(rendered, content_type="application/json")
 
         body: dict[str, object] = {"date": day, "game": game, "board": board}
@@ -136,11 +146,15 @@ class LeaderboardApi(APIView):
             body.update(total=page.total, entries=page.entries, offset=query["offset"], limit=query["limit"])
             if user is not None:
                 around = leaderboard_around(challenge=challenge, player=user, radius=0, clean=clean)
+        shown: list[LeaderboardEntry] = body["entries"]  # type: ignore[assignment]
+        mine: LeaderboardEntry | None = None
         if user is not None:
-            mine: LeaderboardEntry | None = next((e for e in around.entries if e.player_id == user.pk), None)
-            body["me"] = {"rank": around.rank, "entry": None if mine is None else entry_data(mine)}
+            mine = next((e for e in around.entries if e.player_id == user.pk), None)
+        attempts = links(shown + ([mine] if mine is not None else []))
+        if user is not None:
+            body["me"] = {"rank": around.rank, "entry": None if mine is None else entry_data(mine, attempts)}
         body["date"] = day.isoformat()
-        body["entries"] = [entry_data(e) for e in body["entries"]]  # type: ignore[attr-defined]
+        body["entries"] = [entry_data(e, attempts) for e in shown]
         return Response(body)  # OutputSerializer's shape (the schema's), built directly: see entry_data
 
 
@@ -168,6 +182,10 @@ class PlayerApi(APIView):
                 allow_null=True, help_text="Rank on that day's board (`day`), or on the `all` board when assisted."
             )
             board = serializers.SerializerMethodField(help_text="The board of `rank`: `day` or `all`.")
+            attempt = serializers.IntegerField(allow_null=True, help_text="The game's attempt id once its day is "
+                                               "over (ranked games are public then); null before.")
+            replay = serializers.CharField(allow_null=True, help_text="Where the game is watched, after its day.")
+            review = serializers.CharField(allow_null=True, help_text="Where its review is read, after its day.")
 
             def get_board(self, recent: Any) -> str:
                 return ALL_BOARD if recent.assisted else DAY_BOARD

@@ -115,10 +115,19 @@ class RecentResult:
     assisted: bool
     finished_at: dt.datetime
     rank: int | None
+    attempt: int | None = None  # once the day is over (its game is public then), else None
 
     @property
     def seconds(self) -> float:
         return self.play_time_ms / 1000
+
+    @property
+    def replay(self) -> str | None:
+        return None if self.attempt is None else f"/api/v1/attempts/{self.attempt}/replay"
+
+    @property
+    def review(self) -> str | None:
+        return None if self.attempt is None else f"/api/v1/attempts/{self.attempt}/review"
 
 
 @dataclass(frozen=True)
@@ -404,19 +413,20 @@ def leaderboard_page(*, challenge: Challenge, offset: int, limit: int, clean: bo
 
 
 def leaderboard_top_rendered(
-    *, challenge: Challenge, limit: int, clean: bool, render: Callable[[LeaderboardPage], str]
+    *, challenge: Challenge, limit: int, clean: bool, render: Callable[[LeaderboardPage], str], variant: str = ""
 ) -> str:
     """``render(leaderboard_page(offset=0, ...))``, from the Redis page cache while it is current.
 
     For the public top page: the rendering must depend on the page and the
     arguments only (nothing about the caller). See ``redis_store``, "Page cache":
-    the first read after any write to the board renders the page again.
+    the first read after any write to the board renders the page again. ``variant`` names a
+    rendering of its own (a day's board once the day is over links its games: not the same page).
     """
     client = redis_store.read_client()
     token: str | None = None
     if client is not None:
         keys = redis_store.board_keys(challenge=challenge)
-        field = redis_store.page_field(clean=clean, limit=limit)
+        field = redis_store.page_field(clean=clean, limit=limit) + variant
         try:
             body, token = redis_store.board_cached_page(client, keys, field=field)
         except redis.RedisError as exc:
@@ -432,6 +442,13 @@ def leaderboard_top_rendered(
         except redis.RedisError:
             logger.warning("leaderboard: Redis failed writing the page cache of %s", keys.all)
     return body
+
+
+def result_attempts(*, result_ids: list[int]) -> dict[int, int]:
+    """The attempt of each result (for the links of a day's board once the day is over)."""
+    if not result_ids:
+        return {}
+    return dict(Result.objects.filter(pk__in=result_ids).values_list("pk", "submission__attempt_id"))
 
 
 def leaderboard_rank(*, challenge: Challenge, player: AbstractBaseUser | int, clean: bool = False) -> int | None:
@@ -504,7 +521,7 @@ def player_recent_results(*, player: AbstractBaseUser | int, limit: int = RECENT
     recent = list(
         counted_results()
         .filter(player_id=player_id)
-        .select_related("challenge")
+        .select_related("challenge", "submission")
         .order_by("-challenge__date", "-finished_at", "-id")[:limit]
     )
     ranks: dict[int, int] = {}
@@ -528,6 +545,7 @@ def player_recent_results(*, player: AbstractBaseUser | int, limit: int = RECENT
             assisted=r.assisted,
             finished_at=r.finished_at,
             rank=ranks.get(r.pk),
+            attempt=r.submission.attempt_id if dates.is_over(r.challenge.date) else None,
         )
         for r in recent
     ]

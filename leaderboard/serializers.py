@@ -29,14 +29,36 @@ class EntrySerializer(serializers.Serializer):
     assisted = serializers.BooleanField(
         help_text="A hint was used, or an undo took back a move that showed a hidden card: on the `all` board only."
     )
+    attempt = serializers.IntegerField(
+        allow_null=True, default=None,
+        help_text="The game's attempt id once its day is over (ranked games are public then); null before.",
+    )
+    replay = serializers.CharField(
+        allow_null=True, default=None, help_text="Where the game is watched, once its day is over."
+    )
+    review = serializers.CharField(
+        allow_null=True, default=None, help_text="Where its review is read, once its day is over."
+    )
 
 
 _DATETIME = serializers.DateTimeField()
 
 
-def entry_data(entry: Any) -> dict[str, Any]:
+def game_links(attempt_id: int | None) -> dict[str, Any]:
+    """The links of a public game (``games.selectors.attempt_is_public``): its replay and its review."""
+    if attempt_id is None:
+        return {"attempt": None, "replay": None, "review": None}
+    return {
+        "attempt": attempt_id,
+        "replay": f"/api/v1/attempts/{attempt_id}/replay",
+        "review": f"/api/v1/attempts/{attempt_id}/review",
+    }
+
+
+def entry_data(entry: Any, attempts: dict[int, int] | None = None) -> dict[str, Any]:
     """EntrySerializer's shape, built directly (a board page is 50 of them: DRF's field machinery
-    cost more than the rest of the request). ``tests`` hold the two to the same output."""
+    cost more than the rest of the request). ``tests`` hold the two to the same output. ``attempts``
+    maps result ids to their attempts' ids, given only once the day is over: before, no entry links."""
     return {
         "rank": entry.rank,
         "player": entry.player,
@@ -47,6 +69,7 @@ def entry_data(entry: Any) -> dict[str, Any]:
         "time": entry.play_time_ms / 1000,
         "finished_at": _DATETIME.to_representation(entry.finished_at),
         "assisted": entry.assisted,
+        **game_links(None if attempts is None else attempts.get(entry.result_id)),
     }
 
 

@@ -1,4 +1,5 @@
-"""The review API: ``GET /api/v1/attempts/{id}/review``, the player's own game once its day is over."""
+"""The review API: ``GET /api/v1/attempts/{id}/review``, once the game's day is over: the player's own game,
+and anybody's ranked game (``games.selectors.attempt_is_public``)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,16 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
-from rest_framework.permissions import IsAuthenticated
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.errors import NotFound
+from games.apis import FrameOutput
 from games.fields import game_field
+from games.selectors import log_frames
+from games.services.practice import attempt_try_from
 from solver_worker import reviews
 
 
@@ -61,6 +66,7 @@ class ReviewOutput(serializers.Serializer):
 
 class AttemptReviewOutput(serializers.Serializer):
     attempt = serializers.IntegerField()
+    player = serializers.CharField(help_text="Who played it.")
     date = serializers.DateField()
     game = game_field()
     ranked = serializers.BooleanField()
@@ -70,22 +76,26 @@ class AttemptReviewOutput(serializers.Serializer):
 
 
 class AttemptReviewApi(APIView):
-    permission_classes = [IsAuthenticated]
+    """An attempt's review: the player's own; anybody's ranked game once finished and its day is over."""
+
+    permission_classes = [AllowAny]
 
     @extend_schema(
         operation_id="attempt_review",
         responses={
             200: AttemptReviewOutput,
-            404: OpenApiResponse(description="not the caller's attempt, or its day is not over yet (details: "
-                                             "ready_at, ready_in_seconds)"),
+            404: OpenApiResponse(description="no such attempt; another player's practice, or another player's game "
+                                             "of a day not over yet; the caller's own before its day is over "
+                                             "(details: ready_at, ready_in_seconds)"),
             409: OpenApiResponse(description="the attempt is not finished"),
         },
     )
     def get(self, request: Request, attempt_id: int) -> Response:
-        view = reviews.review_get(attempt_id=attempt_id, player=request.user)
+        view = reviews.review_get(attempt_id=attempt_id, viewer=request.user)
         attempt = view.attempt
         data: dict[str, Any] = {
             "attempt": attempt.pk,
+            "player": attempt.player.username,
             "date": attempt.challenge.date,
             "game": attempt.challenge.game,
             "ranked": attempt.ranked,
@@ -93,3 +103,71 @@ class AttemptReviewApi(APIView):
             "review": view.review,
         }
         return Response(AttemptReviewOutput(data).data)
+
+
+class ReviewWinOutput(serializers.Serializer):
+    moves = serializers.ListField(child=serializers.CharField(), help_text="The line played up to the last winnable "
+                                  "position, then the review's winning continuation.")
+    frames = FrameOutput(many=True, help_text="The position before the first move, then after each move.")
+    win_from = serializers.IntegerField(help_text="How many of `moves` the player played: the win starts after them.")
+
+
+class AttemptReviewWinApi(APIView):
+    """The review's "show a win from here": the line played to the last winnable position, then the win the
+    engine checked, a frame per move to watch on the replay player. Who may see it: as the review."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="attempt_review_win",
+        responses={
+            200: ReviewWinOutput,
+            404: OpenApiResponse(description="as the review; or the review is not made yet, or found no win"),
+        },
+    )
+    def get(self, request: Request, attempt_id: int) -> Response:
+        view = reviews.review_get(attempt_id=attempt_id, viewer=request.user)
+        review = view.review or {}
+        if view.status != "done" or not review.get("win") or review.get("win_from") is None:
+            raise NotFound(f"the review of attempt {attempt_id} offers no win to watch"
+                           + ("" if view.status == "done" else f" (its review is {view.status})"))
+        start = int(review["win_from"])
+        moves = list(review["line"][:start]) + list(review["win"])
+        challenge = view.attempt.challenge
+        frames = log_frames(game=challenge.game, seed=challenge.seed_int, moves=moves)
+        return Response(ReviewWinOutput({"moves": moves, "frames": frames, "win_from": start}).data)
+
+
+class TryFromHereOutput(serializers.Serializer):
+    attempt = serializers.IntegerField(help_text="The new practice attempt, already at the position.")
+    moves = serializers.IntegerField(help_text="Moves stored to reach it (the line played up to there).")
+    play = serializers.CharField(help_text="The table's page, where the attempt goes on.")
+
+
+class AttemptReviewTryApi(APIView):
+    """"Try from here": a practice attempt of the caller on the game's day (over) that starts at the review's
+    last winnable position. Who may ask: whoever may read the review (so anybody's ranked game after its day)."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="attempt_review_try",
+        request=None,
+        responses={
+            201: TryFromHereOutput,
+            404: OpenApiResponse(description="as the review; or the review is not made yet, or has no winnable "
+                                             "position"),
+            409: OpenApiResponse(description="the caller has an open attempt on this challenge: finish it first"),
+        },
+    )
+    def post(self, request: Request, attempt_id: int) -> Response:
+        view = reviews.review_get(attempt_id=attempt_id, viewer=request.user)
+        review = view.review or {}
+        if view.status != "done" or review.get("win_from") is None:
+            raise NotFound(f"the review of attempt {attempt_id} has no winnable position to try from"
+                           + ("" if view.status == "done" else f" (its review is {view.status})"))
+        prefix = list(review["line"][: int(review["win_from"])])
+        challenge = view.attempt.challenge
+        attempt = attempt_try_from(player=request.user, challenge=challenge, moves=prefix)
+        data = {"attempt": attempt.pk, "moves": len(prefix), "play": f"/play/{challenge.date}/{challenge.game}"}
+        return Response(TryFromHereOutput(data).data, status=201)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -23,6 +23,7 @@ from core.errors import Conflict, NotFound
 from core.tasks import task
 from games import days
 from games.models import Attempt, Result, Submission
+from games.selectors import attempt_is_public
 from solver.review import WON, Budget, review_game
 from solver_worker.models import GameReview
 
@@ -203,11 +204,13 @@ class ReviewView:
     review: dict[str, Any] | None
 
 
-def review_get(*, attempt_id: int, player: AbstractBaseUser) -> ReviewView:
-    """The player's own attempt's review. Another player's attempt, or any attempt of a day not over
-    yet, is not found (nothing of a day exists before it is over); an open attempt has none yet."""
-    attempt = Attempt.objects.select_related("challenge").filter(pk=attempt_id, player=player).first()
-    if attempt is None:
+def review_get(*, attempt_id: int, viewer: AbstractBaseUser | AnonymousUser) -> ReviewView:
+    """An attempt's review: the player's own, and anybody's ranked game once it is finished and its day is
+    over (``games.selectors.attempt_is_public``). Another player's practice, or anybody else's attempt of a
+    day not over yet, is not found (nothing of a day exists before it is over); an open attempt has none yet."""
+    attempt = Attempt.objects.select_related("challenge", "player").filter(pk=attempt_id).first()
+    owner = attempt is not None and viewer.is_authenticated and attempt.player_id == viewer.pk
+    if attempt is None or not (owner or attempt_is_public(attempt)):
         raise NotFound(f"attempt {attempt_id} not found")
     if not days.is_over(attempt.challenge.date):
         schedule = review_schedule(day=attempt.challenge.date)

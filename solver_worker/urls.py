@@ -4,4 +4,6 @@ from solver_worker import apis
 
 urlpatterns = [
     path("attempts/<int:attempt_id>/review", apis.AttemptReviewApi.as_view(), name="attempt-review"),
+    path("attempts/<int:attempt_id>/review/try", apis.AttemptReviewTryApi.as_view(), name="attempt-review-try"),
+    path("attempts/<int:attempt_id>/review/win", apis.AttemptReviewWinApi.as_view(), name="attempt-review-win"),
 ]

@@ -145,8 +145,24 @@ def board(request: HttpRequest, date: str, game: str) -> HttpResponse:
     return render(
         request,
         "web/board.html",
-        {"challenge": challenge, "name": GAMES[game].name, "others": [(c.game, GAMES[c.game].name) for c in others]},
+        {"challenge": challenge, "name": GAMES[game].name, "others": [(c.game, GAMES[c.game].name) for c in others],
+         "over": selectors.challenge_is_over(challenge)},
     )
+
+
+@friendly_404
+def game_review(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    """One game played back with its review: the player's own, or anybody's ranked game once its day is
+    over (``selectors.attempt_visible``); any other id is the same 404 page, whoever asks."""
+    try:
+        attempt = selectors.attempt_visible(attempt_id=attempt_id, viewer=request.user)
+    except ApplicationError as exc:
+        raise Http404(exc.message) from None
+    challenge = attempt.challenge
+    return render(request, "web/game.html", {
+        "attempt": attempt, "challenge": challenge, "name": GAMES[challenge.game].name,
+        "player_name": attempt.player.get_username(), "over": selectors.challenge_is_over(challenge),
+    })
 
 
 def archive(request: HttpRequest) -> HttpResponse:

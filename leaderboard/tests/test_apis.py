@@ -56,7 +56,9 @@ def test_board_page(board: dict[str, Any], today: dt.date, backend: str) -> None
     assert [e["rank"] for e in body["entries"]] == [2, 3, 4, 5, 6]
     assert [e["player"] for e in body["entries"]] == ["p01", "p02", "p03", "p04", "p05"]
     entry = body["entries"][1]
-    assert set(entry) == {"rank", "player", "won", "score", "moves", "play_time_ms", "time", "finished_at", "assisted"}
+    assert set(entry) == {"rank", "player", "won", "score", "moves", "play_time_ms", "time", "finished_at", "assisted",
+                          "attempt", "replay", "review"}
+    assert entry["attempt"] is None and entry["review"] is None  # today's: its game is nobody else's yet
     assert (entry["won"], entry["score"], entry["play_time_ms"], entry["time"], entry["assisted"]) == (
         True,
         980,
@@ -201,6 +203,9 @@ def test_player_profile(board: dict[str, Any], today: dt.date) -> None:
         "board",
         "finished_at",
         "rank",
+        "attempt",
+        "replay",
+        "review",
     }
 
 

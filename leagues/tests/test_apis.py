@@ -345,6 +345,9 @@ def test_daily_board(world: dict[str, Any]) -> None:
         "time",
         "finished_at",
         "assisted",
+        "attempt",
+        "replay",
+        "review",
     }
     assert body["entries"][1]["time"] == 61.5
     paged = call(world["olga"], "get", today_board_path(world["id"]), offset=1, limit=1, board="all").json()

@@ -1497,3 +1497,136 @@ def test_the_draw_3_waste_reads_on_a_phone(browser: Any, live_server: Any) -> No
         shot(page, "phone-klondike-3-waste-390x844.png")
     finally:
         context.close()
+
+
+# --- after the day: everyone's games, the day's statistics, a game's review (issue 28) -----------------
+
+def _play_yesterday(players: list[tuple[Any, list[str]]], seed: int, solution: list[str]) -> tuple[Any, list[Attempt]]:
+    """Ranked games of yesterday's Klondike, played on yesterday's clock at a person's pace, validated;
+    then the day is over (the real clock) and its reviews are made (tasks run in process)."""
+    from django.contrib.auth import get_user_model
+
+    from games import services
+    from solver_worker import reviews
+
+    yesterday = days.today() - dt.timedelta(days=1)
+    attempts = []
+    with time_machine.travel(dt.datetime.combine(yesterday, dt.time(12), tzinfo=dt.UTC), tick=False) as clock:
+        challenge = make_challenge(game="klondike", seed=seed, day=yesterday, solution=solution)
+        for username, moves in players:
+            user = get_user_model().objects.filter(username=username).first() or \
+                get_user_model().objects.create_user(username=username, password=PASSWORD)
+            attempt = services.attempt_start(player=user, challenge=challenge)
+            for start in range(0, len(moves), 10):
+                clock.shift(dt.timedelta(seconds=10))
+                services.attempt_append_moves(attempt_id=attempt.pk, player=user, start=start,
+                                              moves=moves[start : start + 10])
+            clock.shift(dt.timedelta(seconds=30))
+            services.attempt_submit(attempt_id=attempt.pk, player=user)
+            attempts.append(attempt)
+    reviews.reviews_sweep()
+    return challenge, attempts
+
+
+def test_yesterday_s_board_shows_how_the_day_went_and_links_every_game(page: Any) -> None:
+    data = json.loads(WINNING_LOGS.read_text())["klondike"]
+    sign_up(page, "mei")
+    challenge, attempts = _play_yesterday(
+        [("mei", data["moves"][:6]), ("ola", data["moves"]), ("pia", data["moves"])], data["seed"], data["moves"])
+    page.goto(f"/board/{challenge.date}/klondike")
+    page.wait_for_selector("#day-stats[data-ready=true]")
+    page.wait_for_selector("#board[data-ready=true]")
+    stats = page.locator("#day-stats")
+    assert "67% won" in stats.inner_text() and "2 of 3 ranked players" in stats.inner_text()
+    assert "The solver's difficulty" in stats.inner_text()
+    mine = page.locator(".histogram li.mine")
+    assert mine.count() == 2 and "you" in mine.first.inner_text()  # mei's bins, in moves and in time
+    assert page.locator(".histogram .bar").count() >= 2
+    links = page.locator("#board a.game-link")
+    assert links.count() == 3
+    hrefs = {links.nth(i).get_attribute("href") for i in range(3)}
+    assert hrefs == {f"/games/{a.pk}" for a in attempts}
+    shot(page, "day-stats.png")
+
+
+def test_a_game_s_review_page_plays_it_back_and_shows_a_win_from_where_it_was_left(page: Any) -> None:
+    data = json.loads(WINNING_LOGS.read_text())["klondike"]
+    sign_up(page, "mei")
+    _, attempts = _play_yesterday([("mei", data["moves"][:6])], data["seed"], data["moves"])
+    page.goto("/players/mei")
+    page.wait_for_selector("#profile[data-ready=true]")
+    page.locator("a.game-link").click()
+    page.wait_for_url(re.compile(rf"/games/{attempts[0].pk}$"))
+    page.wait_for_selector("#game-review[data-ready=true]")
+    claims = page.locator("#review-claims")
+    assert page.locator("#review-claims li").count() >= 1, claims.inner_text()
+    assert page.locator("#rv-moves li").count() == 6
+    assert page.locator("#rv-pos").inner_text() == "0 / 6"
+    page.click("#rv-next")
+    assert page.locator("#rv-pos").inner_text() == "1 / 6"
+    assert page.locator("#rv-moves li.current").count() == 1
+    shot(page, "game-review.png")
+    win = page.locator("#rv-win")
+    assert win.is_visible() and "Show a win" in win.inner_text() and not page.locator("#rv-game").is_visible()
+    win.click()
+    page.wait_for_selector("#game-review[data-watching=win]")
+    assert not win.is_visible() and page.locator("#rv-game").is_visible()
+    total = page.locator("#rv-moves li").count()
+    assert total > 6 and page.locator("#rv-moves li.win-move").count() == total - 6
+    assert page.locator("#rv-pos").inner_text() == f"6 / {total}"
+    page.click("#rv-end")
+    assert page.locator("#rv-pos").inner_text() == f"{total} / {total}"
+    assert "won" in page.locator("#review-table").inner_text()
+    shot(page, "game-review-win.png")
+    # try from here: a practice attempt at the position after move 6, on the table
+    page.click("#rv-game")
+    page.locator("#rv-try").click()
+    page.wait_for_url(re.compile(r"/play/"))
+    page.wait_for_selector("#game[data-ready=true]")
+    page.wait_for_function("window.patience !== undefined && window.patience.game.attempt !== null")
+    assert log_length(page) == 6
+    shot(page, "try-from-here.png")
+    # a stranger's view of today's game, or of anybody's practice, is the same 404 page
+    page.goto("/games/999999")
+    assert "not found" in page.content()
+
+
+def test_the_review_page_and_the_day_s_stats_fit_a_phone(browser: Any, live_server: Any) -> None:
+    data = json.loads(WINNING_LOGS.read_text())["klondike"]
+    challenge, attempts = _play_yesterday([("mei", data["moves"][:6]), ("ola", data["moves"])], data["seed"],
+                                          data["moves"])
+    context = browser.new_context(base_url=live_server.url, viewport=PHONE)
+    page = context.new_page()
+    try:
+        for path, ready in ((f"/games/{attempts[0].pk}", "#game-review[data-ready=true]"),
+                            (f"/board/{challenge.date}/klondike", "#day-stats[data-ready=true]")):
+            page.goto(path)
+            page.wait_for_selector(ready)
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= PHONE["width"], (path, width)
+        shot(page, "day-stats-phone.png")
+    finally:
+        context.close()
+
+
+def test_the_review_page_marks_the_losing_move_a_review_names(page: Any) -> None:
+    """The page's drawing of a lost game's review: a review row written by the test (the solver's own
+    losing moves are proven in solver/tests/test_review.py on hand-made deals, which no daily seed deals)."""
+    from solver_worker.models import GameReview
+
+    data = json.loads(WINNING_LOGS.read_text())["klondike"]
+    _, attempts = _play_yesterday([("mei", data["moves"][:6])], data["seed"], data["moves"])
+    row = GameReview.objects.get(attempt=attempts[0])
+    review = dict(row.data)
+    review.update(outcome="lost", winnable_after=3, lost_after=4, win=None, win_from=3,
+                  claims=["After move 3 a win was still possible.", "After move 4 no win was possible."],
+                  losing_move={"ply": 4, "index": 3, "move": review["line"][3], "words": "a draw covered the A♠"})
+    row.data = review
+    row.save(update_fields=["data"])
+    page.goto(f"/games/{attempts[0].pk}")
+    page.wait_for_selector("#game-review[data-ready=true]")
+    assert "Move 4: a draw covered the A♠" in page.locator(".losing-move").inner_text()
+    assert page.locator("#rv-moves li.losing").get_attribute("data-step") == "4"
+    assert page.locator("#rv-moves li.last-winnable").get_attribute("data-step") == "3"
+    assert not page.locator("#rv-win").is_visible()  # no win stored: none offered
+    shot(page, "game-review-lost.png")

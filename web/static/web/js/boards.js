@@ -16,8 +16,10 @@ function playerCell(player, assisted) {
     assisted ? el("span", { class: "small", title: "assisted: a hint, or an undo that took back a look at a hidden card", text: " (assisted)" }) : null);
 }
 
-/** A day's board: rank, player, result, score, moves, time (GET .../leaderboards|boards/{date}/{game}). */
+/** A day's board: rank, player, result, score, moves, time (GET .../leaderboards|boards/{date}/{game});
+ * once the day is over each entry links its game's replay and review (entry.attempt). */
 export function dailyTable(entries, me) {
+  const links = entries.some((e) => e.attempt);
   const rows = entries.map((e) =>
     el("tr", { class: e.player === me ? "me" : "" },
       el("td", { class: "num", text: String(e.rank) }),
@@ -25,11 +27,13 @@ export function dailyTable(entries, me) {
       el("td", { text: e.won ? "won" : "not won" }),
       el("td", { class: "num", text: String(e.score) }),
       el("td", { class: "num", text: String(e.moves) }),
-      el("td", { class: "num", text: duration(e.play_time_ms) })));
+      el("td", { class: "num", text: duration(e.play_time_ms) }),
+      links ? el("td", {}, e.attempt ? el("a", { href: `/games/${e.attempt}`, class: "game-link", text: "Review", title: "watch the game and read its review" }) : null) : null));
   return el("table", { class: "leaderboard" },
     el("thead", {}, el("tr", {},
       el("th", { class: "num", text: "#" }), el("th", { text: "Player" }), el("th", { text: "Result" }),
-      el("th", { class: "num", text: "Score" }), el("th", { class: "num", text: "Moves" }), el("th", { class: "num", text: "Time" }))),
+      el("th", { class: "num", text: "Score" }), el("th", { class: "num", text: "Moves" }), el("th", { class: "num", text: "Time" }),
+      links ? el("th", { text: "Game" }) : null)),
     el("tbody", {}, rows));
 }
 

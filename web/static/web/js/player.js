@@ -56,14 +56,17 @@ async function load() {
       el("td", { class: "num", text: String(r.score) }),
       el("td", { class: "num moves", text: String(r.moves) }),
       el("td", { class: "num", text: r.rank ? `#${r.rank}${r.assisted ? " (assisted)" : ""}` : "",
-        title: r.assisted ? "assisted: ranked on the board of all results" : "" })));
+        title: r.assisted ? "assisted: ranked on the board of all results" : "" }),
+      // Once the day is over the game is public: its replay and review (GET /api/v1/attempts/{id}/review).
+      el("td", {}, r.attempt ? el("a", { href: `/games/${r.attempt}`, class: "game-link", text: "Review", title: "watch the game and read its review" })
+        : el("span", { class: "small", text: "after the day", title: "games are public once their day is over" }))));
     box.replaceChildren(
       el("div", { class: "stats-grid" },
         stat("played", p.played), stat("won", p.won), stat("win rate", `${Math.round(p.win_rate * 100)}%`),
         stat("current streak", p.current_streak), stat("best streak", p.best_streak)),
       p.recent.length ? chart(p.recent) : el("p", { class: "empty", text: "No ranked results yet." }),
       p.recent.length ? el("table", { class: "leaderboard" },
-        el("thead", {}, el("tr", {}, ...["Day", "Game", "Result", "Score", "Moves", "Rank"].map((t) =>
+        el("thead", {}, el("tr", {}, ...["Day", "Game", "Result", "Score", "Moves", "Rank", "Game review"].map((t) =>
           el("th", { text: t, class: t === "Moves" ? "moves" : "" })))),
         el("tbody", {}, rows)) : null);
   } catch (exc) {

@@ -1,0 +1,151 @@
+// One game played back with its review (/games/{id}): the replay player (replay.js) over the game's frames
+// (GET /api/v1/attempts/{id}/replay), the review's claims in words (GET .../review), the losing move
+// marked in the move list, and "show a win from here" (GET .../review/win: the engine-checked win).
+
+import { el, get, post } from "./api.js";
+import { createPlayer, frameState, wholeSource } from "./replay.js";
+import { cardWords, moveWords } from "./words.js";
+
+const box = document.getElementById("game-review");
+const id = box.dataset.attempt;
+const $ = (name) => document.getElementById(name);
+let player = null;
+let shown = null; // {moves, frames, marks: {step: class}}
+let game = null; // the game played, kept while a win is watched
+
+function card(text) {
+  if (!text || text === "??") return el("span", { class: "mini-card down", text: "▒" });
+  return el("span", { class: `mini-card ${"DH".includes(text[1]) ? "red" : "black"}`, title: cardWords(text),
+    text: `${text[0] === "T" ? "10" : text[0]}${{ C: "♣", D: "♦", H: "♥", S: "♠" }[text[1]]}` });
+}
+
+/** A frame as text cards: stock and waste, the foundations' tops, then the columns. */
+function draw(frame) {
+  const top = el("div", { class: "mini-row" },
+    el("span", { class: "pile", title: "stock" }, frame.s ? `stock ${frame.s}` : "stock empty"),
+    el("span", { class: "pile", title: "waste" }, frame.w.length ? card(frame.w.at(-1)) : "waste empty"),
+    ...frame.f.map((c, i) => el("span", { class: "pile", title: `foundation ${i + 1}` }, c ? card(c) : "·")));
+  const columns = el("div", { class: "mini-columns" }, ...frame.t.map((column, i) =>
+    el("div", { class: "mini-column", title: `column ${i + 1}` }, column.length ? column.map(card) : "·")));
+  $("review-table").replaceChildren(top, columns,
+    el("p", { class: "small", text: `score ${frame.score} · ${frame.home} cards home${frame.won ? " · won" : ""}` }));
+}
+
+function show(data, marks, startAt) {
+  player?.pause();
+  const frames = data.frames;
+  const states = frames.map(frameState);
+  shown = { moves: data.moves, frames };
+  $("rv-moves").replaceChildren(...data.moves.map((move, i) => el("li",
+    { class: marks[i + 1] || "", dataset: { step: String(i + 1) } },
+    el("button", { type: "button", class: "link step", text: moveWords(move, states[i]) }))));
+  player = createPlayer({
+    source: wholeSource(data),
+    onFrame: (frame, step) => {
+      draw(frame);
+      $("rv-pos").textContent = `${step} / ${data.moves.length}`;
+      $("rv-play").textContent = player?.playing ? "Pause" : "Play";
+      $("rv-move").textContent = step ? `${step}. ${moveWords(data.moves[step - 1], states[step - 1])}` : "The deal";
+      $("rv-moves").querySelectorAll("li").forEach((li) => li.classList.toggle("current", Number(li.dataset.step) === step));
+    },
+  });
+  player.seek(startAt);
+}
+
+function claims(body) {
+  const r = body.review;
+  if (body.status !== "done" || !r) {
+    return [el("p", { class: "message", text: body.status === "failed" ? "The review of this game failed; it is tried again."
+      : "The review is being made: it is ready within minutes of the day's end. Reload in a moment." })];
+  }
+  const out = [el("ul", { class: "claims" }, r.claims.map((text) => el("li", { text })))];
+  if (r.losing_move) {
+    out.unshift(el("p", { class: "losing-move" }, el("b", { text: `Move ${r.losing_move.ply}: ` }), r.losing_move.words,
+      " — the game could not be won after it."));
+  }
+  return out;
+}
+
+/** The whole game, its pages of frames (GET .../replay?page=N) joined: the move list names every move. */
+async function wholeReplay(attemptId) {
+  const first = await get(`attempts/${attemptId}/replay?page=0`);
+  const moves = [...first.moves];
+  const frames = [...first.frames];
+  for (let page = 1; page < first.pages; page += 1) {
+    const next = await get(`attempts/${attemptId}/replay?page=${page}`);
+    moves.push(...next.moves);
+    frames.push(...next.frames.slice(1)); // a page's first frame is the last one of the page before
+  }
+  return { moves, frames };
+}
+
+async function load() {
+  try {
+    const replay = await wholeReplay(id);
+    let review = null;
+    try {
+      review = await get(`attempts/${id}/review`);
+    } catch (exc) {
+      $("review-claims").replaceChildren(el("p", { class: "message", text: exc.message }));
+    }
+    const marks = {};
+    const r = review?.review;
+    if (r?.losing_move) marks[r.losing_move.index + 1] = "losing";
+    if (r && r.win_from !== null && r.win_from > 0) marks[r.line_index[r.win_from - 1] + 1] ||= "last-winnable";
+    game = { data: replay, marks };
+    show(replay, marks, 0);
+    if (review) $("review-claims").replaceChildren(...claims(review));
+    if (r && r.win_from !== null && document.body.dataset.user) {
+      $("rv-try").hidden = false; // a practice attempt of yours from the last winnable position
+      $("rv-try").textContent = r.win_from ? `Try from after move ${r.win_from}` : "Try this deal";
+    }
+    if (r?.win && r.win_from !== null) {
+      $("rv-win").hidden = false;
+      $("rv-win").textContent = r.win_from ? `Show a win from after move ${r.win_from}` : "Show a win from the deal";
+    }
+  } catch (exc) {
+    $("review-claims").replaceChildren(el("p", { class: "message error", text: exc.message }));
+  }
+  box.dataset.ready = "true";
+}
+
+$("rv-win").addEventListener("click", async () => {
+  try {
+    const win = await get(`attempts/${id}/review/win`);
+    const marks = {};
+    for (let i = win.win_from + 1; i <= win.moves.length; i += 1) marks[i] = "win-move";
+    show(win, marks, win.win_from);
+    $("rv-list-title").textContent = `A win from after move ${win.win_from} (checked by the engine)`;
+    $("rv-win").hidden = true;
+    $("rv-game").hidden = false;
+    box.dataset.watching = "win";
+  } catch (exc) {
+    $("review-claims").append(el("p", { class: "message error", text: exc.message }));
+  }
+});
+$("rv-game").addEventListener("click", () => {
+  show(game.data, game.marks, 0);
+  $("rv-list-title").textContent = "Moves";
+  $("rv-win").hidden = false;
+  $("rv-game").hidden = true;
+  box.dataset.watching = "game";
+});
+$("rv-try").addEventListener("click", async () => {
+  try {
+    const started = await post(`attempts/${id}/review/try`);
+    window.location.assign(started.play);
+  } catch (exc) {
+    $("review-claims").append(el("p", { class: "message error", text: exc.message }));
+  }
+});
+$("rv-play").addEventListener("click", () => player?.toggle());
+$("rv-back").addEventListener("click", () => player?.step(-1));
+$("rv-next").addEventListener("click", () => player?.step(1));
+$("rv-start").addEventListener("click", () => player?.seek(0));
+$("rv-end").addEventListener("click", () => player?.seek(Infinity));
+$("rv-moves").addEventListener("click", (event) => {
+  const li = event.target.closest("li");
+  if (li && player) player.seek(Number(li.dataset.step));
+});
+
+load();
