@@ -41,8 +41,8 @@ function show(data, marks, startAt) {
     el("button", { type: "button", class: "link step", text: moveWords(move, states[i]) }))));
   player = createPlayer({
     source: wholeSource(data),
-    onFrame: (frame, step) => {
-      draw(frame);
+    onFrame: (_state, step) => {
+      draw(frames[step]); // the compact frame: draw() lists its piles as the server sent them
       $("rv-pos").textContent = `${step} / ${data.moves.length}`;
       $("rv-play").textContent = player?.playing ? "Pause" : "Play";
       $("rv-move").textContent = step ? `${step}. ${moveWords(data.moves[step - 1], states[step - 1])}` : "The deal";
