@@ -40,6 +40,7 @@ class LossProof:
     seconds: float
     verdict: str  # CP-SAT's own status name (INFEASIBLE, FEASIBLE, OPTIMAL, UNKNOWN)
     stats: dict[str, int] = field(default_factory=dict)
+    info: str = ""  # CP-SAT's word on how the search ended
 
     @property
     def lost(self) -> bool:
@@ -258,16 +259,22 @@ def build_model(deal: Deal, *, levels: int = LEVELS) -> cp_model.CpModel:
 def prove_lost(deal: Deal, *, seconds: float = 5.0, levels: int = LEVELS, seed: int = 0) -> LossProof:
     """``lost`` if the model of ``deal`` has no solution within ``seconds`` (one thread), else ``unknown``."""
     start = time.perf_counter()
+    deadline = start + seconds
     model = build_model(deal, levels=levels)
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(0.01, seconds - (time.perf_counter() - start))
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = seed
-    status = solver.solve(model)
-    verdict = solver.status_name(status)
+    # Seen once under heavy load: CP-SAT stopped with UNKNOWN after a fraction of its time. An
+    # early stop proves nothing either way, so the rest of the budget is given again (twice at most).
+    for _ in range(3):
+        solver.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
+        status = solver.solve(model)
+        if status != cp_model.UNKNOWN or time.perf_counter() > start + 0.9 * seconds:
+            break
     return LossProof(
         status=LOST if status == cp_model.INFEASIBLE else UNKNOWN,
         seconds=time.perf_counter() - start,
-        verdict=verdict,
+        verdict=solver.status_name(status),
         stats={"conflicts": int(solver.num_conflicts), "branches": int(solver.num_branches)},
+        info=solver.solution_info(),
     )
