@@ -1,0 +1,80 @@
+"""The loss model (``solver.loss_model``) over the winnability study's deals.
+
+    python bench/loss_model.py --games josephine,forty-thieves [--status unknown] [--seconds 2]
+                               [--limit N] [--out FILE.jsonl]
+
+For each game: the study's deals of that status (``solved``: the soundness check, where a proof of
+loss would be a bug; ``unknown``: what the model decides that the search left open), each given to
+``prove_lost`` within ``--seconds`` on one thread. Prints per game how many came out lost, with a
+schedule (the model has a solution: nothing proven), or undecided in time, and the median and
+90th percentile of seconds per deal. Exits 1 if a ``solved`` deal comes out lost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from engine import deal
+from solver.loss_model import model_applies, prove_lost
+
+STUDY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "winnability")
+
+
+def study_seeds(game: str, status: str) -> list[int]:
+    """Seeds whose study rows say ``status``; for ``unknown``, only the seeds no row decided."""
+    rows: dict[int, set[str]] = {}
+    with open(os.path.join(STUDY, f"{game}.jsonl")) as lines:
+        for line in lines:
+            row = json.loads(line)
+            rows.setdefault(row["seed"], set()).add(row["status"])
+    if status == "unknown":
+        return sorted(s for s, seen in rows.items() if seen == {"unknown"})
+    return sorted(s for s, seen in rows.items() if status in seen)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", default="josephine,forty-thieves,lucas,limited,maria")
+    parser.add_argument("--status", choices=("solved", "unknown", "unsolvable"), default="solved")
+    parser.add_argument("--seconds", type=float, default=1.0)
+    parser.add_argument("--limit", type=int, default=None, help="the first N deals of each game only")
+    parser.add_argument("--out", default=None, help="append one JSON line per deal to this file")
+    args = parser.parse_args()
+    wrong = 0
+    print(f"study deals '{args.status}', {args.seconds:g} s each, one thread")
+    print(f"{'game':<16}{'deals':>7}{'lost':>7}{'schedule':>10}{'open':>7}{'median s':>10}{'p90 s':>8}")
+    for game in [g.strip() for g in args.games.split(",") if g.strip()]:
+        seeds = study_seeds(game, args.status)[: args.limit]
+        counts = {"lost": 0, "schedule": 0, "open": 0}
+        times: list[float] = []
+        for seed in seeds:
+            d = deal(game, seed)
+            if not model_applies(d):
+                continue
+            proof = prove_lost(d, seconds=args.seconds)
+            kind = "lost" if proof.lost else ("schedule" if proof.verdict in ("FEASIBLE", "OPTIMAL") else "open")
+            counts[kind] += 1
+            times.append(proof.seconds)
+            if proof.lost and args.status == "solved":
+                wrong += 1
+                print(f"UNSOUND: {game} {seed} is won but the model has no solution", flush=True)
+            if args.out:
+                with open(args.out, "a") as out:
+                    out.write(json.dumps({"game": game, "seed": seed, "verdict": proof.verdict,
+                                          "seconds": round(proof.seconds, 3)}) + "\n")
+        if times:
+            ordered = sorted(times)
+            p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
+            print(f"{game:<16}{len(times):>7}{counts['lost']:>7}{counts['schedule']:>10}{counts['open']:>7}"
+                  f"{statistics.median(times):>10.2f}{p90:>8.2f}", flush=True)
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
