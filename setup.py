@@ -1,6 +1,6 @@
 """Builds the solver's compiled search core only (the service itself is not a package).
 
-    python setup.py build_ext --inplace    (bin/setup runs this when the C sources change)
+python setup.py build_ext --inplace    (bin/setup runs this when the C sources change)
 """
 
 import hashlib

@@ -447,8 +447,9 @@ def measure_http(
     def load(port: int, path: str | Client, connections: int, seconds: float) -> Run:
         # Logged-in reads and moves need each connection's own token and state: the Python client.
         if isinstance(path, Client):
-            return python_load(port, path, len(getattr(path, "players", None) or getattr(path, "tokens", [])) or
-                               connections, seconds)
+            return python_load(
+                port, path, len(getattr(path, "players", None) or getattr(path, "tokens", [])) or connections, seconds
+            )
         return wrk_or_python(port, path, connections, seconds)
 
     def board_ok(data: dict) -> None:
@@ -722,7 +723,8 @@ def main() -> None:
                 if target is not None:
                     met = ratio >= target and s.p99_ms < TARGET_P99_MS and s.errors == 0
                     verdict = f"  ratio {ratio:4.0%} (target >= {target:.0%}, p99 < {TARGET_P99_MS:.0f} ms): " + (
-                        "met" if met else "NOT met")
+                        "met" if met else "NOT met"
+                    )
                 log(
                     f"{name:>24}: {s.rate:8.0f} req/s  p50 {s.p50_ms:6.2f} ms  p99 {s.p99_ms:6.2f} ms  "
                     f"errors {s.errors}/{s.requests}  CPU {s.cpu_ms:.2f} ms{verdict}"

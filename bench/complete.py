@@ -67,12 +67,16 @@ def main() -> int:
                 verdict = "won" if out.status == SOLVED else "lost"
                 verdicts[verdict] += 1
                 finished.append(out.nodes)
-            print(f"  {game:>16} {seed}: {verdict:>6}  {out.nodes:>12,} nodes  {out.stored:>11,} positions  "
-                  f"{out.evictions:>10,} replaced  {seconds:6.1f} s", flush=True)
-        sizes = (f"{min(finished):,} / {int(statistics.median(finished)):,} / {max(finished):,}"
-                 if finished else "-")
-        summary.append(f"| {game} | {len(seeds)} | {len(finished)} ({verdicts['won']} won, {verdicts['lost']} lost) "
-                       f"| {sizes} | {capped} |")
+            print(
+                f"  {game:>16} {seed}: {verdict:>6}  {out.nodes:>12,} nodes  {out.stored:>11,} positions  "
+                f"{out.evictions:>10,} replaced  {seconds:6.1f} s",
+                flush=True,
+            )
+        sizes = f"{min(finished):,} / {int(statistics.median(finished)):,} / {max(finished):,}" if finished else "-"
+        summary.append(
+            f"| {game} | {len(seeds)} | {len(finished)} ({verdicts['won']} won, {verdicts['lost']} lost) "
+            f"| {sizes} | {capped} |"
+        )
     print("\n| game | deals | finished | nodes of the finished: min / median / max | at the cap |")
     print("|---|---|---|---|---|")
     print("\n".join(summary))

@@ -156,15 +156,21 @@ class Player:
 
 def play_one(client: Client, player: Player, day: str, batch: int, stats: Stats) -> None:
     client.call("GET /daily", "GET", "/api/v1/daily", token=player.token)
-    status, attempt = client.call("POST attempts (start)", "POST", f"/api/v1/daily/{day}/{GAME}/attempts",
-                                  token=player.token, data={})
+    status, attempt = client.call(
+        "POST attempts (start)", "POST", f"/api/v1/daily/{day}/{GAME}/attempts", token=player.token, data={}
+    )
     if status != 201:
         stats.wrong.append(f"{player.name}: start {status} {attempt}")
         return
     aid = attempt["id"]
     for start in range(0, len(player.line), batch):
-        status, body = client.call("POST moves", "POST", f"/api/v1/attempts/{aid}/moves", token=player.token,
-                                   data={"from": start, "moves": player.line[start : start + batch]})
+        status, body = client.call(
+            "POST moves",
+            "POST",
+            f"/api/v1/attempts/{aid}/moves",
+            token=player.token,
+            data={"from": start, "moves": player.line[start : start + batch]},
+        )
         if status != 200:
             stats.wrong.append(f"{player.name}: moves {status} {body}")
             return
@@ -199,8 +205,16 @@ def play_one(client: Client, player: Player, day: str, batch: int, stats: Stats)
 # --- Setup -------------------------------------------------------------------------------------
 
 
-def make_players(stack: Stack, count: int, seed: int, solution: list[str], win_share: float,
-                 rng: random.Random, *, prefix: str = "day") -> list[Player]:
+def make_players(
+    stack: Stack,
+    count: int,
+    seed: int,
+    solution: list[str],
+    win_share: float,
+    rng: random.Random,
+    *,
+    prefix: str = "day",
+) -> list[Player]:
     os.environ.update(stack.env)
     import django
     from django.apps import apps
@@ -252,48 +266,71 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--registrations", type=int, default=20, help="players who register through HTTP")
     parser.add_argument("--redis-db", type=int, default=11)
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--burst", type=int, default=500,
-                        help="then this many more players submit at once: the validation workers' capacity")
+    parser.add_argument(
+        "--burst",
+        type=int,
+        default=500,
+        help="then this many more players submit at once: the validation workers' capacity",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the database")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
 
     workdir = Path(tempfile.mkdtemp(prefix="dp-day-"))
-    stack = Stack(redis_url=f"redis://127.0.0.1:6379/{args.redis_db}", workdir=workdir,
-                  web_workers=args.web_workers, validation_concurrency=args.validation_concurrency,
-                  solver_seconds=5, solver_max_seeds=10,
-                  extra_env={"API_THROTTLE": "false", "DJANGO_LOG_LEVEL": "WARNING"})
+    stack = Stack(
+        redis_url=f"redis://127.0.0.1:6379/{args.redis_db}",
+        workdir=workdir,
+        web_workers=args.web_workers,
+        validation_concurrency=args.validation_concurrency,
+        solver_seconds=5,
+        solver_max_seeds=10,
+        extra_env={"API_THROTTLE": "false", "DJANGO_LOG_LEVEL": "WARNING"},
+    )
     try:
         started = time.perf_counter()
         stack.create_database()
         stack.start()
-        log(f"stack up in {time.perf_counter() - started:.1f} s: gunicorn -w {args.web_workers}, validation worker "
-            f"concurrency {args.validation_concurrency}, solver worker, beat; logs in {workdir}")
+        log(
+            f"stack up in {time.perf_counter() - started:.1f} s: gunicorn -w {args.web_workers}, validation worker "
+            f"concurrency {args.validation_concurrency}, solver worker, beat; logs in {workdir}"
+        )
         day = request(f"{stack.url}/api/v1/daily").json()["date"]
         solve_started = time.perf_counter()
         stack.send_task("solver_worker.prepare_challenge", day=day, game=GAME)
         while True:
-            rows = stack.sql("SELECT seed, solution, solver_seconds FROM games_challenge WHERE date = %s AND game = %s"
-                             " AND status = 'ready'", day, GAME)
+            rows = stack.sql(
+                "SELECT seed, solution, solver_seconds FROM games_challenge WHERE date = %s AND game = %s"
+                " AND status = 'ready'",
+                day,
+                GAME,
+            )
             if rows:
                 break
             if time.perf_counter() - solve_started > 300:
                 raise SystemExit("the solver did not prepare today's klondike in 300 s\n" + stack.tail("worker-solver"))
             time.sleep(0.5)
         seed, solution, solver_seconds = rows[0][0] % (1 << 64), rows[0][1], rows[0][2]
-        log(f"{day} {GAME} prepared by the solver worker: {solver_seconds:.2f} s of solver time, "
-            f"{len(solution)}-move winning line")
+        log(
+            f"{day} {GAME} prepared by the solver worker: {solver_seconds:.2f} s of solver time, "
+            f"{len(solution)}-move winning line"
+        )
 
         made = time.perf_counter()
         players = make_players(stack, args.players, seed, solution, args.win_share, rng)
-        log(f"{len(players)} players with tokens and lines ({sum(len(p.line) for p in players)} moves) "
-            f"in {time.perf_counter() - made:.1f} s")
+        log(
+            f"{len(players)} players with tokens and lines ({sum(len(p.line) for p in players)} moves) "
+            f"in {time.perf_counter() - made:.1f} s"
+        )
 
         stats = Stats()
         reg = Client(stack.port, stats)
         for i in range(args.registrations):
-            reg.call("POST register", "POST", "/api/v1/auth/register",
-                     data={"username": f"reg{i:04d}", "password": "a long passphrase 42"})
+            reg.call(
+                "POST register",
+                "POST",
+                "/api/v1/auth/register",
+                data={"username": f"reg{i:04d}", "password": "a long passphrase 42"},
+            )
 
         cpu0 = {name: cpu_seconds(p.pid) for name, p in stack.procs.items()}
         load0 = own_cpu()
@@ -331,8 +368,10 @@ def main(argv: list[str] | None = None) -> int:
             time.sleep(1)
             if time.perf_counter() - last >= 15:
                 last = time.perf_counter()
-                log(f"  {last - t0:5.0f} s: {stats.players_done} players done, "
-                    f"{sum(map(len, stats.times.values()))} requests")
+                log(
+                    f"  {last - t0:5.0f} s: {stats.players_done} players done, "
+                    f"{sum(map(len, stats.times.values()))} requests"
+                )
         elapsed = time.perf_counter() - t0
         done.set()
         sampling.join()
@@ -343,47 +382,67 @@ def main(argv: list[str] | None = None) -> int:
         # --- Report ------------------------------------------------------------------------------
         total = sum(len(v) for k, v in stats.times.items() if k != "POST register")
         log("")
-        log(f"players: {stats.players_done} of {len(players)} played in {elapsed:.1f} s "
+        log(
+            f"players: {stats.players_done} of {len(players)} played in {elapsed:.1f} s "
             f"({stats.players_done / elapsed:.1f} players/s), {args.connections} connections, "
-            f"{sum(p.wins for p in players[: stats.players_done])} winning lines")
+            f"{sum(p.wins for p in players[: stats.players_done])} winning lines"
+        )
         log(f"HTTP: {total} requests in {elapsed:.1f} s = {total / elapsed:.0f} requests/s")
         log(f"{'endpoint':<24}{'count':>8}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}")
         for name in sorted(stats.times):
             values = stats.times[name]
-            log(f"{name:<24}{len(values):>8}{pct(values, 0.5) * 1000:>9.1f}{pct(values, 0.99) * 1000:>9.1f}"
-                f"{stats.errors.get(name, 0):>8}")
-        rows = stack.sql("SELECT EXTRACT(EPOCH FROM validated_at - created_at), EXTRACT(EPOCH FROM created_at),"
-                         " EXTRACT(EPOCH FROM validated_at) FROM games_submission WHERE validated_at IS NOT NULL")
+            log(
+                f"{name:<24}{len(values):>8}{pct(values, 0.5) * 1000:>9.1f}{pct(values, 0.99) * 1000:>9.1f}"
+                f"{stats.errors.get(name, 0):>8}"
+            )
+        rows = stack.sql(
+            "SELECT EXTRACT(EPOCH FROM validated_at - created_at), EXTRACT(EPOCH FROM created_at),"
+            " EXTRACT(EPOCH FROM validated_at) FROM games_submission WHERE validated_at IS NOT NULL"
+        )
         latencies = [float(r[0]) for r in rows]
         if rows:
             span = max(float(r[2]) for r in rows) - min(float(r[1]) for r in rows)
             rate = len(rows) / span if span > 0 else float("nan")
-            log(f"validations: {len(rows)} in {span:.1f} s (first submit to last validated) = {rate:.1f}/s, "
+            log(
+                f"validations: {len(rows)} in {span:.1f} s (first submit to last validated) = {rate:.1f}/s, "
                 f"{rate / args.validation_concurrency:.1f}/s per validation worker process "
                 f"({args.validation_concurrency} processes); "
                 f"latency submit to validated p50 {statistics.median(latencies) * 1000:.0f} ms, "
-                f"p99 {pct(latencies, 0.99) * 1000:.0f} ms")
+                f"p99 {pct(latencies, 0.99) * 1000:.0f} ms"
+            )
         if stats.freshness:
-            log(f"board freshness (submit answered to rank seen, polling every 0.2 s): "
+            log(
+                f"board freshness (submit answered to rank seen, polling every 0.2 s): "
                 f"p50 {pct(stats.freshness, 0.5) * 1000:.0f} ms, p99 {pct(stats.freshness, 0.99) * 1000:.0f} ms, "
                 f"max {max(stats.freshness) * 1000:.0f} ms; {stats.valid_unranked} polls saw a validated "
-                "submission not ranked yet")
-        log(f"largest depth seen (every 3 s on /metrics): validation queue {depth_seen['validation']:.0f}, "
+                "submission not ranked yet"
+            )
+        log(
+            f"largest depth seen (every 3 s on /metrics): validation queue {depth_seen['validation']:.0f}, "
             f"pending submissions {depth_seen['pending']:.0f}; at the end pending "
-            f"{metric(final, 'dailypatience_submissions_pending')}")
+            f"{metric(final, 'dailypatience_submissions_pending')}"
+        )
         per_player = max(stats.players_done, 1)
-        log("CPU seconds during the run (per player, ms): " + ", ".join(
-            f"{name} {sec:.1f} ({sec / per_player * 1000:.1f})" for name, sec in cpu.items())
-            + f", load generator {load_cpu:.1f} ({load_cpu / per_player * 1000:.1f})")
-        log(f"PostgreSQL backends of the run (the web and worker connections, since they opened): "
-            f"{postgres_cpu(stack):.1f} CPU seconds")
+        log(
+            "CPU seconds during the run (per player, ms): "
+            + ", ".join(f"{name} {sec:.1f} ({sec / per_player * 1000:.1f})" for name, sec in cpu.items())
+            + f", load generator {load_cpu:.1f} ({load_cpu / per_player * 1000:.1f})"
+        )
+        log(
+            f"PostgreSQL backends of the run (the web and worker connections, since they opened): "
+            f"{postgres_cpu(stack):.1f} CPU seconds"
+        )
         if args.burst:
             burst(stack, day, seed, solution, args, rng)
-        sizes = stack.sql("SELECT s.relname, pg_total_relation_size(c.oid), n_live_tup FROM pg_class c"
-                          " JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE s.relname IN"
-                          " ('games_attempt', 'games_submission', 'games_result', 'auth_user') ORDER BY s.relname")
-        log("PostgreSQL tables (total size with indexes / rows): " + ", ".join(
-            f"{name} {size / 1024 / 1024:.1f} MiB / {rows}" for name, size, rows in sizes))
+        sizes = stack.sql(
+            "SELECT s.relname, pg_total_relation_size(c.oid), n_live_tup FROM pg_class c"
+            " JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE s.relname IN"
+            " ('games_attempt', 'games_submission', 'games_result', 'auth_user') ORDER BY s.relname"
+        )
+        log(
+            "PostgreSQL tables (total size with indexes / rows): "
+            + ", ".join(f"{name} {size / 1024 / 1024:.1f} MiB / {rows}" for name, size, rows in sizes)
+        )
         board = request(f"{stack.url}/api/v1/leaderboards/{day}/{GAME}?limit=1").json()
         log(f"board: {board.get('total')} ranked entries")
         memory = redis_board_memory(stack, day)
@@ -397,8 +456,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def postgres_cpu(stack: Stack) -> float:
-    pids = [int(r[0]) for r in stack.sql("SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
-                                        " AND pid <> pg_backend_pid()")]
+    pids = [
+        int(r[0])
+        for r in stack.sql(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+    ]
     return sum(cpu_seconds_one(pid) for pid in pids)
 
 
@@ -409,8 +472,7 @@ def cpu_seconds_one(pid: int) -> float:
     return 0.0
 
 
-def burst(stack: Stack, day: str, seed: int, solution: list[str], args: argparse.Namespace,
-          rng: random.Random) -> None:
+def burst(stack: Stack, day: str, seed: int, solution: list[str], args: argparse.Namespace, rng: random.Random) -> None:
     """``--burst`` players whose attempts already hold their lines all submit at once (HTTP, 16 threads):
     the validation workers' rate when they are the bottleneck, and how the queue drains."""
     from games.models import Attempt, Challenge
@@ -437,8 +499,13 @@ def burst(stack: Stack, day: str, seed: int, solution: list[str], args: argparse
                 player = next(todo, None)
             if player is None:
                 return
-            client.call("POST submit (burst)", "POST", f"/api/v1/attempts/{ids[player.user_id]}/submit",
-                        token=player.token, data={})
+            client.call(
+                "POST submit (burst)",
+                "POST",
+                f"/api/v1/attempts/{ids[player.user_id]}/submit",
+                token=player.token,
+                data={},
+            )
 
     started = time.perf_counter()
     threads = [threading.Thread(target=submitter) for _ in range(args.connections)]
@@ -458,20 +525,24 @@ def burst(stack: Stack, day: str, seed: int, solution: list[str], args: argparse
         deepest = max(deepest, depth or 0)
         time.sleep(0.5)
     cpu = cpu_seconds(stack.procs["worker-validation"].pid) - cpu0
-    rows = stack.sql("SELECT EXTRACT(EPOCH FROM validated_at - created_at), EXTRACT(EPOCH FROM created_at),"
-                     " EXTRACT(EPOCH FROM validated_at) FROM games_submission s JOIN games_attempt a"
-                     " ON a.id = s.attempt_id JOIN auth_user u ON u.id = a.player_id"
-                     " WHERE u.username LIKE 'burst%%' AND validated_at IS NOT NULL")
+    rows = stack.sql(
+        "SELECT EXTRACT(EPOCH FROM validated_at - created_at), EXTRACT(EPOCH FROM created_at),"
+        " EXTRACT(EPOCH FROM validated_at) FROM games_submission s JOIN games_attempt a"
+        " ON a.id = s.attempt_id JOIN auth_user u ON u.id = a.player_id"
+        " WHERE u.username LIKE 'burst%%' AND validated_at IS NOT NULL"
+    )
     span = max(float(r[2]) for r in rows) - min(float(r[1]) for r in rows)
     latencies = [float(r[0]) for r in rows]
     values = stats.times["POST submit (burst)"]
     errors = stats.errors.get("POST submit (burst)", 0)
-    log(f"burst: {len(values)} submits in {submitted:.1f} s ({len(values) / submitted:.0f}/s, p50 "
+    log(
+        f"burst: {len(values)} submits in {submitted:.1f} s ({len(values) / submitted:.0f}/s, p50 "
         f"{pct(values, 0.5) * 1000:.0f} ms, p99 {pct(values, 0.99) * 1000:.0f} ms, {errors} errors); "
         f"{len(rows)} validated in {span:.1f} s = {len(rows) / span:.1f}/s, "
         f"{len(rows) / span / args.validation_concurrency:.1f}/s per validation worker process; "
         f"{cpu / max(len(rows), 1) * 1000:.1f} ms of worker CPU each; deepest validation queue {deepest:.0f}; "
-        f"latency p50 {pct(latencies, 0.5):.1f} s, max {max(latencies):.1f} s")
+        f"latency p50 {pct(latencies, 0.5):.1f} s, max {max(latencies):.1f} s"
+    )
 
 
 def redis_board_memory(stack: Stack, day: str) -> str:
@@ -482,7 +553,8 @@ def redis_board_memory(stack: Stack, day: str) -> str:
         keys = [k for k in client.scan_iter(match=f"*{stack.run}*{{{day}:{GAME}:*", count=1000)]
         sizes = {k.decode().rsplit(":", 1)[1]: client.memory_usage(k) or 0 for k in keys}
         return ", ".join(f"{part} {size / 1024:.0f} KiB" for part, size in sorted(sizes.items())) + (
-            f"; total {sum(sizes.values()) / 1024:.0f} KiB")
+            f"; total {sum(sizes.values()) / 1024:.0f} KiB"
+        )
     finally:
         client.close()
 

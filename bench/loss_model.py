@@ -66,13 +66,20 @@ def main() -> int:
                 print(f"UNSOUND: {game} {seed} is won but the model has no solution", flush=True)
             if args.out:
                 with open(args.out, "a") as out:
-                    out.write(json.dumps({"game": game, "seed": seed, "verdict": proof.verdict,
-                                          "seconds": round(proof.seconds, 3)}) + "\n")
+                    out.write(
+                        json.dumps(
+                            {"game": game, "seed": seed, "verdict": proof.verdict, "seconds": round(proof.seconds, 3)}
+                        )
+                        + "\n"
+                    )
         if times:
             ordered = sorted(times)
             p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
-            print(f"{game:<16}{len(times):>7}{counts['lost']:>7}{counts['schedule']:>10}{counts['open']:>7}"
-                  f"{statistics.median(times):>10.2f}{p90:>8.2f}", flush=True)
+            print(
+                f"{game:<16}{len(times):>7}{counts['lost']:>7}{counts['schedule']:>10}{counts['open']:>7}"
+                f"{statistics.median(times):>10.2f}{p90:>8.2f}",
+                flush=True,
+            )
     return 1 if wrong else 0
 
 

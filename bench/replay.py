@@ -37,10 +37,15 @@ def main() -> None:
     made = time.perf_counter() - started
     lengths = [log for _, _, log in logs]
     total = sum(map(len, lengths))
-    kinds = Counter("draw" if m == "s" else "undo" if m == "u" else "redeal" if m == "r" else "other"
-                    for _, _, log in logs for m in log)
-    print(f"corpus: {len(logs)} logs, {total} moves ({dict(kinds)}), "
-          f"{min(map(len, lengths))}..{max(map(len, lengths))} moves a log, made in {made:.1f} s")
+    kinds = Counter(
+        "draw" if m == "s" else "undo" if m == "u" else "redeal" if m == "r" else "other"
+        for _, _, log in logs
+        for m in log
+    )
+    print(
+        f"corpus: {len(logs)} logs, {total} moves ({dict(kinds)}), "
+        f"{min(map(len, lengths))}..{max(map(len, lengths))} moves a log, made in {made:.1f} s"
+    )
 
     rates = []
     for _ in range(args.rounds):
@@ -52,8 +57,10 @@ def main() -> None:
         rates.append(time.perf_counter() - t0)
     best, median = min(rates), statistics.median(rates)
     for label, seconds in (("best", best), ("median", median)):
-        print(f"{label:>6}: {total / seconds:12,.0f} moves/s  {len(logs) / seconds:9,.0f} logs/s  "
-              f"({seconds:.3f} s a round)")
+        print(
+            f"{label:>6}: {total / seconds:12,.0f} moves/s  {len(logs) / seconds:9,.0f} logs/s  "
+            f"({seconds:.3f} s a round)"
+        )
     print(f"target: 500,000 moves/s -> {'met' if total / median >= 500_000 else 'NOT met'}")
 
 

@@ -40,12 +40,14 @@ def main() -> None:
     args = parser.parse_args()
 
     workdir = tempfile.mkdtemp(prefix="dp-replay-bench-")
-    os.environ.update({
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": f"sqlite:///{workdir}/bench.sqlite3",
-        "API_THROTTLE": "false",
-        "REDIS_URL": "",
-    })
+    os.environ.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DATABASE_URL": f"sqlite:///{workdir}/bench.sqlite3",
+            "API_THROTTLE": "false",
+            "REDIS_URL": "",
+        }
+    )
     import django
 
     django.setup()
@@ -99,12 +101,16 @@ def main() -> None:
         rows.setdefault("whole log (before)", []).append(whole())
         rows.setdefault("GET /api/v1/health (for scale)", []).append(health())
 
-    print(f"GET /attempts/{{id}}/replay of a {len(log)}-move log ({last + 1} pages of "
-          f"{selectors.REPLAY_PAGE_MOVES} moves), {args.rounds} rounds, CPU ms per request:")
+    print(
+        f"GET /attempts/{{id}}/replay of a {len(log)}-move log ({last + 1} pages of "
+        f"{selectors.REPLAY_PAGE_MOVES} moves), {args.rounds} rounds, CPU ms per request:"
+    )
     for name, values in rows.items():
         cpu = sorted(v[0] for v in values)
-        print(f"  {name:40s} best {cpu[0]:7.2f} ms  median {statistics.median(cpu):7.2f} ms  "
-              f"answer {values[0][1] / 1024:7.1f} KiB")
+        print(
+            f"  {name:40s} best {cpu[0]:7.2f} ms  median {statistics.median(cpu):7.2f} ms  "
+            f"answer {values[0][1] / 1024:7.1f} KiB"
+        )
 
 
 if __name__ == "__main__":

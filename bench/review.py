@@ -75,8 +75,10 @@ def main() -> None:
                 won = rng.random() < args.win_share
                 log = with_undos(solution, rng) if won else playout(game, seed, rng.randint(100, 300), rng)
                 games.append((game, seed, solution, log))
-    print(f"{len(games)} games: {len({(g, s) for g, s, _, _ in games})} deals, {args.logs} logs each; "
-          f"budget {SERVICE_BUDGET.to_json()}")
+    print(
+        f"{len(games)} games: {len({(g, s) for g, s, _, _ in games})} deals, {args.logs} logs each; "
+        f"budget {SERVICE_BUDGET.to_json()}"
+    )
 
     times: list[float] = []
     per_game: dict[str, list[float]] = {g: [] for g in GAME_IDS}
@@ -94,14 +96,18 @@ def main() -> None:
     wall = time.perf_counter() - started
     times.sort()
     mean = statistics.mean(times)
-    print(f"reviews: {len(times) / wall:.2f} per second on one core; mean {mean:.2f} s, median "
-          f"{statistics.median(times):.2f} s, p95 {times[int(0.95 * (len(times) - 1))]:.2f} s, "
-          f"longest {times[-1]:.2f} s; {probes / len(times):.1f} solves a review")
+    print(
+        f"reviews: {len(times) / wall:.2f} per second on one core; mean {mean:.2f} s, median "
+        f"{statistics.median(times):.2f} s, p95 {times[int(0.95 * (len(times) - 1))]:.2f} s, "
+        f"longest {times[-1]:.2f} s; {probes / len(times):.1f} solves a review"
+    )
     print("per game (mean s): " + ", ".join(f"{g} {statistics.mean(v):.2f}" for g, v in per_game.items() if v))
     print(f"outcomes: {dict(outcomes)}")
     hours = args.day * mean / 3600
-    print(f"a day of {args.day:,} finished games: {hours:.1f} h on one solver core "
-          f"({'within' if hours <= 8 else 'NOT within'} a night of 8 h)")
+    print(
+        f"a day of {args.day:,} finished games: {hours:.1f} h on one solver core "
+        f"({'within' if hours <= 8 else 'NOT within'} a night of 8 h)"
+    )
 
 
 if __name__ == "__main__":

@@ -33,7 +33,11 @@ from engine import GAME_IDS
 from solver import api, beam, safe, solve
 
 TARGETS = {  # share of deals decided within 10 s (the issue's goals; 80% for the others)
-    "josephine": 0.95, "klondike": 0.995, "klondike-3": 0.995, "lucas": 1.0, "limited": 1.0,
+    "josephine": 0.95,
+    "klondike": 0.995,
+    "klondike-3": 0.995,
+    "lucas": 1.0,
+    "limited": 1.0,
 }
 
 
@@ -53,14 +57,24 @@ def main() -> int:
     parser.add_argument("--games", default=",".join(GAME_IDS))
     parser.add_argument("--core", choices=("c", "python", "both"), default="c")
     parser.add_argument("--nodes", type=int, default=None, help="node budget per deal")
-    parser.add_argument("--twins", choices=("on", "off"), default=None,
-                        help="Lemma T on or off (default: api.TWIN_SHUFFLES as shipped)")
-    parser.add_argument("--postpone", choices=("on", "off"), default=None,
-                        help="Lemma F on or off (default: api.FOUNDATION_POSTPONE as shipped)")
-    parser.add_argument("--talon", choices=("on", "off"), default=None,
-                        help="Corollary S on or off (default: safe.ANY_TALON_CARD as shipped)")
-    parser.add_argument("--beam", choices=("on", "off"), default=None,
-                        help="the stock-step beam on or off (default: as shipped)")
+    parser.add_argument(
+        "--twins", choices=("on", "off"), default=None, help="Lemma T on or off (default: api.TWIN_SHUFFLES as shipped)"
+    )
+    parser.add_argument(
+        "--postpone",
+        choices=("on", "off"),
+        default=None,
+        help="Lemma F on or off (default: api.FOUNDATION_POSTPONE as shipped)",
+    )
+    parser.add_argument(
+        "--talon",
+        choices=("on", "off"),
+        default=None,
+        help="Corollary S on or off (default: safe.ANY_TALON_CARD as shipped)",
+    )
+    parser.add_argument(
+        "--beam", choices=("on", "off"), default=None, help="the stock-step beam on or off (default: as shipped)"
+    )
     parser.add_argument("--out", default=None, help="append one JSON line per deal to this file")
     args = parser.parse_args()
     if args.twins is not None:
@@ -78,11 +92,15 @@ def main() -> int:
             print(f"unknown game {g!r}: expected some of {', '.join(GAME_IDS)}", file=sys.stderr)
             return 2
     budget = f", at most {args.nodes:,} nodes" if args.nodes else ""
-    print(f"{args.seeds} seeds from {args.start}, {args.seconds:g} s each{budget}, one process, "
-          f"Lemma T {'on' if api.TWIN_SHUFFLES else 'off'}, Lemma F {'on' if api.FOUNDATION_POSTPONE else 'off'}, "
-          f"Corollary S {'on' if safe.ANY_TALON_CARD else 'off'}, beam {'on' if api.BEAM_SHARE else 'off'}")
-    header = f"{'game':<16}{'core':>7}{'solved':>7}{'unsolv':>7}{'unknown':>8}{'decided':>9}{'median s':>10}" \
-             f"{'p90 s':>8}{'decide ms':>10}{'nodes/s':>10}{'target':>8}{'nodes':>14}"
+    print(
+        f"{args.seeds} seeds from {args.start}, {args.seconds:g} s each{budget}, one process, "
+        f"Lemma T {'on' if api.TWIN_SHUFFLES else 'off'}, Lemma F {'on' if api.FOUNDATION_POSTPONE else 'off'}, "
+        f"Corollary S {'on' if safe.ANY_TALON_CARD else 'off'}, beam {'on' if api.BEAM_SHARE else 'off'}"
+    )
+    header = (
+        f"{'game':<16}{'core':>7}{'solved':>7}{'unsolv':>7}{'unknown':>8}{'decided':>9}{'median s':>10}"
+        f"{'p90 s':>8}{'decide ms':>10}{'nodes/s':>10}{'target':>8}{'nodes':>14}"
+    )
     print(header)
     print("-" * len(header))
     for game in games:
@@ -100,18 +118,32 @@ def main() -> int:
                 nodes += result.nodes
                 if args.out:
                     with open(args.out, "a") as out:
-                        out.write(json.dumps({"game": game, "seed": seed, "core": core, "status": result.status,
-                                              "nodes": result.nodes, "seconds": round(result.seconds, 4),
-                                              "twins": api.TWIN_SHUFFLES, "talon": safe.ANY_TALON_CARD,
-                                              "postpone": api.FOUNDATION_POSTPONE,
-                                              "beam": api.BEAM_SHARE > 0}) + "\n")
+                        out.write(
+                            json.dumps(
+                                {
+                                    "game": game,
+                                    "seed": seed,
+                                    "core": core,
+                                    "status": result.status,
+                                    "nodes": result.nodes,
+                                    "seconds": round(result.seconds, 4),
+                                    "twins": api.TWIN_SHUFFLES,
+                                    "talon": safe.ANY_TALON_CARD,
+                                    "postpone": api.FOUNDATION_POSTPONE,
+                                    "beam": api.BEAM_SHARE > 0,
+                                }
+                            )
+                            + "\n"
+                        )
             decided = (counts["solved"] + counts["unsolvable"]) / args.seeds
             target = TARGETS.get(game, 0.80)
             speed[core] = nodes / max(sum(decide), 1e-9)
-            print(f"{game:<16}{core:>7}{counts['solved']:>7}{counts['unsolvable']:>7}{counts['unknown']:>8}"
-                  f"{decided:>9.0%}{statistics.median(times):>10.3f}{percentile(times, 0.9):>8.2f}"
-                  f"{1000 * statistics.median(decide):>10.1f}{speed[core]:>10.0f}{target:>8.1%}{nodes:>14,}",
-                  flush=True)
+            print(
+                f"{game:<16}{core:>7}{counts['solved']:>7}{counts['unsolvable']:>7}{counts['unknown']:>8}"
+                f"{decided:>9.0%}{statistics.median(times):>10.3f}{percentile(times, 0.9):>8.2f}"
+                f"{1000 * statistics.median(decide):>10.1f}{speed[core]:>10.0f}{target:>8.1%}{nodes:>14,}",
+                flush=True,
+            )
         if len(speed) == 2:
             print(f"{'':<16}{'C/Py':>7} nodes/s x{speed['c'] / max(speed['python'], 1e-9):.1f}", flush=True)
     return 0

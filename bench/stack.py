@@ -71,8 +71,9 @@ class Http:
         return json.loads(self.body)
 
 
-def request(url: str, *, method: str = "GET", data: Any = None, headers: dict[str, str] | None = None,
-            timeout: float = 30.0) -> Http:
+def request(
+    url: str, *, method: str = "GET", data: Any = None, headers: dict[str, str] | None = None, timeout: float = 30.0
+) -> Http:
     body = json.dumps(data).encode() if data is not None else None
     req = urllib.request.Request(url, data=body, method=method, headers=dict(headers or {}))
     if body is not None:
@@ -155,8 +156,14 @@ class Stack:
         self.manage("collectstatic", "--no-input", "-v", "0", timeout=300)  # as the Dockerfile does at build
 
     def manage(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True,
-                              text=True, timeout=timeout)
+        done = subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         if done.returncode != 0:
             raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
         return done
@@ -164,23 +171,52 @@ class Stack:
     def _spawn(self, name: str, args: list[str]) -> None:
         exe = str(Path(sys.executable).parent / args[0])
         out = self.log(name).open("ab")
-        self.procs[name] = subprocess.Popen([exe, *args[1:]], cwd=ROOT, env=self.env, stdout=out,
-                                            stderr=subprocess.STDOUT, start_new_session=True)
+        self.procs[name] = subprocess.Popen(
+            [exe, *args[1:]], cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
         out.close()
 
     def start(self, *, timeout: float = 60.0) -> None:
         (self.workdir / "prometheus").mkdir(parents=True, exist_ok=True)  # gunicorn empties it at start
         self.port = free_port()
         host = socket.gethostname()
-        self._spawn("web", [*COMMANDS["web"], "--bind", f"127.0.0.1:{self.port}", "--workers",
-                            str(self.web_workers), "--access-logfile", "-"])
-        self._spawn("worker-validation", [*COMMANDS["worker-validation"], self.validation_queue, "--hostname",
-                                          f"validation-{self.run}@{host}", "--loglevel=INFO",
-                                          f"--concurrency={self.validation_concurrency}"])
-        self._spawn("worker-solver", [*COMMANDS["worker-solver"], self.solver_queue, "--hostname",
-                                      f"solver-{self.run}@{host}", "--loglevel=INFO", "--concurrency=1"])
-        self._spawn("beat", [*COMMANDS["beat"], "--loglevel=INFO",
-                             f"--schedule={self.workdir / 'celerybeat-schedule'}"])
+        self._spawn(
+            "web",
+            [
+                *COMMANDS["web"],
+                "--bind",
+                f"127.0.0.1:{self.port}",
+                "--workers",
+                str(self.web_workers),
+                "--access-logfile",
+                "-",
+            ],
+        )
+        self._spawn(
+            "worker-validation",
+            [
+                *COMMANDS["worker-validation"],
+                self.validation_queue,
+                "--hostname",
+                f"validation-{self.run}@{host}",
+                "--loglevel=INFO",
+                f"--concurrency={self.validation_concurrency}",
+            ],
+        )
+        self._spawn(
+            "worker-solver",
+            [
+                *COMMANDS["worker-solver"],
+                self.solver_queue,
+                "--hostname",
+                f"solver-{self.run}@{host}",
+                "--loglevel=INFO",
+                "--concurrency=1",
+            ],
+        )
+        self._spawn(
+            "beat", [*COMMANDS["beat"], "--loglevel=INFO", f"--schedule={self.workdir / 'celerybeat-schedule'}"]
+        )
         deadline = time.monotonic() + timeout
         waiting = {"web", "worker-validation", "worker-solver", "beat"}
         while waiting:
@@ -191,8 +227,10 @@ class Stack:
                 if self._ready(name):
                     waiting.discard(name)
             if time.monotonic() > deadline:
-                raise RuntimeError(f"not ready within {timeout:g} s: {sorted(waiting)}\n" +
-                                   "\n".join(self.tail(n) for n in sorted(waiting)))
+                raise RuntimeError(
+                    f"not ready within {timeout:g} s: {sorted(waiting)}\n"
+                    + "\n".join(self.tail(n) for n in sorted(waiting))
+                )
             time.sleep(0.2)
 
     def _ready(self, name: str) -> bool:
@@ -209,10 +247,18 @@ class Stack:
 
     def send_task(self, name: str, **kwargs: Any) -> None:
         """Send a task as the web process would (the stack's settings and queues)."""
-        code = ("import json, sys, django; django.setup(); from config.celery import app; "
-                "app.send_task(sys.argv[1], kwargs=json.loads(sys.argv[2]))")
-        subprocess.run([sys.executable, "-c", code, name, json.dumps(kwargs)], cwd=ROOT, env=self.env, check=True,
-                       timeout=60, capture_output=True)
+        code = (
+            "import json, sys, django; django.setup(); from config.celery import app; "
+            "app.send_task(sys.argv[1], kwargs=json.loads(sys.argv[2]))"
+        )
+        subprocess.run(
+            [sys.executable, "-c", code, name, json.dumps(kwargs)],
+            cwd=ROOT,
+            env=self.env,
+            check=True,
+            timeout=60,
+            capture_output=True,
+        )
 
     def sql(self, query: str, *params: Any) -> list[tuple[Any, ...]]:
         import psycopg

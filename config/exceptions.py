@@ -66,9 +66,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     if isinstance(exc, RequestDataTooBig):
         set_rollback()
         return Response(
-            error_body(
-                f"the request body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes", "too_large"
-            ),
+            error_body(f"the request body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes", "too_large"),
             status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
         )
     if isinstance(exc, Http404):

@@ -51,20 +51,31 @@ class Pending:
 
 
 REFUSALS = {  # state: (status line, code, message)
-    "headers-too-large": ("431 Request Header Fields Too Large", "headers_too_large",
-                          f"the request's headers are larger than {HEADER_BYTES // 1024} KiB"),
-    "body-too-large": ("413 Content Too Large", "too_large",
-                       f"the request's body is larger than {REQUEST_BUFFER_BYTES // 1024} KiB"),
+    "headers-too-large": (
+        "431 Request Header Fields Too Large",
+        "headers_too_large",
+        f"the request's headers are larger than {HEADER_BYTES // 1024} KiB",
+    ),
+    "body-too-large": (
+        "413 Content Too Large",
+        "too_large",
+        f"the request's body is larger than {REQUEST_BUFFER_BYTES // 1024} KiB",
+    ),
     "chunked": ("411 Length Required", "length_required", "send the body with a Content-Length, not chunked"),
 }
-TIMEOUT = ("408 Request Timeout", "request_timeout",
-           f"the request did not arrive whole within {REQUEST_READ_SECONDS:g} s")
+TIMEOUT = (
+    "408 Request Timeout",
+    "request_timeout",
+    f"the request did not arrive whole within {REQUEST_READ_SECONDS:g} s",
+)
 
 
 def error_answer(status: str, code: str, message: str) -> bytes:
     body = json.dumps({"error": {"message": message, "code": code}}).encode()
-    return (f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\nConnection: close\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+    return (
+        f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
 
 
 def request_state(data: bytes | bytearray) -> tuple[str, bool]:
@@ -114,8 +125,14 @@ class BufferingThreadWorker(ThreadWorker):
     def finish_request(self, conn: TConn, fs: Any) -> None:
         """A kept-alive connection whose client sent more behind the request just served (pipelining):
         those bytes are read on like a new request's, not handed to a thread that would wait for the rest."""
-        if (self.alive and not fs.cancelled() and fs.exception() is None and fs.result() is True
-                and conn.parser is not None and conn.parser.unreader.buf.getvalue()):
+        if (
+            self.alive
+            and not fs.cancelled()
+            and fs.exception() is None
+            and fs.result() is True
+            and conn.parser is not None
+            and conn.parser.unreader.buf.getvalue()
+        ):
             self.read_start(conn, conn.parser.unreader.take_buffered())
             return
         super().finish_request(conn, fs)
@@ -178,8 +195,7 @@ class BufferingThreadWorker(ThreadWorker):
         for conn, pending in list(self.reading.items()):
             if pending.deadline <= now:
                 if pending.data:
-                    self.log.warning("Request from %s not received within %gs: 408", conn.client,
-                                     REQUEST_READ_SECONDS)
+                    self.log.warning("Request from %s not received within %gs: 408", conn.client, REQUEST_READ_SECONDS)
                 self.read_drop(conn, answer=error_answer(*TIMEOUT) if pending.data else None)
 
     # --- a thread serves the buffered request ------------------------------------------------------

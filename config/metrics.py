@@ -239,8 +239,9 @@ def metrics(request: HttpRequest) -> HttpResponse:
     if allowed is None:
         return HttpResponse("Not found: set METRICS_TOKEN to expose /metrics.\n", status=404, content_type="text/plain")
     if not allowed:
-        response = HttpResponse("Unauthorized: Authorization: Bearer <METRICS_TOKEN>\n", status=401,
-                                content_type="text/plain")
+        response = HttpResponse(
+            "Unauthorized: Authorization: Bearer <METRICS_TOKEN>\n", status=401, content_type="text/plain"
+        )
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response
     return HttpResponse(generate_latest(registry()), content_type=CONTENT_TYPE_LATEST)

@@ -324,9 +324,7 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": (
-            "django.contrib.staticfiles.storage.StaticFilesStorage"
-            if DEBUG
-            else "config.storage.StaticStorage"
+            "django.contrib.staticfiles.storage.StaticFilesStorage" if DEBUG else "config.storage.StaticStorage"
         )
     },
 }

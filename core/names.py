@@ -117,8 +117,9 @@ def invisible_pattern_class() -> str:
     that refused a heart emoji would refuse what the server takes), and the few invisible characters
     beyond the basic plane (tags, the variation selectors supplement: JSON Schema's regular
     expressions cannot name them in a class). The server refuses all of them (hidden_characters)."""
-    hidden = [c for c in range(0x10000)
-              if not 0xD800 <= c <= 0xDFFF and is_invisible(chr(c)) and chr(c) not in _EMOJI_JOINERS]
+    hidden = [
+        c for c in range(0x10000) if not 0xD800 <= c <= 0xDFFF and is_invisible(chr(c)) and chr(c) not in _EMOJI_JOINERS
+    ]
     ranges: list[tuple[int, int]] = []
     for code in hidden:
         if ranges and ranges[-1][1] == code - 1:

@@ -1,8 +1,8 @@
 """The rules engine of Daily Patience: plain, typed Python with no Django import.
 
-    >>> from engine import deal, replay
-    >>> replay("josephine", 1, ["s", "u"]).to_json()
-    {'won': False, 'score': 0, 'moves': 2, 'foundation_cards': 0}
+>>> from engine import deal, replay
+>>> replay("josephine", 1, ["s", "u"]).to_json()
+{'won': False, 'score': 0, 'moves': 2, 'foundation_cards': 0}
 """
 
 from .cards import card_text, parse_card

@@ -122,7 +122,6 @@ class _Search:
             state.score, state.moves = score, moves
 
 
-
 def hint(state: State) -> Hint | None:
     """The move that starts the most promising line of up to DEPTH visible moves, ties broken by the
     move's own features; a draw, or plainly "nothing helps", when no line on the table gains anything.

@@ -24,8 +24,16 @@ T2F = 5
 T2T = 6
 F2T = 7
 
-KIND_NAMES = ("draw", "redeal", "undo", "waste-to-column", "waste-to-foundation",
-              "column-to-foundation", "column-to-column", "foundation-to-column")
+KIND_NAMES = (
+    "draw",
+    "redeal",
+    "undo",
+    "waste-to-column",
+    "waste-to-foundation",
+    "column-to-foundation",
+    "column-to-column",
+    "foundation-to-column",
+)
 
 MAX_MOVE_TEXT = 16
 
@@ -111,8 +119,11 @@ def _parse(text: str) -> Move:
         if src_pile != "t" or dst_pile != "t":
             raise InvalidMoveError(text, "only column-to-column moves take a count ':n'")
         if count.startswith("0") or int(count) < 2:
-            raise InvalidMoveError(text, "the count after ':' is a number of cards from 2 up, without leading zeros "
-                                         "(a single card is written without ':n')")
+            raise InvalidMoveError(
+                text,
+                "the count after ':' is a number of cards from 2 up, without leading zeros "
+                "(a single card is written without ':n')",
+            )
         n = int(count)
     src = -1 if src_num is None else int(src_num) - 1
     dst = int(dst_num) - 1
@@ -123,4 +134,3 @@ def _parse(text: str) -> Move:
     else:
         kind = F2T
     return Move(kind, src, dst, n)
-

@@ -179,8 +179,7 @@ class State:
         if src == dst:
             raise IllegalMoveError(str(move), "a column cannot move onto itself")
         if n > 1 and self.rules.unit is Unit.CARD:
-            raise IllegalMoveError(
-                str(move), f"{self.rules.name} moves one card at a time: write t{src + 1}t{dst + 1}")
+            raise IllegalMoveError(str(move), f"{self.rules.name} moves one card at a time: write t{src + 1}t{dst + 1}")
         if n > size - self.down[src]:
             raise IllegalMoveError(str(move), self._too_few_reason(src, n))
         first = size - n
@@ -312,7 +311,8 @@ class State:
     def _check_foundation_exists(self, move: Move, index: int) -> None:
         if index >= len(self.found):
             raise IllegalMoveError(
-                str(move), f"there is no foundation {index + 1}: {self.rules.name} has {len(self.found)} foundations")
+                str(move), f"there is no foundation {index + 1}: {self.rules.name} has {len(self.found)} foundations"
+            )
 
     def _check_foundation(self, move: Move, card: int, dst: int) -> None:
         self._check_foundation_exists(move, dst)
@@ -320,7 +320,8 @@ class State:
         if top < 0:
             if card >= 4:
                 raise IllegalMoveError(
-                    str(move), f"{card_text(card)} cannot start foundation {dst + 1}: an empty foundation takes an ace")
+                    str(move), f"{card_text(card)} cannot start foundation {dst + 1}: an empty foundation takes an ace"
+                )
         elif card != top + 4:
             raise IllegalMoveError(
                 str(move),
@@ -371,8 +372,10 @@ class State:
         return f"{card_text(card)} does not build on {card_text(top)}: {_BUILD_WORDS[self.rules.build]}"
 
     def _not_a_run_reason(self, src: int, n: int, lower: int, upper: int) -> str:
-        return (f"the last {n} cards of column {src + 1} are not a run: {card_text(upper)} does not build on "
-                f"{card_text(lower)} ({_BUILD_WORDS[self.rules.build]})")
+        return (
+            f"the last {n} cards of column {src + 1} are not a run: {card_text(upper)} does not build on "
+            f"{card_text(lower)} ({_BUILD_WORDS[self.rules.build]})"
+        )
 
     def _king_only_reason(self, card: int) -> str:
         return f"{card_text(card)} cannot fill an empty column: only a king (or a run from a king) can"
@@ -420,7 +423,7 @@ class State:
             card = waste[-1]
             for d in range(ncols):
                 to = tab[d]
-                if (builds[to[-1] * 52 + card] if to else (not king_only or card >> 2 == KING_RANK)):
+                if builds[to[-1] * 52 + card] if to else (not king_only or card >> 2 == KING_RANK):
                     yield Move(W2T, -1, d)
         # Columns to columns: single cards, then longer runs where the game moves them.
         runs = rules.unit is Unit.RUN
@@ -440,7 +443,7 @@ class State:
                     if d == s:
                         continue
                     to = tab[d]
-                    if (builds[to[-1] * 52 + card] if to else (not king_only or card >> 2 == KING_RANK)):
+                    if builds[to[-1] * 52 + card] if to else (not king_only or card >> 2 == KING_RANK):
                         yield Move(T2T, s, d, n)
         # Foundations back to columns (Klondike).
         if rules.foundation_to_tableau:
@@ -449,7 +452,7 @@ class State:
                     continue
                 for d in range(ncols):
                     to = tab[d]
-                    if (builds[to[-1] * 52 + top] if to else (not king_only or top >> 2 == KING_RANK)):
+                    if builds[to[-1] * 52 + top] if to else (not king_only or top >> 2 == KING_RANK):
                         yield Move(F2T, f, d)
         if self.stock:
             yield Move(DRAW)
@@ -466,18 +469,48 @@ class State:
         ``State.restore(deal, snapshot)`` gives an equal state without replaying the log.
         """
         return (
-            self.SNAPSHOT_VERSION, self.rules.game, self.deal.seed,
-            [list(col) for col in self.tab], list(self.down), list(self.stock), list(self.waste), list(self.found),
-            self.score, self.moves, self.on_foundations, self.passes_left, self.won, [tuple(r) for r in self.history],
-            self.seen_stock, list(self.seen_down), self.assisted_at,
+            self.SNAPSHOT_VERSION,
+            self.rules.game,
+            self.deal.seed,
+            [list(col) for col in self.tab],
+            list(self.down),
+            list(self.stock),
+            list(self.waste),
+            list(self.found),
+            self.score,
+            self.moves,
+            self.on_foundations,
+            self.passes_left,
+            self.won,
+            [tuple(r) for r in self.history],
+            self.seen_stock,
+            list(self.seen_down),
+            self.assisted_at,
         )
 
     @classmethod
     def restore(cls, deal: Deal, snapshot: tuple[object, ...]) -> State:
         """The state a ``snapshot()`` of a game of ``deal`` describes; ``ValueError`` if it is not one."""
         try:
-            (version, game, seed, tab, down, stock, waste, found, score, moves, home, passes, won, history,
-             seen_stock, seen_down, assisted_at) = snapshot
+            (
+                version,
+                game,
+                seed,
+                tab,
+                down,
+                stock,
+                waste,
+                found,
+                score,
+                moves,
+                home,
+                passes,
+                won,
+                history,
+                seen_stock,
+                seen_down,
+                assisted_at,
+            ) = snapshot
         except (TypeError, ValueError):
             raise ValueError("not a state snapshot") from None
         if version != cls.SNAPSHOT_VERSION or game != deal.rules.game or seed != deal.seed:
@@ -546,7 +579,13 @@ def _no_apply(state: State, move: Move, src: int, dst: int, n: int) -> tuple[int
 
 # The method that checks and applies each kind of move, indexed by kind (DRAW = 0 ... F2T = 7).
 _APPLY: tuple[Callable[[State, Move, int, int, int], tuple[int, int]], ...] = (
-    State._draw, State._redeal, _no_apply, State._waste_to_column, State._waste_to_foundation,
-    State._column_to_foundation, State._column_to_column, State._foundation_to_column,
+    State._draw,
+    State._redeal,
+    _no_apply,
+    State._waste_to_column,
+    State._waste_to_foundation,
+    State._column_to_foundation,
+    State._column_to_column,
+    State._foundation_to_column,
 )
 assert tuple(range(8)) == (DRAW, REDEAL, UNDO, W2T, W2F, T2F, T2T, F2T)

@@ -19,8 +19,10 @@ def visible(state: State) -> dict[str, object]:
     tableau = []
     for col, down in zip(state.tab, state.down, strict=True):
         tableau.append(
-            [{"card": HIDDEN, "up": False} if i < down else {"card": card_text(c), "up": True}
-             for i, c in enumerate(col)]
+            [
+                {"card": HIDDEN, "up": False} if i < down else {"card": card_text(c), "up": True}
+                for i, c in enumerate(col)
+            ]
         )
     return {
         "game": state.rules.game,

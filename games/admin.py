@@ -37,8 +37,14 @@ def may_see_deal(request: HttpRequest, challenge: Challenge | None) -> bool:
 def log_future_view(request: HttpRequest, challenge: Challenge | None, what: str) -> None:
     """Logged when the page shows ``what`` of a day not over (to a user with the permission)."""
     if challenge is not None and not challenge_is_over(challenge) and may_see_deal(request, challenge):
-        audit.warning("admin: %s (id %s) saw %s of %s %s, a day not over", request.user.get_username(),
-                      request.user.pk, what, challenge.game, challenge.date)
+        audit.warning(
+            "admin: %s (id %s) saw %s of %s %s, a day not over",
+            request.user.get_username(),
+            request.user.pk,
+            what,
+            challenge.game,
+            challenge.date,
+        )
 
 
 class HidesFutureMoves(admin.ModelAdmin):
@@ -82,8 +88,18 @@ class AttemptAdmin(HidesFutureMoves):
     list_filter = ["ranked", "assisted", "challenge__game"]
     search_fields = ["player__username"]
     raw_id_fields = ["player", "challenge"]
-    readonly_fields = ["player", "challenge", "ranked", "moves", "assisted", "started_at", "finished_at", "batches",
-                       "origin", "browser"]
+    readonly_fields = [
+        "player",
+        "challenge",
+        "ranked",
+        "moves",
+        "assisted",
+        "started_at",
+        "finished_at",
+        "batches",
+        "origin",
+        "browser",
+    ]
 
     @admin.display(description="moves")
     def length(self, obj: Attempt) -> int:
@@ -97,8 +113,18 @@ class ResultInline(admin.StackedInline):
     model = Result
     can_delete = False
     extra = 0
-    readonly_fields = ["won", "score", "moves", "foundation_cards", "play_time_ms", "ranked", "assisted",
-                       "finished_at", "disqualified", "held"]
+    readonly_fields = [
+        "won",
+        "score",
+        "moves",
+        "foundation_cards",
+        "play_time_ms",
+        "ranked",
+        "assisted",
+        "finished_at",
+        "disqualified",
+        "held",
+    ]
     exclude = ["player", "challenge"]
 
 
@@ -151,8 +177,20 @@ class SubmissionAdmin(HidesFutureMoves):
         self.message_user(request, f"{count} result(s) disqualified.")
 
 
-REVIEW_FIELDS: list[str] = ["status", "kind", "holds", "reason", "others", "created_at", "decided_by", "decided_at",
-                             "outcome", "timings", "log", "history"]
+REVIEW_FIELDS: list[str] = [
+    "status",
+    "kind",
+    "holds",
+    "reason",
+    "others",
+    "created_at",
+    "decided_by",
+    "decided_at",
+    "outcome",
+    "timings",
+    "log",
+    "history",
+]
 
 
 @admin.register(Review)
@@ -160,8 +198,18 @@ class ReviewAdmin(HidesFutureMoves):
     """The review queue, newest first: why, the log, the server's receipt of each batch, the player's
     history; actions clear (a held result goes on the boards) or disqualify, recorded with who and when."""
 
-    list_display = ["created_at", "status", "kind", "player", "game", "date", "holds", "short_reason", "decided_by",
-                    "decided_at"]
+    list_display = [
+        "created_at",
+        "status",
+        "kind",
+        "player",
+        "game",
+        "date",
+        "holds",
+        "short_reason",
+        "decided_by",
+        "decided_at",
+    ]
     list_filter = ["status", "kind", "holds", "result__challenge__game"]
     search_fields = ["result__player__username", "reason"]
     ordering = ["-created_at", "-id"]
@@ -170,8 +218,10 @@ class ReviewAdmin(HidesFutureMoves):
     readonly_fields = REVIEW_FIELDS
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Review]:
-        return super().get_queryset(request).select_related(
-            "result__player", "result__challenge", "result__submission__attempt", "decided_by"
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("result__player", "result__challenge", "result__submission__attempt", "decided_by")
         )
 
     moves_field = "log"  # a held game of a day not over may be that day's winning line
@@ -204,8 +254,10 @@ class ReviewAdmin(HidesFutureMoves):
     @admin.display(description="result")
     def outcome(self, obj: Review) -> str:
         r = obj.result
-        return (f"{'won' if r.won else 'not won'}, score {r.score}, {r.moves} moves, "
-                f"{r.play_time_ms / 1000:.2f} s; held: {r.held}; disqualified: {r.disqualified}")
+        return (
+            f"{'won' if r.won else 'not won'}, score {r.score}, {r.moves} moves, "
+            f"{r.play_time_ms / 1000:.2f} s; held: {r.held}; disqualified: {r.disqualified}"
+        )
 
     @admin.display(description="batches as the server received them (s after the start: moves)")
     def timings(self, obj: Review) -> str:
@@ -221,13 +273,31 @@ class ReviewAdmin(HidesFutureMoves):
     @admin.display(description="the player's latest results")
     def history(self, obj: Review) -> str:
         rows = reviews.player_history(player_id=obj.result.player_id)
-        return format_html("<ul>{}</ul>", format_html_join(
-            "", "<li>{} {}: {}, score {}, {} moves, {} s{}</li>",
-            ((r.challenge.date, r.challenge.game, "won" if r.won else "not won", r.score, r.moves,
-              f"{r.play_time_ms / 1000:.2f}",
-              " (held)" if r.held else " (disqualified)" if r.disqualified else "" if r.ranked else " (practice)")
-             for r in rows),
-        ))
+        return format_html(
+            "<ul>{}</ul>",
+            format_html_join(
+                "",
+                "<li>{} {}: {}, score {}, {} moves, {} s{}</li>",
+                (
+                    (
+                        r.challenge.date,
+                        r.challenge.game,
+                        "won" if r.won else "not won",
+                        r.score,
+                        r.moves,
+                        f"{r.play_time_ms / 1000:.2f}",
+                        " (held)"
+                        if r.held
+                        else " (disqualified)"
+                        if r.disqualified
+                        else ""
+                        if r.ranked
+                        else " (practice)",
+                    )
+                    for r in rows
+                ),
+            ),
+        )
 
     @admin.action(description="Clear (a person played it: a held result goes on the boards)")
     def clear(self, request: HttpRequest, queryset: QuerySet[Review]) -> None:

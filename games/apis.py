@@ -74,8 +74,11 @@ class ChallengeOutput(serializers.Serializer):
     date = serializers.DateField()
     game = game_field()
     name = serializers.CharField()
-    difficulty = serializers.IntegerField(allow_null=True, help_text="1 (easy) .. 5: calibrated on past days' "
-                                          "results once enough exist (difficulty_calibrated), else the solver's.")
+    difficulty = serializers.IntegerField(
+        allow_null=True,
+        help_text="1 (easy) .. 5: calibrated on past days' "
+        "results once enough exist (difficulty_calibrated), else the solver's.",
+    )
     difficulty_calibrated = serializers.BooleanField()
     players = serializers.IntegerField()
     won = serializers.IntegerField()
@@ -106,8 +109,10 @@ def challenge_data(challenge: Challenge, counts: selectors.ChallengeCounts) -> d
 
 
 class AfterTheDayOutput(serializers.Serializer):
-    ready_at = serializers.DateTimeField(help_text="The day's end: the review of this game and the day's solution "
-                                                   "are published then (the review within minutes).")
+    ready_at = serializers.DateTimeField(
+        help_text="The day's end: the review of this game and the day's solution "
+        "are published then (the review within minutes)."
+    )
     ready_in_seconds = serializers.IntegerField(help_text="Seconds to go until then (0: the day is over).")
     review = serializers.CharField(help_text="Where the review of this game is read, once finished and published.")
     solution = serializers.CharField(help_text="Where the day's solution is read, once published.")
@@ -260,8 +265,10 @@ class StatsMineOutput(serializers.Serializer):
 
 
 class DifficultyOutput(serializers.Serializer):
-    rating = serializers.IntegerField(allow_null=True, help_text="1 (easy) .. 5: the calibrated rating once the "
-                                      "model has enough days, else the solver's.")
+    rating = serializers.IntegerField(
+        allow_null=True,
+        help_text="1 (easy) .. 5: the calibrated rating once the model has enough days, else the solver's.",
+    )
     solver = serializers.IntegerField(allow_null=True, help_text="The solver's own rating (effort, moves per card).")
     calibrated = serializers.BooleanField()
     predicted_win_rate = serializers.FloatField(allow_null=True, help_text="The model's prediction, when calibrated.")
@@ -293,8 +300,9 @@ class DayStatsApi(APIView):
         parameters=CHALLENGE_PATH,
         responses={
             200: DayStatsOutput,
-            404: OpenApiResponse(description="no such challenge, or its day is not over (details: ready_at, "
-                                             "ready_in_seconds)"),
+            404: OpenApiResponse(
+                description="no such challenge, or its day is not over (details: ready_at, ready_in_seconds)"
+            ),
         },
     )
     def get(self, request: Request, date: str, game: str) -> Response:
@@ -375,8 +383,11 @@ class AttemptMovesApi(APIView):
 def _illegal_message(outcome: services.MovesOutcome) -> str:
     error = outcome.error
     assert error is not None
-    stored = f"; the {outcome.applied} move{'s' if outcome.applied != 1 else ''} before it were stored" \
-        if outcome.applied else "; nothing of this batch was stored"
+    stored = (
+        f"; the {outcome.applied} move{'s' if outcome.applied != 1 else ''} before it were stored"
+        if outcome.applied
+        else "; nothing of this batch was stored"
+    )
     return f"move {error.index} ({error.move!r}) is illegal: {error.reason}{stored}"
 
 
@@ -392,8 +403,10 @@ def _illegal_details(outcome: services.MovesOutcome) -> dict[str, Any]:
 
 
 class FrameOutput(serializers.Serializer):
-    t = serializers.ListField(child=serializers.ListField(child=serializers.CharField()),
-                              help_text="Columns, bottom to top; a face-down card is ??.")
+    t = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Columns, bottom to top; a face-down card is ??.",
+    )
     s = serializers.IntegerField(help_text="Cards in the stock.")
     w = serializers.ListField(child=serializers.CharField(), help_text="The waste, bottom to top.")
     f = serializers.ListField(child=serializers.CharField(allow_null=True), help_text="Each foundation's top card.")
@@ -416,8 +429,9 @@ class SolutionApi(APIView):
     def get(self, request: Request, date: str, game: str) -> Response:
         challenge = selectors.challenge_from_path(date=date, game=game)
         if not selectors.challenge_is_over(challenge):
-            raise NotFound(f"the solution of the {challenge.game} challenge of {challenge.date} is published "
-                           "once that day is over")
+            raise NotFound(
+                f"the solution of the {challenge.game} challenge of {challenge.date} is published once that day is over"
+            )
         return Response(selectors.challenge_solution_replay(challenge))  # plain data, as the replay's pages
 
 
@@ -450,16 +464,22 @@ class AttemptReplayApi(APIView):
         return [*throttles, ReplayThrottle()] if throttles else throttles
 
     class Query(serializers.Serializer):
-        page = serializers.IntegerField(min_value=0, max_value=MAX_LOG_LENGTH // selectors.REPLAY_PAGE_MOVES,
-                                        default=0, help_text="0 for the deal and the first moves.")
+        page = serializers.IntegerField(
+            min_value=0,
+            max_value=MAX_LOG_LENGTH // selectors.REPLAY_PAGE_MOVES,
+            default=0,
+            help_text="0 for the deal and the first moves.",
+        )
 
     @extend_schema(
         operation_id="attempt_replay",
         parameters=[Query],
         responses={
             200: ReplayPageOutput,
-            404: OpenApiResponse(description="no such attempt, or not the caller's while its day is not over, or "
-                                             "another player's practice"),
+            404: OpenApiResponse(
+                description="no such attempt, or not the caller's while its day is not over, or "
+                "another player's practice"
+            ),
         },
     )
     def get(self, request: Request, attempt_id: int) -> Response:

@@ -135,9 +135,15 @@ class Model:
         return self.days >= MIN_DAYS
 
     def to_json(self) -> dict[str, Any]:
-        return {"features": FEATURES, "coefficients": self.coefficients, "days": self.days,
-                "players": self.players, "fitted_at": self.fitted_at, "min_days": MIN_DAYS,
-                "min_players": MIN_PLAYERS}
+        return {
+            "features": FEATURES,
+            "coefficients": self.coefficients,
+            "days": self.days,
+            "players": self.players,
+            "fitted_at": self.fitted_at,
+            "min_days": MIN_DAYS,
+            "min_players": MIN_PLAYERS,
+        }
 
 
 def model_load(path: Path) -> Model | None:
@@ -146,8 +152,12 @@ def model_load(path: Path) -> Model | None:
         data = json.loads(path.read_text())
         if data["features"] != FEATURES or len(data["coefficients"]) != len(FEATURES):
             return None
-        return Model(coefficients=[float(c) for c in data["coefficients"]], days=int(data["days"]),
-                     players=int(data["players"]), fitted_at=str(data["fitted_at"]))
+        return Model(
+            coefficients=[float(c) for c in data["coefficients"]],
+            days=int(data["days"]),
+            players=int(data["players"]),
+            fitted_at=str(data["fitted_at"]),
+        )
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

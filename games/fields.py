@@ -25,8 +25,9 @@ class StrictStringField(serializers.CharField):
     the schema's ``pattern``: what the schema allows is what is accepted. It applies to the value as
     checked, trimmed if ``trim_whitespace``: a pattern for a trimmed field allows surrounding spaces."""
 
-    def __init__(self, *, pattern: str = NO_NUL, pattern_message: str = "Null characters are not allowed.",
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, *, pattern: str = NO_NUL, pattern_message: str = "Null characters are not allowed.", **kwargs: Any
+    ) -> None:
         kwargs.setdefault("trim_whitespace", False)
         kwargs.setdefault("allow_blank", True)
         super().__init__(**kwargs)

@@ -38,6 +38,10 @@ guest_claimed = Signal()
 def send(signal: Signal, **kwargs: Any) -> None:
     for receiver, outcome in signal.send_robust(sender=None, **kwargs):
         if isinstance(outcome, Exception):
-            logger.error("%s failed for %s: %r", getattr(receiver, "__qualname__", receiver), kwargs, outcome,
-                         exc_info=(type(outcome), outcome, outcome.__traceback__))
-
+            logger.error(
+                "%s failed for %s: %r",
+                getattr(receiver, "__qualname__", receiver),
+                kwargs,
+                outcome,
+                exc_info=(type(outcome), outcome, outcome.__traceback__),
+            )

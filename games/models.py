@@ -83,9 +83,7 @@ class Challenge(models.Model):
         default=0, help_text="Seeds skipped: the solver decided nothing within its budget."
     )
     failure = models.TextField(blank=True)
-    published = models.BooleanField(
-        default=True, help_text="Players see a ready challenge only while it is published."
-    )
+    published = models.BooleanField(default=True, help_text="Players see a ready challenge only while it is published.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -256,7 +254,14 @@ class Result(models.Model):
         indexes = [
             models.Index(
                 fields=[
-                    "challenge", "ranked", "disqualified", "-won", "-score", "moves", "play_time_ms", "finished_at"
+                    "challenge",
+                    "ranked",
+                    "disqualified",
+                    "-won",
+                    "-score",
+                    "moves",
+                    "play_time_ms",
+                    "finished_at",
                 ],
                 name="result_board_order",
             ),

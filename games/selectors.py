@@ -43,9 +43,7 @@ def parse_challenge_path(*, date: str, game: str) -> tuple[dt.date, str]:
 def challenges_shown(*, today: dt.date | None = None) -> QuerySet[Challenge]:
     """The challenges players may see: ready, published, of today or an earlier day (nothing of a
     future day exists outside). The one definition: every getter and list of challenges starts here."""
-    return Challenge.objects.filter(
-        status=Challenge.Status.READY, published=True, date__lte=today or days.today()
-    )
+    return Challenge.objects.filter(status=Challenge.Status.READY, published=True, date__lte=today or days.today())
 
 
 def challenge_get(*, day: dt.date, game: str) -> Challenge:
@@ -89,9 +87,9 @@ COUNTED = Q(results__ranked=True, results__disqualified=False, results__submissi
 
 def counted_results() -> QuerySet[Result]:
     """Results that count: ranked, of a valid submission, not disqualified (and not held for review)."""
-    return Result.objects.filter(
-        ranked=True, disqualified=False, submission__status=Submission.Status.VALID
-    ).filter(held=False)
+    return Result.objects.filter(ranked=True, disqualified=False, submission__status=Submission.Status.VALID).filter(
+        held=False
+    )
 
 
 def board_results() -> QuerySet[Result]:
@@ -105,7 +103,8 @@ def board_results() -> QuerySet[Result]:
 def challenge_counts(*, challenges: list[Challenge]) -> dict[int, ChallengeCounts]:
     """Players and winners per challenge, over the results that count."""
     rows = (
-        counted_results().filter(challenge__in=challenges)
+        counted_results()
+        .filter(challenge__in=challenges)
         .values("challenge_id")
         .annotate(players=Count("id"), won=Count("id", filter=Q(won=True)))
     )
@@ -153,8 +152,10 @@ def attempt_replay_page(*, attempt: Attempt, page: int) -> dict[str, Any]:
     moves = list(attempt.moves)
     pages = max(1, -(-len(moves) // REPLAY_PAGE_MOVES))
     if not 0 <= page < pages:
-        raise NotFound(f"the replay of attempt {attempt.pk} has {pages} page{'s' if pages > 1 else ''} "
-                       f"of {REPLAY_PAGE_MOVES} moves (0 to {pages - 1}); no page {page}")
+        raise NotFound(
+            f"the replay of attempt {attempt.pk} has {pages} page{'s' if pages > 1 else ''} "
+            f"of {REPLAY_PAGE_MOVES} moves (0 to {pages - 1}); no page {page}"
+        )
     first = page * REPLAY_PAGE_MOVES
     last = min(len(moves), first + REPLAY_PAGE_MOVES)
     base = f"dp:replay:{attempt.pk}:{attempt.started_at.timestamp()}"
@@ -169,8 +170,7 @@ def attempt_replay_page(*, attempt: Attempt, page: int) -> dict[str, Any]:
             frames.append(_frame(state))
         body = {"moves": moves[first:last], "frames": frames}
         _cache_set({page_key: body, f"{base}:at:{last}": state.snapshot()})
-    return {"length": len(moves), "page": page, "pages": pages, "page_moves": REPLAY_PAGE_MOVES, "first": first,
-            **body}
+    return {"length": len(moves), "page": page, "pages": pages, "page_moves": REPLAY_PAGE_MOVES, "first": first, **body}
 
 
 def challenge_solution_replay(challenge: Challenge) -> dict[str, Any]:
@@ -242,7 +242,8 @@ def challenges_archived(*, days_back: int) -> list[Challenge]:
     """Published, ready challenges of the last ``days_back`` days before today, newest first."""
     today = days.today()
     return list(
-        challenges_shown(today=today).filter(date__lt=today, date__gte=today - dt.timedelta(days=days_back))
+        challenges_shown(today=today)
+        .filter(date__lt=today, date__gte=today - dt.timedelta(days=days_back))
         .order_by("-date")
     )
 

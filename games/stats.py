@@ -41,8 +41,11 @@ def difficulty_model() -> difficulty.Model | None:
 
 def challenge_features(challenge: Challenge) -> list[float]:
     return difficulty.features(
-        game=challenge.game, nodes=challenge.solver_nodes, solution=challenge.solution,
-        cards=find_rules(challenge.game).cards, seeds_skipped=challenge.seeds_lost,
+        game=challenge.game,
+        nodes=challenge.solver_nodes,
+        solution=challenge.solution,
+        cards=find_rules(challenge.game).cards,
+        seeds_skipped=challenge.seeds_lost,
     )
 
 
@@ -59,11 +62,21 @@ class Rating:
 def challenge_rating(challenge: Challenge) -> Rating:
     model = difficulty_model()
     if model is None or not model.usable or challenge.difficulty is None:
-        return Rating(value=challenge.difficulty, solver=challenge.difficulty, calibrated=False,
-                      predicted_win_rate=None, model_days=0 if model is None else model.days)
+        return Rating(
+            value=challenge.difficulty,
+            solver=challenge.difficulty,
+            calibrated=False,
+            predicted_win_rate=None,
+            model_days=0 if model is None else model.days,
+        )
     p = difficulty.predict(model.coefficients, challenge_features(challenge))
-    return Rating(value=difficulty.rating(p), solver=challenge.difficulty, calibrated=True,
-                  predicted_win_rate=round(p, 4), model_days=model.days)
+    return Rating(
+        value=difficulty.rating(p),
+        solver=challenge.difficulty,
+        calibrated=True,
+        predicted_win_rate=round(p, 4),
+        model_days=model.days,
+    )
 
 
 def _nice_width(span: int) -> int:
@@ -98,8 +111,8 @@ def challenge_stats(*, challenge: Challenge, viewer: object) -> dict[str, Any]:
     boards (the assisted ones too; held or disqualified ones not), and the viewer's own, marked."""
     if not days.is_over(challenge.date):
         raise NotFound(
-            f"the statistics of the {challenge.game} challenge of {challenge.date} are published once that day "
-            "is over", details=days.after_the_day(challenge.date),
+            f"the statistics of the {challenge.game} challenge of {challenge.date} are published once that day is over",
+            details=days.after_the_day(challenge.date),
         )
     rows = list(board_results().filter(challenge=challenge).values_list("player_id", "won", "moves", "play_time_ms"))
     me = None
@@ -108,8 +121,13 @@ def challenge_stats(*, challenge: Challenge, viewer: object) -> dict[str, Any]:
     moves = histogram([(m, w) for _, w, m, _ in rows], mine=None if mine is None else mine[2])
     times = histogram([(t // 1000, w) for _, w, _, t in rows], mine=None if mine is None else mine[3] // 1000)
     if mine is not None:
-        me = {"won": mine[1], "moves": mine[2], "play_time_ms": mine[3], "moves_bin": moves["mine"],
-              "time_bin": times["mine"]}
+        me = {
+            "won": mine[1],
+            "moves": mine[2],
+            "play_time_ms": mine[3],
+            "moves_bin": moves["mine"],
+            "time_bin": times["mine"],
+        }
     players, won = len(rows), sum(1 for r in rows if r[1])
     rating = challenge_rating(challenge)
     return {

@@ -66,7 +66,9 @@ class LeaderboardApi(APIView):
         offset = serializers.IntegerField(min_value=0, max_value=MAX_OFFSET, default=0, required=False)
         around = serializers.ChoiceField(choices=["me"], required=False, help_text="`me`: the caller's neighbourhood.")
         board = serializers.ChoiceField(
-            choices=BOARDS, default=DAY_BOARD, required=False,
+            choices=BOARDS,
+            default=DAY_BOARD,
+            required=False,
             help_text="`day` (the default): the day's board, unassisted ranked results only. `all`: every ranked "
             "result, the assisted ones marked (SPEC section 7).",
         )
@@ -127,8 +129,15 @@ class LeaderboardApi(APIView):
 
             def render(page: LeaderboardPage) -> str:
                 attempts = links(page.entries)
-                body = {"date": day.isoformat(), "game": game, "board": board, "total": page.total, "offset": 0,
-                        "limit": limit, "entries": [entry_data(e, attempts) for e in page.entries]}
+                body = {
+                    "date": day.isoformat(),
+                    "game": game,
+                    "board": board,
+                    "total": page.total,
+                    "offset": 0,
+                    "limit": limit,
+                    "entries": [entry_data(e, attempts) for e in page.entries],
+                }
                 return JSONRenderer().render(body).decode()  # OutputSerializer's shape, built directly
 
             rendered = leaderboard_top_rendered(
@@ -182,8 +191,10 @@ class PlayerApi(APIView):
                 allow_null=True, help_text="Rank on that day's board (`day`), or on the `all` board when assisted."
             )
             board = serializers.SerializerMethodField(help_text="The board of `rank`: `day` or `all`.")
-            attempt = serializers.IntegerField(allow_null=True, help_text="The game's attempt id once its day is "
-                                               "over (ranked games are public then); null before.")
+            attempt = serializers.IntegerField(
+                allow_null=True,
+                help_text="The game's attempt id once its day is over (ranked games are public then); null before.",
+            )
             replay = serializers.CharField(allow_null=True, help_text="Where the game is watched, after its day.")
             review = serializers.CharField(allow_null=True, help_text="Where its review is read, after its day.")
 
@@ -263,9 +274,11 @@ class SubmissionDetailApi(APIView):
 
     @extend_schema(operation_id="submission_detail", responses=SubmissionOutput)
     def get(self, request: Request, submission_id: int) -> Response:
-        submission = Submission.objects.select_related("attempt__challenge").filter(
-            pk=submission_id, attempt__player=request.user
-        ).first()
+        submission = (
+            Submission.objects.select_related("attempt__challenge")
+            .filter(pk=submission_id, attempt__player=request.user)
+            .first()
+        )
         if submission is None:
             raise NotFound(f"submission {submission_id} not found")
         return Response(SubmissionOutput(submission).data)

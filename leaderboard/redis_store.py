@@ -488,8 +488,13 @@ def board_around(
 ) -> tuple[int, int | None, int, list[int]]:
     """(total, the player's 0-based position or None, the first listed position, the result ids
     ranked within ``radius`` of it: none without a position). One round trip. Raises BoardNotBuilt."""
-    reply = _run_script(client, _AROUND_LUA, _AROUND_SHA, (keys.members, keys.all, keys.clean),
-                        (str(player_id), str(radius), "1" if clean else "0"))
+    reply = _run_script(
+        client,
+        _AROUND_LUA,
+        _AROUND_SHA,
+        (keys.members, keys.all, keys.clean),
+        (str(player_id), str(radius), "1" if clean else "0"),
+    )
     built, want_all, want_clean, n_all, n_clean, position, start, members = reply
     _check([built, want_all, want_clean], int(n_all), int(n_clean), keys, accept_aged=accept_aged)
     total = int(n_clean) if clean else int(n_all)
@@ -522,8 +527,9 @@ def board_cached_page(client: redis.Redis, keys: BoardKeys, *, field: str) -> tu
     (missing, inconsistent or aged): the caller's normal read repairs it first,
     and the page computed then is not stored.
     """
-    reply = _run_script(client, _PAGE_READ_LUA, _PAGE_READ_SHA,
-                        (keys.members, keys.all, keys.clean, keys.version, keys.pages), (field,))
+    reply = _run_script(
+        client, _PAGE_READ_LUA, _PAGE_READ_SHA, (keys.members, keys.all, keys.clean, keys.version, keys.pages), (field,)
+    )
     built, want_all, want_clean, n_all, n_clean, version, cached = reply
     header = [built, want_all, want_clean]
     try:

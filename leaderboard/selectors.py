@@ -314,7 +314,15 @@ def _via_redis(challenge: Challenge, read: Callable[[redis.Redis, redis_store.Bo
 
 
 _ENTRY_FIELDS = (
-    "id", "player_id", "player__username", "won", "score", "moves", "play_time_ms", "finished_at", "assisted"
+    "id",
+    "player_id",
+    "player__username",
+    "won",
+    "score",
+    "moves",
+    "play_time_ms",
+    "finished_at",
+    "assisted",
 )
 
 
@@ -361,10 +369,20 @@ def _entries_for(challenge: Challenge, result_ids: list[int], first_rank: int, c
     entries = []
     for i, rid in enumerate(result_ids):
         _, player_id, player, won, score, moves, play_time_ms, finished_at, assisted = rows[rid]
-        entries.append(LeaderboardEntry(
-            rank=first_rank + i, result_id=rid, player_id=player_id, player=player, won=won, score=score,
-            moves=moves, play_time_ms=play_time_ms, finished_at=finished_at, assisted=assisted,
-        ))
+        entries.append(
+            LeaderboardEntry(
+                rank=first_rank + i,
+                result_id=rid,
+                player_id=player_id,
+                player=player,
+                won=won,
+                score=score,
+                moves=moves,
+                play_time_ms=play_time_ms,
+                finished_at=finished_at,
+                assisted=assisted,
+            )
+        )
     return entries
 
 
@@ -607,8 +625,11 @@ def player_day_status(*, player: AbstractBaseUser | int, challenges: list[Challe
         )
     }
     statuses: dict[int, DayStatus] = {}
-    held = set(Result.objects.filter(player_id=player_id, challenge_id__in=ids, ranked=True, held=True,
-                                     disqualified=False).values_list("challenge_id", flat=True))
+    held = set(
+        Result.objects.filter(
+            player_id=player_id, challenge_id__in=ids, ranked=True, held=True, disqualified=False
+        ).values_list("challenge_id", flat=True)
+    )
     for challenge in challenges:
         result = results.get(challenge.pk)
         attempt = ranked.get(challenge.pk)
@@ -640,8 +661,13 @@ def result_rank(result: Result) -> int | None:
         | Q(won=result.won, score__gt=result.score)
         | Q(won=result.won, score=result.score, moves__lt=result.moves)
         | Q(won=result.won, score=result.score, moves=result.moves, play_time_ms__lt=result.play_time_ms)
-        | Q(won=result.won, score=result.score, moves=result.moves, play_time_ms=result.play_time_ms,
-            finished_at__lt=result.finished_at)
+        | Q(
+            won=result.won,
+            score=result.score,
+            moves=result.moves,
+            play_time_ms=result.play_time_ms,
+            finished_at__lt=result.finished_at,
+        )
     )  # (the board's order, board_order(); a tie to the microsecond ranks the guest after)
     return leaderboard_results(challenge=result.challenge_id, clean=clean).filter(ahead).count() + 1
 

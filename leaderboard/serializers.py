@@ -30,7 +30,8 @@ class EntrySerializer(serializers.Serializer):
         help_text="A hint was used, or an undo took back a move that showed a hidden card: on the `all` board only."
     )
     attempt = serializers.IntegerField(
-        allow_null=True, default=None,
+        allow_null=True,
+        default=None,
         help_text="The game's attempt id once its day is over (ranked games are public then); null before.",
     )
     replay = serializers.CharField(
@@ -80,7 +81,8 @@ class QueryInput(serializers.Serializer):
         if hasattr(data, "getlist"):
             blank: dict[str, list[str]] = {
                 str(name): ["This parameter is empty: give a value, or leave it out for the default."]
-                for name in self.fields if "" in data.getlist(name)
+                for name in self.fields
+                if "" in data.getlist(name)
             }
             if blank:
                 raise serializers.ValidationError(blank)
@@ -94,7 +96,9 @@ class PageInput(QueryInput):
 
 class BoardPageInput(PageInput):
     board = serializers.ChoiceField(
-        choices=BOARDS, default=DAY_BOARD, required=False,
+        choices=BOARDS,
+        default=DAY_BOARD,
+        required=False,
         help_text="`day` (the default): unassisted ranked results only. `all`: every ranked result, the assisted "
         "ones marked.",
     )

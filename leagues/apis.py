@@ -33,10 +33,14 @@ NOT_OWNER = OpenApiResponse(description="the caller is a member but not the owne
 # control character (Unicode category Cc, and the line and paragraph separators) nor an invisible or
 # text-direction one (core.names; the emoji joiners aside, which only the server can judge in place).
 _CONTROL = r"\x00-\x1f\x7f-\x9f\u2028\u2029" + names.INVISIBLE_PATTERN_CLASS
-NAME_PATTERN = (rf"^\s*[^\s{_CONTROL}][^{_CONTROL}]{{{NAME_MIN_LENGTH - 2},{NAME_MAX_LENGTH - 2}}}"
-                rf"[^\s{_CONTROL}]\s*\Z")
-NAME_PATTERN_MESSAGE = (f"A league name has {NAME_MIN_LENGTH} to {NAME_MAX_LENGTH} characters, spaces around it "
-                        "aside, and no control, invisible or text-direction character.")
+NAME_PATTERN = (
+    rf"^\s*[^\s{_CONTROL}][^{_CONTROL}]{{{NAME_MIN_LENGTH - 2},{NAME_MAX_LENGTH - 2}}}"
+    rf"[^\s{_CONTROL}]\s*\Z"
+)
+NAME_PATTERN_MESSAGE = (
+    f"A league name has {NAME_MIN_LENGTH} to {NAME_MAX_LENGTH} characters, spaces around it "
+    "aside, and no control, invisible or text-direction character."
+)
 
 
 @extend_schema_serializer(component_name="League")
@@ -62,8 +66,9 @@ class LeaguesApi(APIView):
     @extend_schema_serializer(component_name="LeagueCreateInput")
     class CreateInput(serializers.Serializer):
         # The pattern bounds the trimmed length: a maxLength in the schema would count the spaces around.
-        name = StrictStringField(allow_blank=False, trim_whitespace=True, pattern=NAME_PATTERN,
-                                 pattern_message=NAME_PATTERN_MESSAGE)
+        name = StrictStringField(
+            allow_blank=False, trim_whitespace=True, pattern=NAME_PATTERN, pattern_message=NAME_PATTERN_MESSAGE
+        )
 
     @extend_schema(
         operation_id="leagues_list",
@@ -108,8 +113,12 @@ class LeagueJoinApi(APIView):
 
     @extend_schema_serializer(component_name="LeagueJoinInput")
     class Input(serializers.Serializer):
-        invite_code = StrictStringField(allow_blank=False, trim_whitespace=True, pattern=r"^\s*[0-9A-Za-z]{1,64}\s*\Z",
-                                        pattern_message="An invite code is 1 to 64 letters and digits.")
+        invite_code = StrictStringField(
+            allow_blank=False,
+            trim_whitespace=True,
+            pattern=r"^\s*[0-9A-Za-z]{1,64}\s*\Z",
+            pattern_message="An invite code is 1 to 64 letters and digits.",
+        )
 
     @extend_schema(
         operation_id="league_join",
@@ -234,7 +243,11 @@ class LeagueDailyBoardApi(APIView):
         day, game = parse_challenge_path(date=date, game=game)
         query = validated(BoardPageInput, request.query_params)
         page = selectors.league_daily_board(
-            league=league, day=day, game=game, offset=query["offset"], limit=query["limit"],
+            league=league,
+            day=day,
+            game=game,
+            offset=query["offset"],
+            limit=query["limit"],
             clean=query["board"] == DAY_BOARD,
         )
         body = {"league": league.pk, "date": day, "game": game, "total": page.total, "entries": page.entries, **query}

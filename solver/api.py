@@ -149,15 +149,28 @@ def solve_deal(
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _solve_deal(deal, seconds=seconds, max_nodes=max_nodes, table_limit=table_limit,
-                           shorten_log=shorten_log, core=core, table_mb=table_mb)
+        return _solve_deal(
+            deal,
+            seconds=seconds,
+            max_nodes=max_nodes,
+            table_limit=table_limit,
+            shorten_log=shorten_log,
+            core=core,
+            table_mb=table_mb,
+        )
     finally:
         if enabled:
             gc.enable()
 
 
 def _solve_deal(
-    deal: Deal, *, seconds: float, max_nodes: int | None, table_limit: int, shorten_log: bool, core: str,
+    deal: Deal,
+    *,
+    seconds: float,
+    max_nodes: int | None,
+    table_limit: int,
+    shorten_log: bool,
+    core: str,
     table_mb: float | None,
 ) -> SolveResult:
     start = time.perf_counter()
@@ -167,13 +180,25 @@ def _solve_deal(
     first_cap = None if max_nodes is None else max(1, int(share * max_nodes))
     root = SearchState(deal)  # the core only reads it: every restart starts from this one
     if core == "c":
-        outcome = c_core.search(root, deadline=start + share * seconds, max_nodes=first_cap,
-                                mb=table_mb, dead=DEAD_EVERY_NODE, twins=TWIN_SHUFFLES,
-                                postpone=FOUNDATION_POSTPONE)
+        outcome = c_core.search(
+            root,
+            deadline=start + share * seconds,
+            max_nodes=first_cap,
+            mb=table_mb,
+            dead=DEAD_EVERY_NODE,
+            twins=TWIN_SHUFFLES,
+            postpone=FOUNDATION_POSTPONE,
+        )
     else:
-        outcome = search(SearchState(deal), deadline=start + share * seconds, max_nodes=first_cap,
-                         table_limit=table_limit, dead=DEAD_EVERY_NODE, twins=TWIN_SHUFFLES,
-                         postpone=FOUNDATION_POSTPONE)
+        outcome = search(
+            SearchState(deal),
+            deadline=start + share * seconds,
+            max_nodes=first_cap,
+            table_limit=table_limit,
+            dead=DEAD_EVERY_NODE,
+            twins=TWIN_SHUFFLES,
+            postpone=FOUNDATION_POSTPONE,
+        )
     # the complete search's table: what it stored, its capacity, entries it had to replace
     stored, slots, evictions = outcome.stored, outcome.slots, outcome.evictions
     outcome_dead = outcome.dead_cuts
@@ -208,8 +233,7 @@ def _solve_deal(
         for width in widths_within(mb, BEAM_WIDTHS):  # the beam stays within the table's memory bound
             if time.perf_counter() >= beam_end or (beam_nodes is not None and beam_nodes <= 0):
                 break
-            b = beam_search(root, deadline=beam_end, max_nodes=beam_nodes, width=width, twins=TWIN_SHUFFLES,
-                            core=core)
+            b = beam_search(root, deadline=beam_end, max_nodes=beam_nodes, width=width, twins=TWIN_SHUFFLES, core=core)
             total += b.nodes
             if beam_nodes is not None:
                 beam_nodes -= b.nodes
@@ -231,16 +255,33 @@ def _solve_deal(
         if best_line and rng.random() < PREFIX_SHARE:
             prefix = best_line[: rng.randint(0, len(best_line))]
         if core == "c":  # the core plays the prefix and draws the same numbers from ``rng``
-            outcome = c_core.search(root, deadline=deadline, max_nodes=cap, mb=table_mb,
-                                    rng=rng, noise=RESTART_NOISE, keep_best=True, prefix=prefix,
-                                    twins=TWIN_SHUFFLES, postpone=FOUNDATION_POSTPONE)
+            outcome = c_core.search(
+                root,
+                deadline=deadline,
+                max_nodes=cap,
+                mb=table_mb,
+                rng=rng,
+                noise=RESTART_NOISE,
+                keep_best=True,
+                prefix=prefix,
+                twins=TWIN_SHUFFLES,
+                postpone=FOUNDATION_POSTPONE,
+            )
         else:
             st = SearchState(deal)
             for m in prefix:
                 st.play(m)
-            outcome = search(st, deadline=deadline, max_nodes=cap, table_limit=table_limit,
-                             rng=rng, noise=RESTART_NOISE, keep_best=True, twins=TWIN_SHUFFLES,
-                             postpone=FOUNDATION_POSTPONE)
+            outcome = search(
+                st,
+                deadline=deadline,
+                max_nodes=cap,
+                table_limit=table_limit,
+                rng=rng,
+                noise=RESTART_NOISE,
+                keep_best=True,
+                twins=TWIN_SHUFFLES,
+                postpone=FOUNDATION_POSTPONE,
+            )
         total += outcome.nodes
         depth = max(depth, outcome.depth)
         if outcome.status == SOLVED:
@@ -260,10 +301,17 @@ def _solve_deal(
         status=outcome.status,
         nodes=outcome.nodes,
         depth=outcome.depth,
-        stats={"evictions": evictions, "restarts": restarts, "beams": beams, "table_stored": stored,
-               "table_slots": slots, "dead_cuts": outcome_dead, "decide_us": int((decided_at - start) * 1e6),
-               # fewest cards off the foundations on any line searched (0: won)
-               "best_left": 0 if outcome.status == SOLVED else min(line_left, first_left)},
+        stats={
+            "evictions": evictions,
+            "restarts": restarts,
+            "beams": beams,
+            "table_stored": stored,
+            "table_slots": slots,
+            "dead_cuts": outcome_dead,
+            "decide_us": int((decided_at - start) * 1e6),
+            # fewest cards off the foundations on any line searched (0: won)
+            "best_left": 0 if outcome.status == SOLVED else min(line_left, first_left),
+        },
     )
     if outcome.status == SOLVED:
         log = to_log(deal, outcome.path)  # replays every entry with the engine
@@ -290,7 +338,6 @@ def _solve_deal(
     return result
 
 
-def solve(game: str, seed: int, *, seconds: float = 10, max_nodes: int | None = None,
-          core: str = "c") -> SolveResult:
+def solve(game: str, seed: int, *, seconds: float = 10, max_nodes: int | None = None, core: str = "c") -> SolveResult:
     """Solve the deal of (game, seed); ``UnknownGameError``/``InvalidSeedError`` on bad input."""
     return solve_deal(make_deal(game, seed), seconds=seconds, max_nodes=max_nodes, core=core)

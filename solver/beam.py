@@ -50,7 +50,6 @@ BEAM_WIDTHS = (100, 1000, 4000)
 BEAM_CAP = 400
 
 
-
 class Weights(NamedTuple):
     """The score's weights (the core takes them as they are): a card off the foundations outweighs
     everything else; then cards lying above a lower card of their suit (in a column, or in the
@@ -170,8 +169,16 @@ def replay(root: SearchState, line: list[SearchMove]) -> SearchState:
     return st
 
 
-def python_beam(root: SearchState, *, deadline: float, max_nodes: int | None, width: int, cap: int = BEAM_CAP,
-                twins: bool = True, weights: Weights = WEIGHTS) -> BeamOutcome:
+def python_beam(
+    root: SearchState,
+    *,
+    deadline: float,
+    max_nodes: int | None,
+    width: int,
+    cap: int = BEAM_CAP,
+    twins: bool = True,
+    weights: Weights = WEIGHTS,
+) -> BeamOutcome:
     """The reference beam (see the module's docstring); ``root`` is not changed."""
     node_cap = max_nodes if max_nodes is not None else 1 << 62
     nodes = 0
@@ -210,8 +217,9 @@ def python_beam(root: SearchState, *, deadline: float, max_nodes: int | None, wi
             return 0
         seen.add(key)
         offer(st, base + path)
-        moves = [m for m in gen_moves(st, None, 0, twins, False)
-                 if not (m.kind in (W2F, W2T) and (m.draws or m.redeal))]
+        moves = [
+            m for m in gen_moves(st, None, 0, twins, False) if not (m.kind in (W2F, W2T) and (m.draws or m.redeal))
+        ]
         frames.append([moves, 0, safe])
         return 2
 
@@ -262,17 +270,33 @@ def python_beam(root: SearchState, *, deadline: float, max_nodes: int | None, wi
     return BeamOutcome("unknown", [], nodes, best_left, best_path)
 
 
-def beam_search(root: SearchState, *, deadline: float, max_nodes: int | None, width: int, cap: int = BEAM_CAP,
-                twins: bool = True, weights: Weights = WEIGHTS, core: str = "c") -> BeamOutcome:
+def beam_search(
+    root: SearchState,
+    *,
+    deadline: float,
+    max_nodes: int | None,
+    width: int,
+    cap: int = BEAM_CAP,
+    twins: bool = True,
+    weights: Weights = WEIGHTS,
+    core: str = "c",
+) -> BeamOutcome:
     """One beam of ``width`` from ``root`` (not changed), in the compiled core or, with
     ``core="python"``, in the reference above."""
     if core == "python":
-        return python_beam(root, deadline=deadline, max_nodes=max_nodes, width=width, cap=cap, twins=twins,
-                           weights=weights)
+        return python_beam(
+            root, deadline=deadline, max_nodes=max_nodes, width=width, cap=cap, twins=twins, weights=weights
+        )
     c_core.require()
     assert c_core._core is not None
     seconds = max(0.0, deadline - time.perf_counter())
     status, line, nodes, best_left, best = c_core._core.beam(
-        root, seconds, -1 if max_nodes is None else max_nodes, width, cap, tuple(weights), twins)
-    return BeamOutcome("solved" if status == 0 else "unknown", [SearchMove._make(m) for m in line], nodes,
-                       best_left, [SearchMove._make(m) for m in best])
+        root, seconds, -1 if max_nodes is None else max_nodes, width, cap, tuple(weights), twins
+    )
+    return BeamOutcome(
+        "solved" if status == 0 else "unknown",
+        [SearchMove._make(m) for m in line],
+        nodes,
+        best_left,
+        [SearchMove._make(m) for m in best],
+    )

@@ -122,9 +122,19 @@ def search(
     assert _core is not None
     seconds = max(0.0, deadline - time.perf_counter())
     status, path, nodes, depth, replaced, best_left, best_path, stored, slots, cuts = _core.search(
-        st, seconds, -1 if max_nodes is None else max_nodes, table_mb() if mb is None else mb,
-        -1 if width is None else width, None if rng is None else rng.getstate()[1], noise, keep_best, dead,
-        prefix, twins, postpone, safe.ANY_TALON_CARD,
+        st,
+        seconds,
+        -1 if max_nodes is None else max_nodes,
+        table_mb() if mb is None else mb,
+        -1 if width is None else width,
+        None if rng is None else rng.getstate()[1],
+        noise,
+        keep_best,
+        dead,
+        prefix,
+        twins,
+        postpone,
+        safe.ANY_TALON_CARD,
     )
     verdict = _STATUS[status]
     if verdict == SOLVED:  # as ``search.search`` returns a win: no best line

@@ -91,9 +91,18 @@ def lost(st: SearchState) -> bool:
         in_s = {(pl, j) for pl, j, _ in members}
 
 
-def _foundation_blocked(card: int, pl: int, j: int, r: int, s: int, found: list[int], two: bool,
-                        where: dict[int, list[tuple[int, int]]], free_copies: dict[int, int],
-                        in_s: set[tuple[int, int]]) -> bool:
+def _foundation_blocked(
+    card: int,
+    pl: int,
+    j: int,
+    r: int,
+    s: int,
+    found: list[int],
+    two: bool,
+    where: dict[int, list[tuple[int, int]]],
+    free_copies: dict[int, int],
+    in_s: set[tuple[int, int]],
+) -> bool:
     if two:
         f1, f2 = found[2 * s], found[2 * s + 1]
         lo = f1 if f1 <= r else f2  # the higher pile, unless it already holds a copy of X
@@ -111,9 +120,17 @@ def _foundation_blocked(card: int, pl: int, j: int, r: int, s: int, found: list[
     return False
 
 
-def _parents_blocked(st: SearchState, card: int, pl: int, j: int, r: int, s: int,
-                     where: dict[int, list[tuple[int, int]]], free_copies: dict[int, int],
-                     top_member: dict[int, int]) -> bool:
+def _parents_blocked(
+    st: SearchState,
+    card: int,
+    pl: int,
+    j: int,
+    r: int,
+    s: int,
+    where: dict[int, list[tuple[int, int]]],
+    free_copies: dict[int, int],
+    top_member: dict[int, int],
+) -> bool:
     if r == KING:
         return True
     if st.suit_build:

@@ -51,11 +51,17 @@ def model_applies(deal: Deal) -> bool:
     """Rows dealt face up, draw one, any card to an empty column, no card back from a foundation,
     and no redeal left (the model knows one pass through the stock only)."""
     rules = deal.rules
-    passes_left = deal.passes_left if deal.passes_left is not None else (
-        -1 if rules.passes is None else rules.passes - 1)
-    return (rules.layout is Layout.ROWS and rules.draw == 1 and passes_left == 0
-            and not rules.empty_takes_king_only and not rules.foundation_to_tableau
-            and not any(deal.face_down))
+    passes_left = (
+        deal.passes_left if deal.passes_left is not None else (-1 if rules.passes is None else rules.passes - 1)
+    )
+    return (
+        rules.layout is Layout.ROWS
+        and rules.draw == 1
+        and passes_left == 0
+        and not rules.empty_takes_king_only
+        and not rules.foundation_to_tableau
+        and not any(deal.face_down)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +212,7 @@ def build_model(deal: Deal, *, levels: int = LEVELS) -> cp_model.CpModel:
         D[i] = d
         m.add(T[i][0] > d)
     for a_pos, (_, a) in enumerate(drawn):
-        for _, b in drawn[a_pos + 1:]:  # b drawn after a
+        for _, b in drawn[a_pos + 1 :]:  # b drawn after a
             if cards[b].pile == "w":
                 m.add(T[b][0] < T[a][0])
                 continue

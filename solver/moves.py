@@ -93,12 +93,13 @@ class _Scan:
         """Klondike: face-up card -> its column (computed on first need)."""
         if self._faceup is None:
             st = self.st
-            self._faceup = {c: i for i, cc in enumerate(st.cols) for c in cc[st.down[i]:]}
+            self._faceup = {c: i for i, cc in enumerate(st.cols) for c in cc[st.down[i] :]}
         return self._faceup
 
 
-def gen_moves(st: SearchState, rng: random.Random | None = None, noise: int = 0,
-              twins: bool = False, postpone: bool = False) -> list[SearchMove]:
+def gen_moves(
+    st: SearchState, rng: random.Random | None = None, noise: int = 0, twins: bool = False, postpone: bool = False
+) -> list[SearchMove]:
     """Legal moves (up to key equivalence), best first; with ``rng``, each score gets a
     random bonus below ``noise`` first (restarts use this to vary the order). With
     ``twins`` (one-card two-deck games only), twin shuffles Lemma T in ``safe`` shows no
@@ -149,8 +150,12 @@ def _column_moves(scan: _Scan, scored: list[tuple[float, SearchMove]], *, twins:
             rest = size - n
             dests = [b for parent in parents[base] for b in tops.get(parent, ()) if b != a]
             to_empty = empty >= 0 and rest and (not king_only or base >> 2 == KING)
-            if twin_rule and rest and builds[col[rest - 1] * 52 + base] \
-                    and _twin_idle(st, base, col[rest - 1], playable, tops, parents):
+            if (
+                twin_rule
+                and rest
+                and builds[col[rest - 1] * 52 + base]
+                and _twin_idle(st, base, col[rest - 1], playable, tops, parents)
+            ):
                 # Lemma T: a twin shuffle off ``under`` whose exposed card has no use in sight
                 if nempty:
                     to_empty = False
@@ -164,8 +169,7 @@ def _column_moves(scan: _Scan, scored: list[tuple[float, SearchMove]], *, twins:
                 faceup = scan.faceup
                 if reach < 0:
                     reach = _first_movable(col, down[a], a, parents, faceup, empty >= 0)
-                if not (rest > reach or col[rest - 1] in playable
-                        or _twin_at_hand(base, faceup, st.talon, st.found)):
+                if not (rest > reach or col[rest - 1] in playable or _twin_at_hand(base, faceup, st.talon, st.found)):
                     continue  # Lemma P: no shortest win starts with this move
             score = _column_move_score(scan, a, n, longest)
             for b in dests:
@@ -257,8 +261,9 @@ def _foundation_moves(scan: _Scan, scored: list[tuple[float, SearchMove]], *, po
                 scored.append((-150, foundation_to_column(s, empty)))
 
 
-def _first_movable(col: list[int], low: int, a: int, parents: tuple[tuple[int, ...], ...],
-                   faceup: dict[int, int], has_empty: bool) -> int:
+def _first_movable(
+    col: list[int], low: int, a: int, parents: tuple[tuple[int, ...], ...], faceup: dict[int, int], has_empty: bool
+) -> int:
     """The lowest index of a face-up card of column ``a`` with somewhere to go later: a parent
     face up in another column, or an empty column for a king (huge when there is none)."""
     for i in range(low, len(col)):
@@ -271,8 +276,9 @@ def _first_movable(col: list[int], low: int, a: int, parents: tuple[tuple[int, .
     return 1 << 30
 
 
-def _card_down_use(st: SearchState, z: int, faceup: dict[int, int], parents: tuple[tuple[int, ...], ...],
-                   has_empty: bool) -> bool:
+def _card_down_use(
+    st: SearchState, z: int, faceup: dict[int, int], parents: tuple[tuple[int, ...], ...], has_empty: bool
+) -> bool:
     """Lemma F's (a)-(d) (``safe``) for taking ``z`` down from its foundation (Klondike):
     whether a card that builds on ``z`` is face up in a column, in the talon or on top of
     its foundation, a parent of the card below ``z`` on its pile is face up, or another
@@ -295,8 +301,14 @@ def _card_down_use(st: SearchState, z: int, faceup: dict[int, int], parents: tup
     return False
 
 
-def _twin_idle(st: SearchState, c: int, u: int, playable: set[int], tops: dict[int, list[int]],
-               parents: tuple[tuple[int, ...], ...]) -> bool:
+def _twin_idle(
+    st: SearchState,
+    c: int,
+    u: int,
+    playable: set[int],
+    tops: dict[int, list[int]],
+    parents: tuple[tuple[int, ...], ...],
+) -> bool:
     """Lemma T's conditions (1), (2), (4) and (5) for moving ``c`` off ``u`` (``safe``): ``u``
     cannot go up, no parent of ``u`` is a column's top, and no card that builds on ``c``,
     nor any other than ``c``'s copies that builds on ``u``, is a column's top or can be

@@ -60,8 +60,13 @@ class Budget:
     escalations: int = 1
 
     def to_json(self) -> dict[str, object]:
-        return {"probe_seconds": self.probe_seconds, "probe_nodes": self.probe_nodes, "probes": self.probes,
-                "seconds": self.seconds, "escalations": self.escalations}
+        return {
+            "probe_seconds": self.probe_seconds,
+            "probe_nodes": self.probe_nodes,
+            "probes": self.probes,
+            "seconds": self.seconds,
+            "escalations": self.escalations,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,8 +113,7 @@ class Probe:
     seconds: float
 
     def to_json(self) -> dict[str, object]:
-        return {"after_move": self.ply, "verdict": self.verdict, "nodes": self.nodes,
-                "seconds": round(self.seconds, 3)}
+        return {"after_move": self.ply, "verdict": self.verdict, "nodes": self.nodes, "seconds": round(self.seconds, 3)}
 
 
 @dataclass(slots=True)
@@ -170,12 +174,11 @@ class Review:
 # -- the line played ------------------------------------------------------------------------------
 
 
-
 def describe(state: State, move: Move) -> str:
     """The move in words, from the position before it: "7C from the waste onto 8H in column 3"."""
     kind, src, dst, n = move
     if kind == DRAW:
-        drawn = " ".join(card_text(c) for c in reversed(state.stock[-state.rules.draw:]))
+        drawn = " ".join(card_text(c) for c in reversed(state.stock[-state.rules.draw :]))
         if state.waste:
             return f"a draw from the stock: {drawn} covered {card_text(state.waste[-1])} on the waste"
         return f"a draw from the stock: {drawn} turned up"
@@ -243,13 +246,27 @@ def wins_from(deal: Deal, line: Line, ply: int, continuation: Sequence[str]) -> 
 
 # -- the review -----------------------------------------------------------------------------------
 
-def review_game(game: str, seed: int, log: Sequence[str], *, budget: Budget | None = None,
-                solution: Sequence[str] | None = None, core: str = "c") -> Review:
+
+def review_game(
+    game: str,
+    seed: int,
+    log: Sequence[str],
+    *,
+    budget: Budget | None = None,
+    solution: Sequence[str] | None = None,
+    core: str = "c",
+) -> Review:
     return review_deal(make_deal(game, seed), log, budget=budget, solution=solution, core=core)
 
 
-def review_deal(deal: Deal, log: Sequence[str], *, budget: Budget | None = None,
-                solution: Sequence[str] | None = None, core: str = "c") -> Review:
+def review_deal(
+    deal: Deal,
+    log: Sequence[str],
+    *,
+    budget: Budget | None = None,
+    solution: Sequence[str] | None = None,
+    core: str = "c",
+) -> Review:
     """Review the game ``log`` played on ``deal``. ``solution``: a known winning log of the deal
     (the day's solution), which proves ``P0`` winnable without a solve (it is replayed first)
     and is what a won game is compared with."""
@@ -263,16 +280,17 @@ def review_deal(deal: Deal, log: Sequence[str], *, budget: Budget | None = None,
         review.outcome = WON
         review.winnable_after = n
         review.comparison = compare(line, known_solution)
-        review.claims.append(f"Won in {line.entries} moves ({n} once the undone ones are left out); "
-                             "the engine replayed the log to the win.")
+        review.claims.append(
+            f"Won in {line.entries} moves ({n} once the undone ones are left out); "
+            "the engine replayed the log to the win."
+        )
     else:
         _bisect(review, deal, budget, known_solution, start, core)
     review.seconds = time.perf_counter() - start
     return review
 
 
-def _bisect(review: Review, deal: Deal, budget: Budget, solution: list[str] | None, start: float,
-            core: str) -> None:
+def _bisect(review: Review, deal: Deal, budget: Budget, solution: list[str] | None, start: float, core: str) -> None:
     line = review.line
     n = len(line.moves)
     verdicts: dict[int, str] = {}  # the positions decided
@@ -282,7 +300,7 @@ def _bisect(review: Review, deal: Deal, budget: Budget, solution: list[str] | No
 
     def probe(ply: int) -> str:
         state = position(deal, line, ply)
-        scale = ESCALATION ** level
+        scale = ESCALATION**level
         seconds = min(budget.probe_seconds * scale, max(0.05, budget.seconds - (time.perf_counter() - start)))
         nodes = None if budget.probe_nodes is None else budget.probe_nodes * scale
         result = solve_deal(state.as_deal(), seconds=seconds, max_nodes=nodes, core=core)
@@ -352,8 +370,10 @@ def _settle(review: Review, deal: Deal, verdicts: dict[int, str], wins: dict[int
         review.win, review.win_source = wins[w]
         where = "the deal" if w == 0 else f"move {w}"
         source = "the day's solution" if review.win_source == "solution" else "the solver's win"
-        review.claims.append(f"After {where} a win was still possible: {source} from there "
-                             f"({len(review.win)} moves) was replayed by the engine to the end.")
+        review.claims.append(
+            f"After {where} a win was still possible: {source} from there "
+            f"({len(review.win)} moves) was replayed by the engine to the end."
+        )
     if w == n:
         review.outcome = GAVE_UP_WINNABLE
         review.claims.insert(0, "The game was given up in a position that could still be won.")
@@ -375,16 +395,28 @@ def _settle(review: Review, deal: Deal, verdicts: dict[int, str], wins: dict[int
     last = n if lost is None else lost - 1
     if first <= last:
         span = f"after move {first}" if first == last else f"after moves {first} to {last}"
-        review.claims.append(f"Undecided {span}: the solver could not settle "
-                             f"{'it' if first == last else 'them'} within the review's budget.")
+        review.claims.append(
+            f"Undecided {span}: the solver could not settle "
+            f"{'it' if first == last else 'them'} within the review's budget."
+        )
 
 
 def compare(line: Line, solution: Sequence[str] | None) -> dict[str, object]:
     """A won game against the day's solution: moves (log entries), draws and redeals."""
-    played = {"moves": line.entries, "effective_moves": len(line.moves), "undos": line.undos,
-              "draws": line.draws, "redeals": line.redeals}
+    played = {
+        "moves": line.entries,
+        "effective_moves": len(line.moves),
+        "undos": line.undos,
+        "draws": line.draws,
+        "redeals": line.redeals,
+    }
     if solution is None:
         return {"player": played, "solution": None}
-    sol = {"moves": len(solution), "effective_moves": len(solution), "undos": 0,
-           "draws": sum(1 for t in solution if t == "s"), "redeals": sum(1 for t in solution if t == "r")}
+    sol = {
+        "moves": len(solution),
+        "effective_moves": len(solution),
+        "undos": 0,
+        "draws": sum(1 for t in solution if t == "s"),
+        "redeals": sum(1 for t in solution if t == "r"),
+    }
     return {"player": played, "solution": sol, "moves_more_than_solution": line.entries - len(solution)}

@@ -160,5 +160,6 @@ def search(
                 undo(path.pop())
     # A search that tried only the first ``width`` moves of each position proves nothing.
     complete = width is None and rng is None  # only the plain, full search proves a loss
-    return SearchOutcome(UNSOLVABLE if complete else UNKNOWN, [], nodes, depth, evictions, best_left,
-                         best_path, dead_cuts)
+    return SearchOutcome(
+        UNSOLVABLE if complete else UNKNOWN, [], nodes, depth, evictions, best_left, best_path, dead_cuts
+    )

@@ -61,11 +61,11 @@ def _detour_pass(deal: Deal, log: list[str], deadline: float) -> list[str]:
         if j >= 0:
             z = trace[j][2]
             if z == x:
-                candidate = log[:i] + log[i + 1:j] + log[j + 1:]
+                candidate = log[:i] + log[i + 1 : j] + log[j + 1 :]
             elif x[0] == "f" and z[0] == "f":
                 candidate = []
             else:
-                candidate = log[:i] + log[i + 1:j] + [x + z] + log[j + 1:]
+                candidate = log[:i] + log[i + 1 : j] + [x + z] + log[j + 1 :]
             if candidate and wins(deal, candidate, limit=False):
                 log = candidate
                 trace = _trace(deal, log)
@@ -77,7 +77,7 @@ def _detour_pass(deal: Deal, log: list[str], deadline: float) -> list[str]:
 def _deletion_pass(deal: Deal, log: list[str], deadline: float) -> list[str]:
     i = len(log) - 1
     while i >= 0 and time.perf_counter() < deadline:
-        candidate = log[:i] + log[i + 1:]
+        candidate = log[:i] + log[i + 1 :]
         if wins(deal, candidate, limit=False):
             log = candidate
         i -= 1

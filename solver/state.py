@@ -62,6 +62,7 @@ def column_to_column(a: int, b: int, n: int) -> SearchMove:
 def foundation_to_column(suit: int, b: int) -> SearchMove:
     return SearchMove(F2T, suit, b, 1, -1, 0, 0, 0)
 
+
 RED = (False, True, True, False)
 
 

@@ -31,9 +31,11 @@ from solver_worker.tasks import prepare_challenge
 
 class ChallengeForm(forms.ModelForm):
     replace_seed = forms.IntegerField(
-        required=False, min_value=0, max_value=_SEED_MAX,
+        required=False,
+        min_value=0,
+        max_value=_SEED_MAX,
         help_text="A new seed for this challenge: a solver task checks it (see Seed verifications below); "
-                  "it replaces the current seed only if proven winnable, and only while nobody has played.",
+        "it replaces the current seed only if proven winnable, and only while nobody has played.",
     )
 
     class Meta:
@@ -54,20 +56,40 @@ class SeedVerificationInline(admin.TabularInline):
         return False
 
 
-
 @admin.register(Challenge)
 class ChallengeAdmin(admin.ModelAdmin):
     form = ChallengeForm
-    list_display = ["date", "game", "status", "published", "difficulty", "players", "win_rate", "seeds_tried",
-                    "skipped", "verification"]
+    list_display = [
+        "date",
+        "game",
+        "status",
+        "published",
+        "difficulty",
+        "players",
+        "win_rate",
+        "seeds_tried",
+        "skipped",
+        "verification",
+    ]
     list_filter = ["status", "game", "published", "date"]
     date_hierarchy = "date"
     ordering = ["-date", "game"]
     actions = ["verify_now", "publish", "unpublish"]
     inlines = [SeedVerificationInline]
     readonly_fields = [
-        "status", "seed", "difficulty", "solver_status", "solver_nodes", "solver_seconds", "seeds_tried",
-        "seeds_lost", "seeds_unknown", "failure", "solution_steps", "created_at", "updated_at",
+        "status",
+        "seed",
+        "difficulty",
+        "solver_status",
+        "solver_nodes",
+        "solver_seconds",
+        "seeds_tried",
+        "seeds_lost",
+        "seeds_unknown",
+        "failure",
+        "solution_steps",
+        "created_at",
+        "updated_at",
     ]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
@@ -93,9 +115,13 @@ class ChallengeAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Challenge]:
         ranked = COUNTED  # the results that count, as on the boards
-        return super().get_queryset(request).annotate(
-            _players=Count("results", filter=ranked),
-            _won=Count("results", filter=ranked & Q(results__won=True)),
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                _players=Count("results", filter=ranked),
+                _won=Count("results", filter=ranked & Q(results__won=True)),
+            )
         )
 
     @admin.display(description="players", ordering="_players")
@@ -149,8 +175,12 @@ class ChallengeAdmin(admin.ModelAdmin):
         except Conflict as exc:
             self.message_user(request, f"{challenge}: {exc.message}", messages.ERROR)
             return
-        self.message_user(request, f"{challenge}: seed {seed} sent to the solver; its status is under "
-                                   "Seed verifications on the challenge's page.", messages.INFO)
+        self.message_user(
+            request,
+            f"{challenge}: seed {seed} sent to the solver; its status is under "
+            "Seed verifications on the challenge's page.",
+            messages.INFO,
+        )
 
     @admin.action(description="Verify now (a solver task proves the seed again, or prepares the day)")
     def verify_now(self, request: HttpRequest, queryset: QuerySet[Challenge]) -> None:
@@ -180,8 +210,20 @@ class GameReviewAdmin(admin.ModelAdmin):
     list_display = ["attempt", "status", "outcome", "winnable_after", "lost_after", "tries", "seconds", "finished_at"]
     list_filter = ["status", "outcome"]
     search_fields = ["attempt__id", "attempt__player__username"]
-    readonly_fields = ["attempt", "status", "outcome", "winnable_after", "lost_after", "data", "tries", "seconds",
-                       "error", "created_at", "started_at", "finished_at"]
+    readonly_fields = [
+        "attempt",
+        "status",
+        "outcome",
+        "winnable_after",
+        "lost_after",
+        "data",
+        "tries",
+        "seconds",
+        "error",
+        "created_at",
+        "started_at",
+        "finished_at",
+    ]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -38,8 +38,9 @@ class ReviewOutput(serializers.Serializer):
     """What the review proves. Positions are counted in moves of the line played: "after move k"."""
 
     outcome = serializers.ChoiceField(choices=["won", "lost", "gave_up_winnable", "never_winnable", "undecided"])
-    claims = serializers.ListField(child=serializers.CharField(), help_text="Each checked by the engine or proven "
-                                   "by the solver, in words.")
+    claims = serializers.ListField(
+        child=serializers.CharField(), help_text="Each checked by the engine or proven by the solver, in words."
+    )
     moves_played = serializers.IntegerField(help_text="Moves of the line played (undone ones and undos left out).")
     log_entries = serializers.IntegerField()
     undos = serializers.IntegerField()
@@ -48,12 +49,18 @@ class ReviewOutput(serializers.Serializer):
     log_error = serializers.JSONField(allow_null=True, help_text="The log's first illegal entry, if any.")
     winnable_after = serializers.IntegerField(allow_null=True, help_text="The last position proven winnable.")
     lost_after = serializers.IntegerField(allow_null=True, help_text="The first position proven lost.")
-    undecided_between = serializers.ListField(child=serializers.IntegerField(), allow_null=True,
-                                              help_text="First and last positions the solver left undecided.")
+    undecided_between = serializers.ListField(
+        child=serializers.IntegerField(),
+        allow_null=True,
+        help_text="First and last positions the solver left undecided.",
+    )
     losing_move = PlayedMoveOutput(allow_null=True)
     win_from = serializers.IntegerField(allow_null=True, help_text="The position the win starts from.")
-    win = serializers.ListField(child=serializers.CharField(), allow_null=True,
-                                help_text="A winning continuation from there, replayed by the engine.")
+    win = serializers.ListField(
+        child=serializers.CharField(),
+        allow_null=True,
+        help_text="A winning continuation from there, replayed by the engine.",
+    )
     win_source = serializers.CharField(allow_null=True)
     line = serializers.ListField(child=serializers.CharField())
     line_index = serializers.ListField(child=serializers.IntegerField())
@@ -70,8 +77,10 @@ class AttemptReviewOutput(serializers.Serializer):
     date = serializers.DateField()
     game = game_field()
     ranked = serializers.BooleanField()
-    status = serializers.ChoiceField(choices=["pending", "done", "failed"],
-                                     help_text="pending: queued on the solver, made within minutes of the day's end")
+    status = serializers.ChoiceField(
+        choices=["pending", "done", "failed"],
+        help_text="pending: queued on the solver, made within minutes of the day's end",
+    )
     review = ReviewOutput(allow_null=True)
 
 
@@ -84,9 +93,11 @@ class AttemptReviewApi(APIView):
         operation_id="attempt_review",
         responses={
             200: AttemptReviewOutput,
-            404: OpenApiResponse(description="no such attempt; another player's practice, or another player's game "
-                                             "of a day not over yet; the caller's own before its day is over "
-                                             "(details: ready_at, ready_in_seconds)"),
+            404: OpenApiResponse(
+                description="no such attempt; another player's practice, or another player's game "
+                "of a day not over yet; the caller's own before its day is over "
+                "(details: ready_at, ready_in_seconds)"
+            ),
             409: OpenApiResponse(description="the attempt is not finished"),
         },
     )
@@ -106,8 +117,10 @@ class AttemptReviewApi(APIView):
 
 
 class ReviewWinOutput(serializers.Serializer):
-    moves = serializers.ListField(child=serializers.CharField(), help_text="The line played up to the last winnable "
-                                  "position, then the review's winning continuation.")
+    moves = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="The line played up to the last winnable position, then the review's winning continuation.",
+    )
     frames = FrameOutput(many=True, help_text="The position before the first move, then after each move.")
     win_from = serializers.IntegerField(help_text="How many of `moves` the player played: the win starts after them.")
 
@@ -129,8 +142,10 @@ class AttemptReviewWinApi(APIView):
         view = reviews.review_get(attempt_id=attempt_id, viewer=request.user)
         review = view.review or {}
         if view.status != "done" or not review.get("win") or review.get("win_from") is None:
-            raise NotFound(f"the review of attempt {attempt_id} offers no win to watch"
-                           + ("" if view.status == "done" else f" (its review is {view.status})"))
+            raise NotFound(
+                f"the review of attempt {attempt_id} offers no win to watch"
+                + ("" if view.status == "done" else f" (its review is {view.status})")
+            )
         start = int(review["win_from"])
         moves = list(review["line"][:start]) + list(review["win"])
         challenge = view.attempt.challenge
@@ -145,7 +160,7 @@ class TryFromHereOutput(serializers.Serializer):
 
 
 class AttemptReviewTryApi(APIView):
-    """"Try from here": a practice attempt of the caller on the game's day (over) that starts at the review's
+    """ "Try from here": a practice attempt of the caller on the game's day (over) that starts at the review's
     last winnable position. Who may ask: whoever may read the review (so anybody's ranked game after its day)."""
 
     permission_classes = [IsAuthenticated]
@@ -155,8 +170,9 @@ class AttemptReviewTryApi(APIView):
         request=None,
         responses={
             201: TryFromHereOutput,
-            404: OpenApiResponse(description="as the review; or the review is not made yet, or has no winnable "
-                                             "position"),
+            404: OpenApiResponse(
+                description="as the review; or the review is not made yet, or has no winnable position"
+            ),
             409: OpenApiResponse(description="the caller has an open attempt on this challenge: finish it first"),
         },
     )
@@ -164,8 +180,10 @@ class AttemptReviewTryApi(APIView):
         view = reviews.review_get(attempt_id=attempt_id, viewer=request.user)
         review = view.review or {}
         if view.status != "done" or review.get("win_from") is None:
-            raise NotFound(f"the review of attempt {attempt_id} has no winnable position to try from"
-                           + ("" if view.status == "done" else f" (its review is {view.status})"))
+            raise NotFound(
+                f"the review of attempt {attempt_id} has no winnable position to try from"
+                + ("" if view.status == "done" else f" (its review is {view.status})")
+            )
         prefix = list(review["line"][: int(review["win_from"])])
         challenge = view.attempt.challenge
         attempt = attempt_try_from(player=request.user, challenge=challenge, moves=prefix)

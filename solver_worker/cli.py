@@ -94,14 +94,16 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--max-nodes", type=_positive_int, default=None)
     w.add_argument("--out", default=None, help="JSON lines file; appended to, and seeds in it are skipped")
     w.add_argument(
-        "--retry-unknown", action="store_true",
+        "--retry-unknown",
+        action="store_true",
         help="solve again the seeds that --out records as unknown (with this run's budget); a decided row is "
-             "a proof and is never replaced",
+        "a proof and is never replaced",
     )
     w.add_argument(
-        "--celery", action="store_true",
+        "--celery",
+        action="store_true",
         help="send the deals as Celery tasks to every worker sharing the broker (REDIS_URL) instead of local "
-             "processes; results come back through the result backend",
+        "processes; results come back through the result backend",
     )
     r = sub.add_parser("report", help="a Markdown table of the win rates in study files (JSON lines)")
     r.add_argument("files", nargs="+", metavar="FILE")
@@ -131,11 +133,18 @@ def study_figures(paths: list[str]) -> list[StudyFigures]:
         lost = sum(1 for r in deals if r["status"] == "unsolvable")
         unknown = len(deals) - won - lost
         times = sorted(float(r["seconds"]) for r in deals if r["status"] == "solved")  # type: ignore[arg-type]
-        figures.append(StudyFigures(
-            game=game, deals=len(deals), won=won, lost=lost, unknown=unknown,
-            low=wilson(won, len(deals))[0], high=wilson(won + unknown, len(deals))[1],
-            median_won_seconds=times[len(times) // 2] if times else None,
-        ))
+        figures.append(
+            StudyFigures(
+                game=game,
+                deals=len(deals),
+                won=won,
+                lost=lost,
+                unknown=unknown,
+                low=wilson(won, len(deals))[0],
+                high=wilson(won + unknown, len(deals))[1],
+                median_won_seconds=times[len(times) // 2] if times else None,
+            )
+        )
     return figures
 
 
@@ -147,8 +156,10 @@ def report(paths: list[str]) -> str:
     ]
     for f in study_figures(paths):
         median = "-" if f.median_won_seconds is None else f"{f.median_won_seconds:.2f}"
-        lines.append(f"| {f.game} | {f.deals} | {f.won} | {f.lost} | {f.unknown} | "
-                     f"{100 * f.low:.1f}% to {100 * f.high:.1f}% | {median} |")
+        lines.append(
+            f"| {f.game} | {f.deals} | {f.won} | {f.lost} | {f.unknown} | "
+            f"{100 * f.low:.1f}% to {100 * f.high:.1f}% | {median} |"
+        )
     return "\n".join(lines)
 
 
@@ -264,13 +275,17 @@ def _replaces(old: object, new: object) -> bool:
 
 def cmd_solve(args: argparse.Namespace) -> int:
     result = solve(args.game, args.seed, seconds=args.seconds, max_nodes=args.max_nodes)
-    print(json.dumps({
-        "status": result.status,
-        "moves": result.moves,
-        "nodes": result.nodes,
-        "seconds": round(result.seconds, 4),
-        "difficulty": result.difficulty,
-    }))
+    print(
+        json.dumps(
+            {
+                "status": result.status,
+                "moves": result.moves,
+                "nodes": result.nodes,
+                "seconds": round(result.seconds, 4),
+                "difficulty": result.difficulty,
+            }
+        )
+    )
     return 0
 
 
@@ -312,8 +327,13 @@ def cmd_winnability(args: argparse.Namespace) -> int:
                         out.write(json.dumps(row) + "\n")
                         out.flush()
                     elapsed = time.monotonic() - started
-                    print(f"\r{finished}/{len(todo)} deals  won {counts['solved']}  lost {counts['unsolvable']}  "
-                          f"unknown {counts['unknown']}  {elapsed:.0f}s", end="", file=sys.stderr, flush=True)
+                    print(
+                        f"\r{finished}/{len(todo)} deals  won {counts['solved']}  lost {counts['unsolvable']}  "
+                        f"unknown {counts['unknown']}  {elapsed:.0f}s",
+                        end="",
+                        file=sys.stderr,
+                        flush=True,
+                    )
             finally:
                 if pool is not None:
                     pool.terminate()

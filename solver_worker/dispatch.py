@@ -41,6 +41,7 @@ def _enqueue_seed_verification(verification_id: int) -> None:
     except Exception:  # the row says queued; "Verify now" again sends another request
         logger.exception("could not enqueue seed verification %s", verification_id)
         SeedVerification.objects.filter(pk=verification_id, status=SeedVerification.Status.QUEUED).update(
-            status=SeedVerification.Status.FAILED, message="the task could not be sent (broker down?): try again",
+            status=SeedVerification.Status.FAILED,
+            message="the task could not be sent (broker down?): try again",
             finished_at=timezone.now(),
         )

@@ -40,10 +40,10 @@ def win_rate_svg(figures: list[StudyFigures]) -> str:
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
         f'viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="12">',
-        '<title>Win rate of each game, with its 95% interval</title>',
+        "<title>Win rate of each game, with its 95% interval</title>",
         f'<rect width="{WIDTH}" height="{height}" fill="white"/>',
         f'<text x="{LEFT}" y="18" font-size="13">Share of deals that can be won (bar: 95% interval; '
-        'dot: proven wins; tick: published rate)</text>',
+        "dot: proven wins; tick: published rate)</text>",
     ]
     axis_y = TOP + ROW * len(figures)
     for pct in range(0, 101, 10):
@@ -58,8 +58,8 @@ def win_rate_svg(figures: list[StudyFigures]) -> str:
         out.append(
             f'<rect class="interval" data-game="{escape(f.game)}" x="{_x(f.low):.1f}" y="{y - 7:.1f}" '
             f'width="{max(1.0, _x(f.high) - _x(f.low)):.1f}" height="14" fill="#9ecae1">'
-            f'<title>{escape(f.game)}: {100 * f.low:.1f}% to {100 * f.high:.1f}%; {f.won} won, {f.lost} proven lost, '
-            f'{f.unknown} undecided of {f.deals}</title></rect>'
+            f"<title>{escape(f.game)}: {100 * f.low:.1f}% to {100 * f.high:.1f}%; {f.won} won, {f.lost} proven lost, "
+            f"{f.unknown} undecided of {f.deals}</title></rect>"
         )
         out.append(f'<circle class="proven" cx="{_x(proven):.1f}" cy="{y:.1f}" r="4" fill="#08519c"/>')
         if f.game in PUBLISHED:

@@ -77,6 +77,7 @@ def attempt_log(attempt: Attempt) -> list[str]:
 
 # -- making reviews (the task) ------------------------------------------------------------------------
 
+
 def review_make(*, attempt_id: int, budget: Budget | None = None) -> GameReview | None:
     """The task's work, by attempt id: the attempt's review, made now unless done or being made.
 
@@ -88,19 +89,32 @@ def review_make(*, attempt_id: int, budget: Budget | None = None) -> GameReview 
     attempt = review.attempt
     challenge = attempt.challenge
     try:
-        result = review_game(challenge.game, challenge.seed_int, attempt_log(attempt),
-                             budget=budget or review_budget(), solution=list(challenge.solution) or None)
+        result = review_game(
+            challenge.game,
+            challenge.seed_int,
+            attempt_log(attempt),
+            budget=budget or review_budget(),
+            solution=list(challenge.solution) or None,
+        )
         data = result.to_json()
         data.update(_service_part(attempt, won=result.outcome == WON))
     except Exception as exc:
         logger.exception("the review of attempt %s failed", attempt_id)
         GameReview.objects.filter(pk=review.pk, status=GameReview.Status.RUNNING).update(
-            status=GameReview.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], finished_at=timezone.now())
+            status=GameReview.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], finished_at=timezone.now()
+        )
         review.refresh_from_db()
         return review
     GameReview.objects.filter(pk=review.pk, status=GameReview.Status.RUNNING).update(
-        status=GameReview.Status.DONE, outcome=result.outcome, winnable_after=result.winnable_after,
-        lost_after=result.lost_after, data=data, seconds=result.seconds, error="", finished_at=timezone.now())
+        status=GameReview.Status.DONE,
+        outcome=result.outcome,
+        winnable_after=result.winnable_after,
+        lost_after=result.lost_after,
+        data=data,
+        seconds=result.seconds,
+        error="",
+        finished_at=timezone.now(),
+    )
     review.refresh_from_db()
     return review
 
@@ -159,6 +173,7 @@ def _service_part(attempt: Attempt, *, won: bool) -> dict[str, Any]:
 
 # -- the sweep ----------------------------------------------------------------------------------------
 
+
 def reviews_sweep(*, limit: int | None = None, now: dt.datetime | None = None) -> int:
     """Queue a review for every attempt finished in the last REVIEW_LOOKBACK_DAYS whose day is over
     (oldest first, at most ``limit`` new ones: ranked games, and practice on past days' deals), and
@@ -174,11 +189,13 @@ def reviews_sweep(*, limit: int | None = None, now: dt.datetime | None = None) -
     with transaction.atomic():
         GameReview.objects.bulk_create([GameReview(attempt_id=pk) for pk in due], ignore_conflicts=True)
         again = list(
-            GameReview.objects.filter(attempt__finished_at__gte=since).filter(
+            GameReview.objects.filter(attempt__finished_at__gte=since)
+            .filter(
                 Q(status=GameReview.Status.QUEUED, created_at__lt=now - REVIEW_RESEND_AFTER)
                 | Q(status=GameReview.Status.RUNNING, started_at__lt=now - REVIEW_LEASE)
                 | Q(status=GameReview.Status.FAILED, tries__lt=REVIEW_MAX_TRIES)
-            ).values_list("attempt_id", flat=True)[: max(0, limit - len(due))]
+            )
+            .values_list("attempt_id", flat=True)[: max(0, limit - len(due))]
         )
         fresh = set(due)
         ids = due + [pk for pk in again if pk not in fresh]
@@ -196,6 +213,7 @@ def _send(attempt_ids: list[int]) -> None:
 
 
 # -- reading a review (the API) -----------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class ReviewView:

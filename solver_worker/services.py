@@ -71,11 +71,15 @@ def challenges_to_prepare(*, first: dt.date, count: int, games: Iterable[str] = 
     abandoned, and counts as needing one again: ``challenge_prepare`` takes it over)."""
     wanted = days_and_games(first=first, count=count, games=games)
     busy_since = timezone.now() - PREPARE_LEASE
-    settled = set(
-        Challenge.objects.filter(date__range=(first, first + dt.timedelta(days=count - 1)))
-        .filter(Q(status=Challenge.Status.READY) | Q(status=Challenge.Status.VERIFYING, updated_at__gte=busy_since))
-        .values_list("date", "game")
-    ) if count > 0 else set()
+    settled = (
+        set(
+            Challenge.objects.filter(date__range=(first, first + dt.timedelta(days=count - 1)))
+            .filter(Q(status=Challenge.Status.READY) | Q(status=Challenge.Status.VERIFYING, updated_at__gte=busy_since))
+            .values_list("date", "game")
+        )
+        if count > 0
+        else set()
+    )
     return [pair for pair in wanted if pair not in settled]
 
 
@@ -178,8 +182,9 @@ def _challenge_verify_seed(
         challenge = Challenge.objects.select_for_update().get(pk=challenge_id)
         refuse_if_played(challenge)
         if proven:
-            Challenge.objects.filter(pk=challenge_id).update(**_ready_fields(seed=seed, outcome=outcome),
-                                                             updated_at=timezone.now())
+            Challenge.objects.filter(pk=challenge_id).update(
+                **_ready_fields(seed=seed, outcome=outcome), updated_at=timezone.now()
+            )
         elif challenge.status in (Challenge.Status.READY, Challenge.Status.VERIFYING):
             kept = f"kept seed {challenge.seed}" if challenge.seed is not None else "kept as it was"
             Challenge.objects.filter(pk=challenge_id).update(

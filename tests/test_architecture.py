@@ -46,8 +46,7 @@ def test_the_contracts_are_kept() -> None:
 def test_every_package_is_in_the_layers_contract() -> None:
     """A new top-level package must be placed in the layers (or it would be checked by nothing)."""
     found = sorted(
-        p.name for p in BASE_DIR.iterdir()
-        if (p / "__init__.py").is_file() and p.name not in ("tests", "bench", "docs")
+        p.name for p in BASE_DIR.iterdir() if (p / "__init__.py").is_file() and p.name not in ("tests", "bench", "docs")
     )
     assert found == sorted(PACKAGES)
     text = (BASE_DIR / "pyproject.toml").read_text()
@@ -126,10 +125,13 @@ def packages_tree(root: Path, imports: dict[str, str] | None = None) -> None:
 @pytest.mark.parametrize("forbidden", ["django", "rest_framework", "celery", "redis"])
 def test_the_pure_packages_contract_catches_a_framework_import(tmp_path: Path, pure: str, forbidden: str) -> None:
     """Even indirectly, through a module of the project, and from inside a function."""
-    packages_tree(tmp_path, {
-        "games/services.py": f"import {forbidden}\n",
-        f"{pure}/rules.py": "def f():\n    from games import services\n",
-    })
+    packages_tree(
+        tmp_path,
+        {
+            "games/services.py": f"import {forbidden}\n",
+            f"{pure}/rules.py": "def f():\n    from games import services\n",
+        },
+    )
     result = lint_imports(tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "import no framework BROKEN" in result.stdout.replace("\n", " ")

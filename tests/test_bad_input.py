@@ -164,9 +164,13 @@ def test_huge_offsets_and_limits_on_boards_are_400(value: str, token: str) -> No
     for query in (f"offset={value}", f"limit={value}", f"offset={value}&limit=5", f"offset=-{value}"):
         assert_error(get(f"{board}?{query}"), 400)
         assert_error(get(f"{board}?{query}", token), 400)
-    league = Client().post(
-        "/api/v1/leagues", {"name": "Paging"}, content_type="application/json", HTTP_AUTHORIZATION=f"Token {token}"
-    ).json()
+    league = (
+        Client()
+        .post(
+            "/api/v1/leagues", {"name": "Paging"}, content_type="application/json", HTTP_AUTHORIZATION=f"Token {token}"
+        )
+        .json()
+    )
     for path in (f"leagues/{league['id']}/boards/all-time", f"leagues/{league['id']}/boards/{challenge.date}/klondike"):
         for query in (f"offset={value}", f"limit={value}"):
             assert_error(get(f"/api/v1/{path}?{query}", token), 400)

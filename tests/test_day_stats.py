@@ -75,8 +75,15 @@ def test_after_the_day_the_share_won_and_the_histograms_with_mine_marked(day_pla
     assert body["me"] == {"won": True, "moves": 104, "play_time_ms": 251_500, "moves_bin": 1, "time_bin": 2}
     assert anonymous["me"] is None and anonymous["moves"]["mine"] is None
     assert body["difficulty"] == {
-        "rating": 2, "solver": 2, "calibrated": False, "predicted_win_rate": None, "model_days": 0,
-        "min_days": difficulty.MIN_DAYS, "solver_nodes": 5000, "solution_moves": 100, "seeds_skipped": 3,
+        "rating": 2,
+        "solver": 2,
+        "calibrated": False,
+        "predicted_win_rate": None,
+        "model_days": 0,
+        "min_days": difficulty.MIN_DAYS,
+        "solver_nodes": 5000,
+        "solution_moves": 100,
+        "seeds_skipped": 3,
     }
 
 
@@ -84,10 +91,17 @@ def test_a_day_nobody_played_and_bad_paths(db) -> None:
     make_challenge(date=DAY)
     with time_machine.travel(MIDNIGHT, tick=False):
         body = APIClient().get(URL).json()
-        assert body["players"] == 0 and body["win_rate"] is None and body["moves"] == {"width": 0, "bins": [],
-                                                                                      "mine": None}
-        for path in (f"/api/v1/daily/{DAY}/nope/stats", "/api/v1/daily/2026-13-01/klondike/stats",
-                     "/api/v1/daily/2026-11-30/klondike/stats", "/api/v1/daily/x/klondike/stats"):
+        assert (
+            body["players"] == 0
+            and body["win_rate"] is None
+            and body["moves"] == {"width": 0, "bins": [], "mine": None}
+        )
+        for path in (
+            f"/api/v1/daily/{DAY}/nope/stats",
+            "/api/v1/daily/2026-13-01/klondike/stats",
+            "/api/v1/daily/2026-11-30/klondike/stats",
+            "/api/v1/daily/x/klondike/stats",
+        ):
             answer = APIClient().get(path)
             assert answer.status_code in (400, 404) and answer["Content-Type"].startswith("application/json"), path
 
@@ -137,8 +151,9 @@ def test_the_calibrated_rating_is_used_only_from_min_days(db, tmp_path) -> None:
 def test_the_command_fits_on_days_over_with_enough_players(db, tmp_path) -> None:
     rng = random.Random(3)
     for i in range(4):
-        challenge = make_challenge(date=DAY - dt.timedelta(days=i + 1), solution=["wf1"] * (52 + 20 * i),
-                                   solver_nodes=10 ** (i + 1))
+        challenge = make_challenge(
+            date=DAY - dt.timedelta(days=i + 1), solution=["wf1"] * (52 + 20 * i), solver_nodes=10 ** (i + 1)
+        )
         for k in range(difficulty.MIN_PLAYERS):
             make_result(challenge=challenge, won=rng.random() < 0.9 - 0.2 * i, moves=100 + k)
     thin = make_challenge(date=DAY - dt.timedelta(days=9))
@@ -147,6 +162,7 @@ def test_the_command_fits_on_days_over_with_enough_players(db, tmp_path) -> None
     with time_machine.travel(NOON, tick=False):
         call_command("calibrate_difficulty", "--model", str(model_path))
     data = json.loads(model_path.read_text())
-    assert data["days"] == 4 and data["players"] == 4 * difficulty.MIN_PLAYERS and data["features"] == \
-        difficulty.FEATURES
+    assert (
+        data["days"] == 4 and data["players"] == 4 * difficulty.MIN_PLAYERS and data["features"] == difficulty.FEATURES
+    )
     assert (model_path.parent / "fit.svg").read_text().count("<circle") == 4

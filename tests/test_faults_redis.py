@@ -181,9 +181,7 @@ def _closed_port_url() -> str:
 
 
 @pytest.fixture(params=["stopped", "closed port", "unreachable", "unroutable", "silent"])
-def redis_down(
-    request: pytest.FixtureRequest, use_redis: Callable[[str], None]
-) -> Iterator[str]:
+def redis_down(request: pytest.FixtureRequest, use_redis: Callable[[str], None]) -> Iterator[str]:
     """The service's Redis, down in one of five ways."""
     if request.param == "stopped":
         if shutil.which("redis-server") is None:
@@ -256,8 +254,12 @@ def test_login_limits_hold_in_process_memory(redis_down: str, monkeypatch: Any) 
     client = APIClient(REMOTE_ADDR="203.0.113.10")
     started = time.monotonic()
     statuses = [
-        client.post("/api/v1/auth/token", {"username": "locked-out", "password": f"guess{i}"}, format="json",
-                    HTTP_X_FORWARDED_FOR=f"10.4.{i}.1").status_code
+        client.post(
+            "/api/v1/auth/token",
+            {"username": "locked-out", "password": f"guess{i}"},
+            format="json",
+            HTTP_X_FORWARDED_FOR=f"10.4.{i}.1",
+        ).status_code
         for i in range(8)
     ]
     assert statuses[:5] == [401] * 5 and statuses[-1] == 429

@@ -44,8 +44,9 @@ def played(player: Any, challenge: Any, moves: list[str], *, validate: bool = Tr
 
 
 def signup(client: Client, username: str) -> Any:
-    return client.post("/accounts/signup/", {"username": username, "password1": SIGNUP_PASSWORD,
-                                             "password2": SIGNUP_PASSWORD})
+    return client.post(
+        "/accounts/signup/", {"username": username, "password1": SIGNUP_PASSWORD, "password2": SIGNUP_PASSWORD}
+    )
 
 
 def login(client: Client, username: str) -> Any:
@@ -76,7 +77,9 @@ def test_signing_up_keeps_the_guests_leagues_results_and_streak() -> None:
     assert League.objects.get(pk=owned.pk).owner_id == gus.pk
     assert set(Membership.objects.filter(league=owned).values_list("player__username", flat=True)) == {"gus", "friend"}
     assert set(Membership.objects.filter(league=joined).values_list("player__username", flat=True)) == {
-        "stranger", "gus"}
+        "stranger",
+        "gus",
+    }
     # Results and the streak: both days stay ranked, the stats are the guest's.
     assert Result.objects.filter(player=gus, ranked=True).count() == 2
     stats = profile("gus")

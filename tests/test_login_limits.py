@@ -46,16 +46,15 @@ def clock() -> Iterator[Any]:
 
 
 def token_login(username: str, password: str, **headers: str) -> Any:
-    return Client().post("/api/v1/auth/token", {"username": username, "password": password},
-                         content_type="application/json", **headers)
+    return Client().post(
+        "/api/v1/auth/token", {"username": username, "password": password}, content_type="application/json", **headers
+    )
 
 
 def test_a_rotated_forwarded_for_does_not_pass_the_token_login_limit(clock: Any) -> None:
     """The issue's probe: 45 wrong passwords, each with a new X-Forwarded-For, then the right one."""
     make_user("victim")
-    statuses = [
-        token_login("victim", f"guess{i}", HTTP_X_FORWARDED_FOR=f"10.0.{i}.{i}").status_code for i in range(45)
-    ]
+    statuses = [token_login("victim", f"guess{i}", HTTP_X_FORWARDED_FOR=f"10.0.{i}.{i}").status_code for i in range(45)]
     assert statuses[:5] == [401] * 5  # five free tries
     assert statuses.count(401) <= 6 and statuses[-1] == 429
     refused = token_login("victim", PASSWORD, HTTP_X_FORWARDED_FOR="10.9.9.9")
@@ -114,8 +113,9 @@ def test_the_login_page_is_limited_with_a_readable_message(clock: Any) -> None:
     make_user("victim")
     client = Client()
     for i in range(5):
-        page = client.post("/accounts/login/", {"username": "victim", "password": f"guess{i}"},
-                           HTTP_X_FORWARDED_FOR=f"10.1.{i}.1")
+        page = client.post(
+            "/accounts/login/", {"username": "victim", "password": f"guess{i}"}, HTTP_X_FORWARDED_FOR=f"10.1.{i}.1"
+        )
         assert page.status_code == 200 and "correct username and password" in page.content.decode()
     page = client.post("/accounts/login/", {"username": "victim", "password": PASSWORD})
     assert page.status_code == 429
@@ -211,27 +211,42 @@ def test_two_honest_logins_at_the_same_moment_both_go_through() -> None:
 def test_sign_ups_are_limited_per_address(settings: Any) -> None:
     settings.SIGNUP_LIMIT_PER_HOUR = 3
     api = [
-        Client().post("/api/v1/auth/register", {"username": f"new{i}", "password": "a long passphrase 42"},
-                      content_type="application/json", HTTP_X_FORWARDED_FOR=f"10.2.{i}.1")
+        Client().post(
+            "/api/v1/auth/register",
+            {"username": f"new{i}", "password": "a long passphrase 42"},
+            content_type="application/json",
+            HTTP_X_FORWARDED_FOR=f"10.2.{i}.1",
+        )
         for i in range(3)
     ]
     assert [r.status_code for r in api] == [201] * 3
-    refused = Client().post("/api/v1/auth/register", {"username": "new9", "password": "a long passphrase 42"},
-                            content_type="application/json")
+    refused = Client().post(
+        "/api/v1/auth/register",
+        {"username": "new9", "password": "a long passphrase 42"},
+        content_type="application/json",
+    )
     assert refused.status_code == 429 and refused.json()["error"]["code"] == "throttled"
-    page = Client().post("/accounts/signup/", {"username": "new8", "password1": "a long passphrase 42",
-                                               "password2": "a long passphrase 42"})
+    page = Client().post(
+        "/accounts/signup/",
+        {"username": "new8", "password1": "a long passphrase 42", "password2": "a long passphrase 42"},
+    )
     assert page.status_code == 429 and "Too many new accounts from your address" in page.content.decode()
     assert not get_user_model().objects.filter(username__in=["new8", "new9"]).exists()
-    elsewhere = Client().post("/api/v1/auth/register", {"username": "new7", "password": "a long passphrase 42"},
-                              content_type="application/json", REMOTE_ADDR="203.0.113.7")
+    elsewhere = Client().post(
+        "/api/v1/auth/register",
+        {"username": "new7", "password": "a long passphrase 42"},
+        content_type="application/json",
+        REMOTE_ADDR="203.0.113.7",
+    )
     assert elsewhere.status_code == 201
 
 
 def test_guests_are_limited_per_address(settings: Any) -> None:
     settings.GUEST_LIMIT_PER_HOUR = 2
-    statuses = [Client().post("/accounts/guest/", {"next": "/"}, HTTP_X_FORWARDED_FOR=f"10.3.{i}.1").status_code
-                for i in range(4)]
+    statuses = [
+        Client().post("/accounts/guest/", {"next": "/"}, HTTP_X_FORWARDED_FOR=f"10.3.{i}.1").status_code
+        for i in range(4)
+    ]
     assert statuses == [302, 302, 429, 429]
     page = Client().post("/accounts/guest/", {"next": "/"})
     assert "Too many new guest players from your address" in page.content.decode()
@@ -259,11 +274,17 @@ def test_drf_throttles_read_the_address_as_core_net_does(settings: Any) -> None:
     from core.throttling import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
 
     assert live.REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"] == [
-        "core.throttling.AnonRateThrottle", "core.throttling.UserRateThrottle", "core.throttling.ScopedRateThrottle",
+        "core.throttling.AnonRateThrottle",
+        "core.throttling.UserRateThrottle",
+        "core.throttling.ScopedRateThrottle",
     ]
     factory = APIRequestFactory()
-    for proxies, header, expected in ((0, "1.2.3.4", "127.0.0.1"), (1, "6.6.6.6, 203.0.113.7", "203.0.113.7"),
-                                      (2, "203.0.113.7", "127.0.0.1"), (1, "", "127.0.0.1")):
+    for proxies, header, expected in (
+        (0, "1.2.3.4", "127.0.0.1"),
+        (1, "6.6.6.6, 203.0.113.7", "203.0.113.7"),
+        (2, "203.0.113.7", "127.0.0.1"),
+        (1, "", "127.0.0.1"),
+    ):
         settings.NUM_PROXIES = proxies
         request = Request(factory.get("/", HTTP_X_FORWARDED_FOR=header))
         for throttle in (AnonRateThrottle, UserRateThrottle, ScopedRateThrottle):

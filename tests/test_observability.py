@@ -136,7 +136,7 @@ def test_request_id_is_honoured_or_made_and_echoed() -> None:
     made = client.get("/api/v1/health")["X-Request-ID"]
     assert re.fullmatch(r"[0-9a-f]{32}", made)
     assert client.get("/api/v1/health")["X-Request-ID"] != made
-    for unsafe in ("has spaces", "x" * 129, "quote\"s", "new\\nline"):
+    for unsafe in ("has spaces", "x" * 129, 'quote"s', "new\\nline"):
         echoed = client.get("/api/v1/health", HTTP_X_REQUEST_ID=unsafe)["X-Request-ID"]
         assert re.fullmatch(r"[0-9a-f]{32}", echoed), unsafe
     # Error answers carry it too.

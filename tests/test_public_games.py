@@ -93,7 +93,10 @@ def test_before_the_day_is_over_nothing_of_anybody_s_game_is_out(clock, challeng
     anonymous = board(APIClient())
     assert anonymous["entries"][0]["player"] == ranked.player.get_username()
     assert {k: anonymous["entries"][0][k] for k in ("attempt", "replay", "review")} == {
-        "attempt": None, "replay": None, "review": None}
+        "attempt": None,
+        "replay": None,
+        "review": None,
+    }
     mine = board(client_for(ranked.player))
     assert mine["entries"][0]["attempt"] is None and mine["me"]["entry"]["review"] is None
     profile = APIClient().get(f"/api/v1/players/{ranked.player.get_username()}").json()
@@ -208,8 +211,9 @@ def test_try_from_here_starts_a_practice_attempt_at_the_last_winnable_position(
     assert body["play"] == f"/play/{DAY}/klondike"
     # the position goes on from there: the win the review found plays to the end
     with django_capture_on_commit_callbacks(execute=True):
-        going_on = client_for(stranger).post(f"/api/v1/attempts/{tried.pk}/moves",
-                                             {"from": body["moves"], "moves": review["win"][:5]}, format="json")
+        going_on = client_for(stranger).post(
+            f"/api/v1/attempts/{tried.pk}/moves", {"from": body["moves"], "moves": review["win"][:5]}, format="json"
+        )
     assert going_on.status_code == 200, going_on.json()
     again = client_for(stranger).post(url)  # while that one is open: a 409, and nothing stored
     assert again.status_code == 409

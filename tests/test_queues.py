@@ -40,8 +40,9 @@ def routes(**env_vars: str) -> dict[str, object]:
     unset = (*SETTINGS_VARS, "CELERY_QUEUE", "CELERY_SOLVER_QUEUE")
     env = {k: v for k, v in os.environ.items() if k not in unset}
     env.update(DJANGO_SETTINGS_MODULE="config.settings", REDIS_URL="redis://cache.example:6379/3", **env_vars)
-    result = subprocess.run([sys.executable, "-c", ROUTES], cwd=BASE_DIR, env=env, capture_output=True, text=True,
-                            timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", ROUTES], cwd=BASE_DIR, env=env, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -63,8 +64,11 @@ def test_solver_work_and_validations_go_to_separate_queues() -> None:
     assert len(s["registered"]) == 10  # type: ignore[arg-type]
     assert s["consumed"] == ["solver", "validation"]  # a worker without -Q does both
     assert s["beat"] == [
-        "games.close_expired_attempts", "games.delete_idle_guests", "games.resend_pending_submissions",
-        "solver_worker.prepare_upcoming_days", "solver_worker.review_sweep",
+        "games.close_expired_attempts",
+        "games.delete_idle_guests",
+        "games.resend_pending_submissions",
+        "solver_worker.prepare_upcoming_days",
+        "solver_worker.review_sweep",
     ]
     assert s["on_worker_ready"] is True
 

@@ -141,13 +141,15 @@ def test_sequences_of_operations_answer_as_the_schema_says(world: World) -> None
         def validate_response(self, response: Any, case: Any, additional_checks: Any = None, **kwargs: Any) -> None:
             case.validate_response(response, checks=STATEFUL_CHECKS, transport_kwargs=kwargs)
 
-    Workflow.run(settings=settings(
-        max_examples=STATEFUL_EXAMPLES,
-        stateful_step_count=8,
-        deadline=None,
-        derandomize=True,
-        suppress_health_check=list(HealthCheck),
-    ))
+    Workflow.run(
+        settings=settings(
+            max_examples=STATEFUL_EXAMPLES,
+            stateful_step_count=8,
+            deadline=None,
+            derandomize=True,
+            suppress_health_check=list(HealthCheck),
+        )
+    )
 
 
 def test_the_schema_declares_what_the_server_refuses() -> None:

@@ -158,8 +158,9 @@ STRONG_DAILY_SECRET = "q3Vx9_LmT0bKcZr7YwHf2NdPaJ8uEsGi4oXkRvC1tQy6Bn-WhMz5lDjAe
 )
 @pytest.mark.slow
 def test_production_refuses_a_weak_daily_secret(secret: str) -> None:
-    result = run_python("import django; django.setup()", DJANGO_DEBUG="false", DJANGO_SECRET_KEY="k" * 50,
-                        DAILY_SECRET=secret)
+    result = run_python(
+        "import django; django.setup()", DJANGO_DEBUG="false", DJANGO_SECRET_KEY="k" * 50, DAILY_SECRET=secret
+    )
     assert result.returncode != 0
     assert "DAILY_SECRET is too weak for production" in result.stderr
     assert "secrets.token_urlsafe(48)" in result.stderr  # how to make a good one
@@ -256,7 +257,10 @@ def test_check_deploy_is_clean_in_production_mode() -> None:
 def test_check_deploy_warns_when_https_is_switched_off() -> None:
     """The test above can fail: switching the defaults off brings the warnings back."""
     result = run_python(
-        CHECK_DEPLOY, **PRODUCTION_ENV, DJANGO_SECURE_SSL_REDIRECT="false", DJANGO_SECURE_HSTS_SECONDS="0",
+        CHECK_DEPLOY,
+        **PRODUCTION_ENV,
+        DJANGO_SECURE_SSL_REDIRECT="false",
+        DJANGO_SECURE_HSTS_SECONDS="0",
         DJANGO_SECURE_COOKIES="false",
     )
     output = result.stdout + result.stderr
@@ -288,15 +292,39 @@ def test_https_settings_follow_debug_and_the_environment() -> None:
         assert result.returncode == 0, result.stderr
         return json.loads(result.stdout)
 
-    assert dump() == {"redirect": False, "hsts": 0, "subdomains": False, "preload": False,
-                      "session_secure": False, "csrf_secure": False, "proxy_header": None}
-    assert dump(**PRODUCTION_ENV) == {"redirect": True, "hsts": 31536000, "subdomains": True, "preload": True,
-                                      "session_secure": True, "csrf_secure": True, "proxy_header": None}
-    assert dump(**PRODUCTION_ENV, DJANGO_SECURE_SSL_REDIRECT="false", DJANGO_SECURE_COOKIES="false",
-                DJANGO_SECURE_HSTS_SECONDS="3600", DJANGO_SECURE_HSTS_PRELOAD="false",
-                DJANGO_SECURE_PROXY_SSL_HEADER="X-Forwarded-Proto") == {
-        "redirect": False, "hsts": 3600, "subdomains": True, "preload": False,
-        "session_secure": False, "csrf_secure": False, "proxy_header": ["HTTP_X_FORWARDED_PROTO", "https"],
+    assert dump() == {
+        "redirect": False,
+        "hsts": 0,
+        "subdomains": False,
+        "preload": False,
+        "session_secure": False,
+        "csrf_secure": False,
+        "proxy_header": None,
+    }
+    assert dump(**PRODUCTION_ENV) == {
+        "redirect": True,
+        "hsts": 31536000,
+        "subdomains": True,
+        "preload": True,
+        "session_secure": True,
+        "csrf_secure": True,
+        "proxy_header": None,
+    }
+    assert dump(
+        **PRODUCTION_ENV,
+        DJANGO_SECURE_SSL_REDIRECT="false",
+        DJANGO_SECURE_COOKIES="false",
+        DJANGO_SECURE_HSTS_SECONDS="3600",
+        DJANGO_SECURE_HSTS_PRELOAD="false",
+        DJANGO_SECURE_PROXY_SSL_HEADER="X-Forwarded-Proto",
+    ) == {
+        "redirect": False,
+        "hsts": 3600,
+        "subdomains": True,
+        "preload": False,
+        "session_secure": False,
+        "csrf_secure": False,
+        "proxy_header": ["HTTP_X_FORWARDED_PROTO", "https"],
     }
 
 

@@ -54,8 +54,13 @@ def wait_for(what: str, check: Callable[[], Any], stack: Stack, *names: str) -> 
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    s = Stack(redis_url=os.environ["REDIS_URL"], workdir=tmp_path_factory.mktemp("stack"), solver_seconds=5,
-              solver_max_seeds=10, extra_env={"GUNICORN_REQUEST_READ_SECONDS": str(READ_SECONDS)})
+    s = Stack(
+        redis_url=os.environ["REDIS_URL"],
+        workdir=tmp_path_factory.mktemp("stack"),
+        solver_seconds=5,
+        solver_max_seeds=10,
+        extra_env={"GUNICORN_REQUEST_READ_SECONDS": str(READ_SECONDS)},
+    )
     try:
         s.create_database()
         s.start()
@@ -81,8 +86,13 @@ def play(stack: Stack, token: str, day: str, log: list[str], *, batch: int = 40)
     assert attempt.status == 201, attempt.body
     attempt_id = attempt.json()["id"]
     for start in range(0, len(log), batch):
-        moved = api(stack, f"attempts/{attempt_id}/moves", method="POST", token=token,
-                    data={"from": start, "moves": log[start : start + batch]})
+        moved = api(
+            stack,
+            f"attempts/{attempt_id}/moves",
+            method="POST",
+            token=token,
+            data={"from": start, "moves": log[start : start + batch]},
+        )
         assert moved.status == 200, moved.body
     submitted = api(stack, f"attempts/{attempt_id}/submit", method="POST", token=token, data={})
     assert submitted.status == 202, submitted.body
@@ -98,10 +108,16 @@ def test_the_production_processes_prepare_a_day_and_rank_players(stack: Stack) -
     # The solver worker prepares today's klondike (sent as beat's prepare_upcoming_days would).
     day = api(stack, "daily").json()["date"]
     stack.send_task("solver_worker.prepare_challenge", day=day, game="klondike")
-    ready = wait_for("today's klondike is ready",
-                     lambda: stack.sql("SELECT seed, solution FROM games_challenge WHERE date = %s AND game = %s"
-                                       " AND status = 'ready'", day, "klondike"),
-                     stack, "worker-solver")
+    ready = wait_for(
+        "today's klondike is ready",
+        lambda: stack.sql(
+            "SELECT seed, solution FROM games_challenge WHERE date = %s AND game = %s AND status = 'ready'",
+            day,
+            "klondike",
+        ),
+        stack,
+        "worker-solver",
+    )
     seed, solution = ready[0][0] % (1 << 64), ready[0][1]  # stored as a signed bigint (games.models.SeedField)
     assert solution, "a ready challenge carries the solver's winning line"
     listed = {c["game"]: c for c in api(stack, "daily").json()["challenges"]}
@@ -111,12 +127,15 @@ def test_the_production_processes_prepare_a_day_and_rank_players(stack: Stack) -
     winner, loser = f"win{uuid.uuid4().hex[:8]}", f"lose{uuid.uuid4().hex[:8]}"
     win_token, lose_token = register(stack, winner), register(stack, loser)
     losing = playout("klondike", seed, 30, random.Random(7))
-    submissions = {winner: (play(stack, win_token, day, solution), win_token),
-                   loser: (play(stack, lose_token, day, losing), lose_token)}
+    submissions = {
+        winner: (play(stack, win_token, day, solution), win_token),
+        loser: (play(stack, lose_token, day, losing), lose_token),
+    }
 
     def validated() -> dict[str, Any] | None:
-        answers = {name: api(stack, f"submissions/{sid}", token=token).json()
-                   for name, (sid, token) in submissions.items()}
+        answers = {
+            name: api(stack, f"submissions/{sid}", token=token).json() for name, (sid, token) in submissions.items()
+        }
         return answers if all(a["status"] != "pending" for a in answers.values()) else None
 
     answers = wait_for("both submissions are validated", validated, stack, "worker-validation")
@@ -130,9 +149,12 @@ def test_the_production_processes_prepare_a_day_and_rank_players(stack: Stack) -
     held = answers[winner]["result"]
     assert held["review"]["status"] == "under review" and held["on_board"] is False and held["rank"] is None, held
     # (The loser's random line undoes a move that turned a card up: it ranks on the board of all results.)
-    board = wait_for("the loser is on the board",
-                     lambda: (b := api(stack, f"leaderboards/{day}/klondike?board=all").json())["total"] == 1 and b,
-                     stack, "worker-validation")
+    board = wait_for(
+        "the loser is on the board",
+        lambda: (b := api(stack, f"leaderboards/{day}/klondike?board=all").json())["total"] == 1 and b,
+        stack,
+        "worker-validation",
+    )
     assert [(e["rank"], e["player"], e["won"]) for e in board["entries"]] == [(1, loser, False)], board
     assert board["entries"][0]["assisted"] is answers[loser]["result"]["assisted"]
 
@@ -167,10 +189,12 @@ def test_the_production_processes_prepare_a_day_and_rank_players(stack: Stack) -
     # Request ids are echoed, and the logs are JSON lines with request and task ids.
     echoed = request(f"{stack.url}/api/v1/health", headers={"X-Request-ID": "stack-test-1"})
     assert echoed.headers.get("X-Request-ID") == "stack-test-1"
-    worker_lines = [json.loads(line) for line in stack.log("worker-validation").read_text().splitlines()
-                    if line.startswith("{")]
-    assert any(r.get("task") == "games.validate_submission" and r.get("task_id") for r in worker_lines), (
-        stack.tail("worker-validation"))
+    worker_lines = [
+        json.loads(line) for line in stack.log("worker-validation").read_text().splitlines() if line.startswith("{")
+    ]
+    assert any(r.get("task") == "games.validate_submission" and r.get("task_id") for r in worker_lines), stack.tail(
+        "worker-validation"
+    )
     assert stack.procs["beat"].poll() is None, stack.tail("beat")
 
 
@@ -180,9 +204,22 @@ def test_the_compose_health_check_of_a_worker_answers(stack: Stack) -> None:
     host = socket.gethostname()
     for name in ("validation", "solver"):
         done = subprocess.run(
-            [str(Path(sys.executable).parent / "celery"), "-A", "config", "inspect", "ping", "--destination",
-             f"{name}-{stack.run}@{host}", "--timeout", "10"],
-            cwd=ROOT, env=stack.env, capture_output=True, text=True, timeout=60,
+            [
+                str(Path(sys.executable).parent / "celery"),
+                "-A",
+                "config",
+                "inspect",
+                "ping",
+                "--destination",
+                f"{name}-{stack.run}@{host}",
+                "--timeout",
+                "10",
+            ],
+            cwd=ROOT,
+            env=stack.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert done.returncode == 0 and "pong" in done.stdout, done.stdout + done.stderr
 
@@ -203,8 +240,13 @@ def test_docker_compose_runs_the_tested_processes() -> None:
         assert "healthcheck" in services[name], name
     env = services["web"]["environment"]
     assert env["DJANGO_DEBUG"] == "false"
-    for key in ("PROMETHEUS_MULTIPROC_DIR", "METRICS_TOKEN", "LOG_FORMAT", "DJANGO_SECURE_SSL_REDIRECT",
-                "DJANGO_SECURE_PROXY_SSL_HEADER"):
+    for key in (
+        "PROMETHEUS_MULTIPROC_DIR",
+        "METRICS_TOKEN",
+        "LOG_FORMAT",
+        "DJANGO_SECURE_SSL_REDIRECT",
+        "DJANGO_SECURE_PROXY_SSL_HEADER",
+    ):
         assert key in env, key
     assert "manage.py migrate" in services["web"]["command"]
     dockerfile = (ROOT / "Dockerfile").read_text()
@@ -217,8 +259,10 @@ def test_slow_clients_do_not_stall_the_site(stack: Stack) -> None:
     4 threads): the health check keeps answering at once, and each trickler gets a 408 once its
     request has not arrived whole within READ_SECONDS (the pipelined ones after their first answer)."""
     headers = [b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"X-Slow: " + b"x" * 200]
-    body = [b"POST /api/v1/auth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            b"Content-Length: 200\r\n\r\n" + b"{" + b" " * 199]
+    body = [
+        b"POST /api/v1/auth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 200\r\n\r\n" + b"{" + b" " * 199
+    ]
     # A whole request with the next one trickling behind it on the same connection (pipelining).
     pipelined = [b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" + headers[0]]
     slow: list[tuple[socket.socket, bytes, int]] = []  # the socket, what it has left to send, answers due
@@ -241,8 +285,10 @@ def test_slow_clients_do_not_stall_the_site(stack: Stack) -> None:
             assert answer.status == 200
             time.sleep(0.25)
         median = sorted(latencies)[len(latencies) // 2]
-        print(f"health check while 30 sockets trickle: {len(latencies)} answers, median {median * 1000:.1f} ms, "
-              f"max {max(latencies) * 1000:.1f} ms")
+        print(
+            f"health check while 30 sockets trickle: {len(latencies)} answers, median {median * 1000:.1f} ms, "
+            f"max {max(latencies) * 1000:.1f} ms"
+        )
         assert len(latencies) >= 10 and max(latencies) < 1.0 and median < 0.1, latencies  # a shared machine: spikes
         # Past the limit, every trickler is answered 408 and closed (the loop checks once a second).
         for sock, _, answers in slow:
@@ -251,7 +297,7 @@ def test_slow_clients_do_not_stall_the_site(stack: Stack) -> None:
             while b"408 Request Timeout" not in reply and (chunk := sock.recv(4096)):
                 reply += chunk
             assert reply.count(b"HTTP/1.1 ") == answers, reply
-            assert reply[reply.rindex(b"HTTP/1.1 "):].startswith(b"HTTP/1.1 408 Request Timeout\r\n"), reply
+            assert reply[reply.rindex(b"HTTP/1.1 ") :].startswith(b"HTTP/1.1 408 Request Timeout\r\n"), reply
             assert json.loads(reply.split(b"\r\n\r\n")[-1])["error"]["code"] == "request_timeout"
     finally:
         for sock, _, _ in slow:
@@ -260,8 +306,10 @@ def test_slow_clients_do_not_stall_the_site(stack: Stack) -> None:
     assert request(f"{stack.url}/healthz").status == 200
 
     # Bodies that could hold a thread are refused before one is involved, as JSON errors.
-    for head, status, code in ((b"Transfer-Encoding: chunked\r\n", 411, "length_required"),
-                               (b"Content-Length: 2000000\r\n", 413, "too_large")):
+    for head, status, code in (
+        (b"Transfer-Encoding: chunked\r\n", 411, "length_required"),
+        (b"Content-Length: 2000000\r\n", 413, "too_large"),
+    ):
         with socket.create_connection(("127.0.0.1", stack.port), timeout=5) as sock:
             sock.sendall(b"POST /api/v1/auth/token HTTP/1.1\r\nHost: 127.0.0.1\r\n" + head + b"\r\n{")
             reply = b""
@@ -277,8 +325,12 @@ def test_replays_of_a_long_log_in_parallel_stay_small_and_do_not_stall_the_site(
     import threading
 
     day = api(stack, "daily").json()["date"]
-    stack.manage("shell", "-c", "from games.models import Challenge; Challenge.objects.get_or_create("
-                 f"date='{day}', game='klondike-3', defaults=dict(seed=2, status='ready', difficulty=2))")
+    stack.manage(
+        "shell",
+        "-c",
+        "from games.models import Challenge; Challenge.objects.get_or_create("
+        f"date='{day}', game='klondike-3', defaults=dict(seed=2, status='ready', difficulty=2))",
+    )
     token = register(stack, f"rep{uuid.uuid4().hex[:8]}")
     attempt = api(stack, f"daily/{day}/klondike-3/attempts", method="POST", token=token, data={}).json()
     log = playout("klondike-3", 2, 5000, random.Random(5))
@@ -303,7 +355,9 @@ def test_replays_of_a_long_log_in_parallel_stay_small_and_do_not_stall_the_site(
     for thread in threads:
         thread.join()
     wall = time.monotonic() - began
-    print(f"6 replays at once: {wall * 1000:.0f} ms, answers {[(s, b // 1024) for s, b, _ in answers]} KiB, "
-          f"health max {max(health, default=0) * 1000:.0f} ms")
+    print(
+        f"6 replays at once: {wall * 1000:.0f} ms, answers {[(s, b // 1024) for s, b, _ in answers]} KiB, "
+        f"health max {max(health, default=0) * 1000:.0f} ms"
+    )
     assert [s for s, _, _ in answers] == [200] * 6 and all(b < 64 * 1024 for _, b, _ in answers)
     assert wall < 2.0 and max(health, default=0) < 1.0

@@ -68,19 +68,44 @@ class Worker:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        env = {**os.environ, "DATABASE_URL": database_url(), "CELERY_QUEUE": self.queue,
-               "CELERY_SOLVER_QUEUE": f"{self.queue}-solver"}
+        env = {
+            **os.environ,
+            "DATABASE_URL": database_url(),
+            "CELERY_QUEUE": self.queue,
+            "CELERY_SOLVER_QUEUE": f"{self.queue}-solver",
+        }
         mark = self.log.stat().st_size if self.log.exists() else 0
         with self.log.open("a") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", self.pool, "--concurrency", "1",
-                 "-Q", self.queue,
-                 "--hostname", f"{self.queue}-{uuid.uuid4().hex[:6]}@%h",
-                 "--without-mingle", "--without-gossip", "--without-heartbeat", "--loglevel", "INFO"],
-                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "config",
+                    "worker",
+                    "--pool",
+                    self.pool,
+                    "--concurrency",
+                    "1",
+                    "-Q",
+                    self.queue,
+                    "--hostname",
+                    f"{self.queue}-{uuid.uuid4().hex[:6]}@%h",
+                    "--without-mingle",
+                    "--without-gossip",
+                    "--without-heartbeat",
+                    "--loglevel",
+                    "INFO",
+                ],
+                cwd=ROOT,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
             )
-        wait_until("the worker is ready", lambda: " ready." in self.log.read_text()[mark:] or not self.alive,
-                   log=self.log)
+        wait_until(
+            "the worker is ready", lambda: " ready." in self.log.read_text()[mark:] or not self.alive, log=self.log
+        )
         assert self.alive, self.log.read_text()[-3000:]
 
     @property
@@ -97,8 +122,13 @@ class Worker:
         children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
         assert len(children) == 1, children
         os.kill(int(children[0]), signal.SIGKILL)
-        wait_until("the pool child is gone", lambda: not Path(f"/proc/{children[0]}/stat").exists()
-                   or Path(f"/proc/{children[0]}/stat").read_text().split()[2] == "Z")
+        wait_until(
+            "the pool child is gone",
+            lambda: (
+                not Path(f"/proc/{children[0]}/stat").exists()
+                or Path(f"/proc/{children[0]}/stat").read_text().split()[2] == "Z"
+            ),
+        )
 
     def stop(self) -> None:
         if self.proc is None or not self.alive:
@@ -173,8 +203,12 @@ def winning_logs() -> dict[str, tuple[int, list[str]]]:
 
 
 def submit(client: Client, attempt: Attempt, token: str) -> int:
-    response = client.post(f"/api/v1/attempts/{attempt.pk}/submit", "{}", content_type="application/json",
-                           HTTP_AUTHORIZATION=f"Token {token}")
+    response = client.post(
+        f"/api/v1/attempts/{attempt.pk}/submit",
+        "{}",
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Token {token}",
+    )
     assert response.status_code == 202, response.content
     return int(response.json()["id"])
 
@@ -195,8 +229,16 @@ def conflicting_result(*, player_id: int, challenge: Challenge) -> Iterator[None
             with transaction.atomic():
                 now = timezone.now()
                 Result.objects.create(
-                    submission_id=2**62, player_id=player_id, challenge=challenge, ranked=True, won=False, score=0,
-                    moves=0, foundation_cards=0, play_time_ms=0, finished_at=now,  # FK checks wait for COMMIT
+                    submission_id=2**62,
+                    player_id=player_id,
+                    challenge=challenge,
+                    ranked=True,
+                    won=False,
+                    score=0,
+                    moves=0,
+                    foundation_cards=0,
+                    play_time_ms=0,
+                    finished_at=now,  # FK checks wait for COMMIT
                 )
                 inserted.set()
                 release.wait(BOUND)
@@ -240,8 +282,10 @@ def test_a_worker_killed_mid_validation_loses_nothing_and_validates_each_submiss
     challenge_b = make_challenge(game=game_b, seed=seed_b, solution=log_b)
 
     def attempts(challenge: Challenge, log: list[str], n: int, name: str) -> list[Attempt]:
-        return [Attempt.objects.create(player=make_user(f"{name}{i}"), challenge=challenge, ranked=True, moves=log)
-                for i in range(n)]
+        return [
+            Attempt.objects.create(player=make_user(f"{name}{i}"), challenge=challenge, ranked=True, moves=log)
+            for i in range(n)
+        ]
 
     before, victim = attempts(challenge_a, log_a, 5, "early"), attempts(challenge_a, log_a, 1, "victim")[0]
     during, after = attempts(challenge_b, log_b, 4, "during"), attempts(challenge_a, log_a, 4, "late")

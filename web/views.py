@@ -81,14 +81,16 @@ def home(request: HttpRequest) -> HttpResponse:
     for c in challenges:
         status = mine.get(c.pk)
         result = status.result if status else None
-        rows.append({
-            "challenge": c,
-            "name": GAMES[c.game].name,
-            "summary": GAMES[c.game].summary,
-            "counts": counts[c.pk],
-            "mine": status,
-            "share": selectors.result_share_text(result, status.rank) if status and result else "",
-        })
+        rows.append(
+            {
+                "challenge": c,
+                "name": GAMES[c.game].name,
+                "summary": GAMES[c.game].summary,
+                "counts": counts[c.pk],
+                "mine": status,
+                "share": selectors.result_share_text(result, status.rank) if status and result else "",
+            }
+        )
     signed_in = request.user.is_authenticated
     stats = board_selectors.player_stats_compute(player=request.user, today=today) if signed_in else None
     return render(
@@ -132,8 +134,12 @@ def play(request: HttpRequest, date: str, game: str) -> HttpResponse:
     )
     if not request.COOKIES.get(BROWSER_COOKIE):  # the browser's name for the review flags (games.services.reviews)
         response.set_cookie(
-            BROWSER_COOKIE, secrets.token_urlsafe(18), max_age=BROWSER_COOKIE_SECONDS,
-            httponly=True, samesite="Lax", secure=request.is_secure(),
+            BROWSER_COOKIE,
+            secrets.token_urlsafe(18),
+            max_age=BROWSER_COOKIE_SECONDS,
+            httponly=True,
+            samesite="Lax",
+            secure=request.is_secure(),
         )
     return response
 
@@ -145,8 +151,12 @@ def board(request: HttpRequest, date: str, game: str) -> HttpResponse:
     return render(
         request,
         "web/board.html",
-        {"challenge": challenge, "name": GAMES[game].name, "others": [(c.game, GAMES[c.game].name) for c in others],
-         "over": selectors.challenge_is_over(challenge)},
+        {
+            "challenge": challenge,
+            "name": GAMES[game].name,
+            "others": [(c.game, GAMES[c.game].name) for c in others],
+            "over": selectors.challenge_is_over(challenge),
+        },
     )
 
 
@@ -159,10 +169,17 @@ def game_review(request: HttpRequest, attempt_id: int) -> HttpResponse:
     except ApplicationError as exc:
         raise Http404(exc.message) from None
     challenge = attempt.challenge
-    return render(request, "web/game.html", {
-        "attempt": attempt, "challenge": challenge, "name": GAMES[challenge.game].name,
-        "player_name": attempt.player.get_username(), "over": selectors.challenge_is_over(challenge),
-    })
+    return render(
+        request,
+        "web/game.html",
+        {
+            "attempt": attempt,
+            "challenge": challenge,
+            "name": GAMES[challenge.game].name,
+            "player_name": attempt.player.get_username(),
+            "over": selectors.challenge_is_over(challenge),
+        },
+    )
 
 
 def archive(request: HttpRequest) -> HttpResponse:

@@ -34,22 +34,118 @@ DEPTH4_BUDGET_S = 2.0  # depth 4 is recorded only when the engine counts it this
 
 # SPEC section 1, restated by hand (not read from engine.rules).
 SPEC_GAMES: dict[str, dict[str, object]] = {
-    "josephine": dict(decks=2, columns=10, rows=4, stock=64, draw=1, passes=1, build="suit",
-                      runs=True, king_only=False, aces_start=False, from_foundation=False, redeal_penalty=0),
-    "forty-thieves": dict(decks=2, columns=10, rows=4, stock=64, draw=1, passes=1, build="suit",
-                          runs=False, king_only=False, aces_start=False, from_foundation=False, redeal_penalty=0),
-    "lucas": dict(decks=2, columns=13, rows=3, stock=57, draw=1, passes=1, build="suit",
-                  runs=False, king_only=False, aces_start=True, from_foundation=False, redeal_penalty=0),
-    "limited": dict(decks=2, columns=12, rows=3, stock=68, draw=1, passes=1, build="suit",
-                    runs=False, king_only=False, aces_start=False, from_foundation=False, redeal_penalty=0),
-    "maria": dict(decks=2, columns=9, rows=4, stock=68, draw=1, passes=1, build="alternate",
-                  runs=False, king_only=False, aces_start=False, from_foundation=False, redeal_penalty=0),
-    "forty-and-eight": dict(decks=2, columns=8, rows=5, stock=64, draw=1, passes=2, build="suit",
-                            runs=False, king_only=False, aces_start=False, from_foundation=False, redeal_penalty=0),
-    "klondike": dict(decks=1, columns=7, rows=None, stock=24, draw=1, passes=None, build="alternate",
-                     runs=True, king_only=True, aces_start=False, from_foundation=True, redeal_penalty=50),
-    "klondike-3": dict(decks=1, columns=7, rows=None, stock=24, draw=3, passes=None, build="alternate",
-                       runs=True, king_only=True, aces_start=False, from_foundation=True, redeal_penalty=20),
+    "josephine": dict(
+        decks=2,
+        columns=10,
+        rows=4,
+        stock=64,
+        draw=1,
+        passes=1,
+        build="suit",
+        runs=True,
+        king_only=False,
+        aces_start=False,
+        from_foundation=False,
+        redeal_penalty=0,
+    ),
+    "forty-thieves": dict(
+        decks=2,
+        columns=10,
+        rows=4,
+        stock=64,
+        draw=1,
+        passes=1,
+        build="suit",
+        runs=False,
+        king_only=False,
+        aces_start=False,
+        from_foundation=False,
+        redeal_penalty=0,
+    ),
+    "lucas": dict(
+        decks=2,
+        columns=13,
+        rows=3,
+        stock=57,
+        draw=1,
+        passes=1,
+        build="suit",
+        runs=False,
+        king_only=False,
+        aces_start=True,
+        from_foundation=False,
+        redeal_penalty=0,
+    ),
+    "limited": dict(
+        decks=2,
+        columns=12,
+        rows=3,
+        stock=68,
+        draw=1,
+        passes=1,
+        build="suit",
+        runs=False,
+        king_only=False,
+        aces_start=False,
+        from_foundation=False,
+        redeal_penalty=0,
+    ),
+    "maria": dict(
+        decks=2,
+        columns=9,
+        rows=4,
+        stock=68,
+        draw=1,
+        passes=1,
+        build="alternate",
+        runs=False,
+        king_only=False,
+        aces_start=False,
+        from_foundation=False,
+        redeal_penalty=0,
+    ),
+    "forty-and-eight": dict(
+        decks=2,
+        columns=8,
+        rows=5,
+        stock=64,
+        draw=1,
+        passes=2,
+        build="suit",
+        runs=False,
+        king_only=False,
+        aces_start=False,
+        from_foundation=False,
+        redeal_penalty=0,
+    ),
+    "klondike": dict(
+        decks=1,
+        columns=7,
+        rows=None,
+        stock=24,
+        draw=1,
+        passes=None,
+        build="alternate",
+        runs=True,
+        king_only=True,
+        aces_start=False,
+        from_foundation=True,
+        redeal_penalty=50,
+    ),
+    "klondike-3": dict(
+        decks=1,
+        columns=7,
+        rows=None,
+        stock=24,
+        draw=3,
+        passes=None,
+        build="alternate",
+        runs=True,
+        king_only=True,
+        aces_start=False,
+        from_foundation=True,
+        redeal_penalty=20,
+    ),
 }
 
 KING = 12
@@ -107,7 +203,7 @@ def reference_moves(state: State) -> set[Move]:
     for s, column in enumerate(tab):
         face_up = len(column) - down[s]
         for n in range(1, (face_up if spec["runs"] else min(1, face_up)) + 1):
-            unit = column[len(column) - n:]
+            unit = column[len(column) - n :]
             if any(not spec_builds(game, unit[i + 1], unit[i]) for i in range(n - 1)):
                 continue
             for d, target in enumerate(tab):
@@ -156,7 +252,8 @@ def checked_perft(state: State, depth: int) -> list[int]:
         if set(moves) != ref:
             raise AssertionError(
                 f"{s.rules.game}: engine and reference disagree: extra {sorted(map(str, set(moves) - ref))}, "
-                f"missing {sorted(map(str, ref - set(moves)))}")
+                f"missing {sorted(map(str, ref - set(moves)))}"
+            )
         counts[depth - d] += len(moves)
         if d == 1:
             return
@@ -227,8 +324,8 @@ def generate(verbose: bool = True) -> dict[str, object]:
             positions.append({"game": game, "seed": seed, "log": log, "counts": counts})
     return {
         "about": "perft counts: number of sequences of 1, 2, 3 (and 4) moves from legal_moves() (undo "
-                 "excluded) from the position reached by playing `log` on the deal of (game, seed). "
-                 "Regenerate with `python -m engine.tests.make_perft`.",
+        "excluded) from the position reached by playing `log` on the deal of (game, seed). "
+        "Regenerate with `python -m engine.tests.make_perft`.",
         "positions": positions,
     }
 
@@ -239,8 +336,10 @@ def check(data: dict[str, object]) -> list[str]:
         for depth, expected in enumerate(pos["counts"], 1):
             got = perft(start(pos["game"], pos["seed"], pos["log"]), depth)
             if got != expected:
-                problems.append(f"{pos['game']} seed {pos['seed']} log {len(pos['log'])}: "
-                                f"depth {depth} expected {expected}, got {got}")
+                problems.append(
+                    f"{pos['game']} seed {pos['seed']} log {len(pos['log'])}: "
+                    f"depth {depth} expected {expected}, got {got}"
+                )
     return problems
 
 

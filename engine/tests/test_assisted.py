@@ -164,8 +164,11 @@ UNDO_OFTEN = settings(max_examples=60, deadline=None, suppress_health_check=[Hea
 
 @pytest.mark.parametrize("game", GAME_IDS)
 @UNDO_OFTEN
-@given(seed=st.integers(min_value=0, max_value=2**64 - 1), rng_seed=st.integers(min_value=0, max_value=2**32 - 1),
-       length=st.integers(min_value=0, max_value=200))
+@given(
+    seed=st.integers(min_value=0, max_value=2**64 - 1),
+    rng_seed=st.integers(min_value=0, max_value=2**32 - 1),
+    length=st.integers(min_value=0, max_value=200),
+)
 def test_assisted_agrees_with_the_reference(game, seed, rng_seed, length):
     """Random play with many undos and redeals: the engine marks exactly where the reference does,
     replays and snapshots agree, and undo_would_assist() foretells each mark."""

@@ -65,8 +65,12 @@ def test_a_hint_looks_ahead_to_the_move_after() -> None:
     line, where ranking single moves preferred the waste's 9S onto 10S (which leads nowhere)."""
     state = State(deal("forty-thieves", 1))
     cards = lambda *texts: [parse_card(t) for t in texts]  # noqa: E731
-    state.tab = [cards("KS", "2C", "5H"), cards("QD", "6H"), cards("TS"),
-                 *[cards(k) for k in ("KC", "KD", "KH", "KS", "KC", "KD", "KH")]]
+    state.tab = [
+        cards("KS", "2C", "5H"),
+        cards("QD", "6H"),
+        cards("TS"),
+        *[cards(k) for k in ("KC", "KD", "KH", "KS", "KC", "KD", "KH")],
+    ]
     state.down = [0] * 10
     state.found = [parse_card("AC")] + [-1] * 7
     state.on_foundations = 1
@@ -86,4 +90,3 @@ def test_a_hint_says_plainly_when_nothing_on_the_table_helps() -> None:
     state.tab[2].append(parse_card("7C"))  # on KC: it may go onto 8H or 8D, which gains nothing
     suggestion = hint(state)  # only moves that gain nothing are left, and no stock
     assert suggestion is not None and suggestion.reason.startswith("no move helps here: undo, or give up")
-

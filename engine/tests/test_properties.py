@@ -267,7 +267,7 @@ def hidden_shuffled(state: State, rng: random.Random) -> State:
     hidden = list(other.stock) + [c for col, d in zip(other.tab, other.down, strict=True) for c in col[:d]]
     rng.shuffle(hidden)
     other.stock = hidden[: len(other.stock)]
-    rest = hidden[len(other.stock):]
+    rest = hidden[len(other.stock) :]
     for col, d in zip(other.tab, other.down, strict=True):
         col[:d], rest = rest[:d], rest[d:]
     return other
@@ -323,10 +323,56 @@ def test_visible_never_depends_on_hidden_cards(game, seed, rng_seed, length):
 
 GARBAGE = st.one_of(
     st.text(max_size=12),
-    st.sampled_from(["", " ", "S", "U", "R", "ss", "s ", " s", "uu", "t01t2", "t1t02", "t1t2:02", "t1t2:1",
-                     "t1t2:0", "t1t2:", "wt1:2", "wf1:2", "t1f1:2", "f1t2:3", "f1f2", "tw", "wt", "ww", "w1t1",
-                     "tt1", "t1t", "t1w", "ft1", "T1T2", "Wt1", "t1 t2", "t1t2 ", "\tt1t2", "t1t2\n", "t0t1",
-                     "t1t0", "wt0", "wf0", "t1t2:-2", "t1t2:+2", "t1t2:2:3", "x", "draw", "s1", "u1", "r1"]),
+    st.sampled_from(
+        [
+            "",
+            " ",
+            "S",
+            "U",
+            "R",
+            "ss",
+            "s ",
+            " s",
+            "uu",
+            "t01t2",
+            "t1t02",
+            "t1t2:02",
+            "t1t2:1",
+            "t1t2:0",
+            "t1t2:",
+            "wt1:2",
+            "wf1:2",
+            "t1f1:2",
+            "f1t2:3",
+            "f1f2",
+            "tw",
+            "wt",
+            "ww",
+            "w1t1",
+            "tt1",
+            "t1t",
+            "t1w",
+            "ft1",
+            "T1T2",
+            "Wt1",
+            "t1 t2",
+            "t1t2 ",
+            "\tt1t2",
+            "t1t2\n",
+            "t0t1",
+            "t1t0",
+            "wt0",
+            "wf0",
+            "t1t2:-2",
+            "t1t2:+2",
+            "t1t2:2:3",
+            "x",
+            "draw",
+            "s1",
+            "u1",
+            "r1",
+        ]
+    ),
 )
 
 
@@ -346,10 +392,12 @@ def illegal_text(state: State, rng: random.Random) -> str:
 
 @pytest.mark.parametrize("game", GAME_IDS)
 @PLAYOUT
-@given(seed=SEEDS, rng_seed=RNG_SEEDS, length=LENGTHS, where=st.floats(0, 1), garbage=GARBAGE,
-       use_garbage=st.booleans())
+@given(
+    seed=SEEDS, rng_seed=RNG_SEEDS, length=LENGTHS, where=st.floats(0, 1), garbage=GARBAGE, use_garbage=st.booleans()
+)
 def test_first_illegal_entry_is_reported_and_nothing_after_it_applies(
-        game, seed, rng_seed, length, where, garbage, use_garbage):
+    game, seed, rng_seed, length, where, garbage, use_garbage
+):
     _final, log = play_random(game, seed, rng_seed, length)
     index = int(where * len(log))
     prefix = replay(game, seed, log[:index])
@@ -494,36 +542,88 @@ def test_parse_any_text_gives_a_move_or_invalid_move_error(text):
     assert str(move) == text
 
 
-@pytest.mark.parametrize("text, move", [
-    ("s", Move(DRAW)), ("r", Move(REDEAL)), ("u", Move(UNDO)),
-    ("wt3", Move(W2T, -1, 2)), ("wf2", Move(W2F, -1, 1)), ("t4f1", Move(T2F, 3, 0)),
-    ("t2t9", Move(T2T, 1, 8)), ("f3t5", Move(F2T, 2, 4)), ("t3t7:3", Move(T2T, 2, 6, 3)),
-    ("t10t13", Move(T2T, 9, 12)), ("t13t1:12", Move(T2T, 12, 0, 12)), ("wf8", Move(W2F, -1, 7)),
-    ("t1t2:2", Move(T2T, 0, 1, 2)), ("t1t1", Move(T2T, 0, 0)),  # well-formed; the position rejects it
-])
+@pytest.mark.parametrize(
+    "text, move",
+    [
+        ("s", Move(DRAW)),
+        ("r", Move(REDEAL)),
+        ("u", Move(UNDO)),
+        ("wt3", Move(W2T, -1, 2)),
+        ("wf2", Move(W2F, -1, 1)),
+        ("t4f1", Move(T2F, 3, 0)),
+        ("t2t9", Move(T2T, 1, 8)),
+        ("f3t5", Move(F2T, 2, 4)),
+        ("t3t7:3", Move(T2T, 2, 6, 3)),
+        ("t10t13", Move(T2T, 9, 12)),
+        ("t13t1:12", Move(T2T, 12, 0, 12)),
+        ("wf8", Move(W2F, -1, 7)),
+        ("t1t2:2", Move(T2T, 0, 1, 2)),
+        ("t1t1", Move(T2T, 0, 0)),  # well-formed; the position rejects it
+    ],
+)
 def test_parse_examples(text, move):
     assert Move.parse(text) == move
     assert str(move) == text
 
 
-@pytest.mark.parametrize("text, hint", [
-    ("t01t2", "leading zeros"), ("t1t02", "leading zeros"), ("t0t1", "numbered from 1"), ("wt0", "from 1"),
-    ("t1t2:02", "leading zeros"), ("t1t2:00", "leading zeros"), ("t1t2:1", "from 2"), ("t1t2:0", "from 2"),
-    ("T1T2", "lower case"), ("S", "lower case"), ("Wt1", "lower case"), ("t1tT2", "lower case"),
-    ("t1 t2", "not a move"), (" s", "no spaces"), ("s ", "no spaces"), ("t1t2 ", "no spaces"),
-    ("\tt1t2", "no spaces"), ("t1t2\n", "no spaces"),
-    ("wt1:2", "only column-to-column"), ("wf1:2", "only column-to-column"), ("t1f1:2", "only column-to-column"),
-    ("f1t2:2", "only column-to-column"),
-    ("f1f2", "foundation to another"), ("tw", "which column"), ("wt", "which column"), ("tt1", "which column"),
-    ("ft1", "which foundation"), ("t1f", "which foundation"), ("w1t1", "without a number"),
-    ("ww", "onto the waste"), ("t1w", "onto the waste"),
-    ("", "not a move"), ("x", "not a move"), ("ss", "not a move"), ("su", "not a move"), ("s1", "not a move"),
-    ("u1", "not a move"), ("t1t2:", "not a move"), ("t1t2::2", "not a move"), ("t1t2:2:3", "not a move"),
-    ("t1t2:-2", "not a move"), ("t1t2:+2", "not a move"), ("t-1t2", "not a move"), (":1", "not a move"),
-    (":0", "not a move"), (":02", "not a move"), ("draw", "not a move"), ("t1t2:\uff12", "not a move"),
-    ("t\u0661t2", "not a move"), ("\uff541t2", "not a move"), ("t1t2:2x", "not a move"),
-    ("t1t2:" + "2" * 20, "too long"), ("s" * 100, "too long"),
-])
+@pytest.mark.parametrize(
+    "text, hint",
+    [
+        ("t01t2", "leading zeros"),
+        ("t1t02", "leading zeros"),
+        ("t0t1", "numbered from 1"),
+        ("wt0", "from 1"),
+        ("t1t2:02", "leading zeros"),
+        ("t1t2:00", "leading zeros"),
+        ("t1t2:1", "from 2"),
+        ("t1t2:0", "from 2"),
+        ("T1T2", "lower case"),
+        ("S", "lower case"),
+        ("Wt1", "lower case"),
+        ("t1tT2", "lower case"),
+        ("t1 t2", "not a move"),
+        (" s", "no spaces"),
+        ("s ", "no spaces"),
+        ("t1t2 ", "no spaces"),
+        ("\tt1t2", "no spaces"),
+        ("t1t2\n", "no spaces"),
+        ("wt1:2", "only column-to-column"),
+        ("wf1:2", "only column-to-column"),
+        ("t1f1:2", "only column-to-column"),
+        ("f1t2:2", "only column-to-column"),
+        ("f1f2", "foundation to another"),
+        ("tw", "which column"),
+        ("wt", "which column"),
+        ("tt1", "which column"),
+        ("ft1", "which foundation"),
+        ("t1f", "which foundation"),
+        ("w1t1", "without a number"),
+        ("ww", "onto the waste"),
+        ("t1w", "onto the waste"),
+        ("", "not a move"),
+        ("x", "not a move"),
+        ("ss", "not a move"),
+        ("su", "not a move"),
+        ("s1", "not a move"),
+        ("u1", "not a move"),
+        ("t1t2:", "not a move"),
+        ("t1t2::2", "not a move"),
+        ("t1t2:2:3", "not a move"),
+        ("t1t2:-2", "not a move"),
+        ("t1t2:+2", "not a move"),
+        ("t-1t2", "not a move"),
+        (":1", "not a move"),
+        (":0", "not a move"),
+        (":02", "not a move"),
+        ("draw", "not a move"),
+        ("t1t2:\uff12", "not a move"),
+        ("t\u0661t2", "not a move"),
+        ("\uff541t2", "not a move"),
+        ("t1t2:2x", "not a move"),
+        ("t1t2:" + "2" * 20, "too long"),
+        ("s" * 100, "too long"),
+    ],
+)
 def test_parse_rejects(text, hint):
     with pytest.raises(InvalidMoveError) as info:
         Move.parse(text)
@@ -565,8 +665,11 @@ def test_round_trip_of_every_move_from_the_corpus_games():
 
 # -- whole won games -----------------------------------------------------------------------------
 
-WON = [json.loads(line) for line in
-       (Path(__file__).resolve().parent / "data" / "won.jsonl").read_text().splitlines() if line.strip()]
+WON = [
+    json.loads(line)
+    for line in (Path(__file__).resolve().parent / "data" / "won.jsonl").read_text().splitlines()
+    if line.strip()
+]
 
 
 def spec_replay_score(game: str, seed: int, log: list[str]) -> int:

@@ -40,8 +40,16 @@ def cards(text: str) -> list[int]:
     return [parse_card(t) for t in text.split()]
 
 
-def position(game: str, tab: list[str] = (), down: list[int] = (), stock: str = "", waste: str = "",
-             found: list[str] = (), seed: int = 1, score: int = 0) -> State:
+def position(
+    game: str,
+    tab: list[str] = (),
+    down: list[int] = (),
+    stock: str = "",
+    waste: str = "",
+    found: list[str] = (),
+    seed: int = 1,
+    score: int = 0,
+) -> State:
     """A state of ``game`` with the given piles: columns bottom to top, the stock in draw order,
     the waste bottom to top, foundations by their top card ("" or "-" for empty)."""
     state = State(deal(game, seed))
@@ -217,8 +225,12 @@ def test_empty_log():
     for game in GAME_IDS:
         result = replay(game, 7, [])
         assert result.error is None
-        assert result.to_json() == {"won": False, "score": 0, "moves": 0,
-                                    "foundation_cards": 8 if game == "lucas" else 0}
+        assert result.to_json() == {
+            "won": False,
+            "score": 0,
+            "moves": 0,
+            "foundation_cards": 8 if game == "lucas" else 0,
+        }
 
 
 def test_replay_reports_notation_and_rule_errors():
@@ -267,8 +279,7 @@ def test_empty_column_takes_any_card(game):
 
 @pytest.mark.parametrize("game", KLONDIKES)
 def test_klondike_empty_column_takes_only_a_king(game):
-    s = position(game, tab=["", "QH", "KS QH", "KD", "4C JS TD"], down=[0, 0, 0, 0, 1], waste="QC",
-                 found=["AH"])
+    s = position(game, tab=["", "QH", "KS QH", "KD", "4C JS TD"], down=[0, 0, 0, 0, 1], waste="QC", found=["AH"])
     illegal(s, "t2t1", "QH", "only a king")
     illegal(s, "wt1", "QC", "only a king")
     illegal(s, "t5t1:2", "JS", "only a king")
@@ -323,8 +334,7 @@ def test_klondike_moves_alternate_colour_runs(game):
 
 @pytest.mark.parametrize("game", ONE_CARD_GAMES)
 def test_one_card_games_do_not_move_runs(game):
-    s = position(game, tab=["5D 9H 8H 7H", "TH", "9H", ""] if game != "maria" else
-                 ["5D 9H 8S 7H", "TS", "9D", ""])
+    s = position(game, tab=["5D 9H 8H 7H", "TH", "9H", ""] if game != "maria" else ["5D 9H 8S 7H", "TS", "9D", ""])
     reason = illegal(s, "t1t2:3", "one card at a time", "t1t2")
     assert GAMES[game].name in reason
     illegal(s, "t1t4:2", "one card at a time")

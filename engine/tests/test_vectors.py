@@ -142,12 +142,17 @@ def test_deal_from_the_front_of_the_shuffled_deck():
     """SPEC 3.5 spelled out on seed 1: rows left to right, Klondike's triangle, the rest is stock."""
     deck = canonical_deck(2)
     shuffle(deck, 1)
-    for game, cols, rows in (("josephine", 10, 4), ("forty-thieves", 10, 4), ("limited", 12, 3),
-                             ("maria", 9, 4), ("forty-and-eight", 8, 5)):
+    for game, cols, rows in (
+        ("josephine", 10, 4),
+        ("forty-thieves", 10, 4),
+        ("limited", 12, 3),
+        ("maria", 9, 4),
+        ("forty-and-eight", 8, 5),
+    ):
         d = deal(game, 1)
         for k in range(cols * rows):
             assert d.tableau[k % cols][k // cols] == deck[k]
-        assert list(d.stock) == deck[cols * rows:]
+        assert list(d.stock) == deck[cols * rows :]
     lucas = deal("lucas", 1)
     aces = [c for c in deck if c < 4]
     rest = [c for c in deck if c >= 4]

@@ -43,9 +43,9 @@ def attempt_start(*, player: AbstractBaseUser, challenge: Challenge, origin: str
     if challenge.date > today:
         raise NotFound(f"the {challenge.game} challenge of {challenge.date} is not open yet")
     _refuse_if_open(player=player, challenge=challenge)
-    ranked = challenge.date == today and not Attempt.objects.filter(
-        player=player, challenge=challenge, ranked=True
-    ).exists()
+    ranked = (
+        challenge.date == today and not Attempt.objects.filter(player=player, challenge=challenge, ranked=True).exists()
+    )
     try:
         with transaction.atomic():
             attempt = Attempt.objects.create(
@@ -144,9 +144,7 @@ def attempt_for_update(*, attempt_id: int, player: AbstractBaseUser | None) -> A
     try:
         # of=("self",): the attempt's row alone. Locking its challenge too made every batch of every
         # player of that challenge wait for the others.
-        return Attempt.objects.select_for_update(of=("self",)).select_related("challenge").get(
-            pk=attempt_id, **owner
-        )
+        return Attempt.objects.select_for_update(of=("self",)).select_related("challenge").get(pk=attempt_id, **owner)
     except Attempt.DoesNotExist:
         raise NotFound(f"attempt {attempt_id} not found") from None
 

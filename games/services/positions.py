@@ -84,7 +84,9 @@ class CachedPosition:
     def fits(self, attempt: Attempt) -> bool:
         facts = self.attempt
         return (facts.player_id, facts.challenge_id, facts.started_at) == (
-            attempt.player_id, attempt.challenge_id, attempt.started_at
+            attempt.player_id,
+            attempt.challenge_id,
+            attempt.started_at,
         ) and self.length == len(attempt.moves)
 
 

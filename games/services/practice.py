@@ -17,8 +17,10 @@ def attempt_try_from(*, player: AbstractBaseUser, challenge: Challenge, moves: l
     stored as its first moves (the deal is public once its day is over, so they disclose nothing). All or
     nothing: an illegal move, or an open attempt of the player on the challenge (409), stores nothing."""
     if not days.is_over(challenge.date):
-        raise NotFound(f"the {challenge.game} challenge of {challenge.date} is not over: practice from a position "
-                       "opens after the day")
+        raise NotFound(
+            f"the {challenge.game} challenge of {challenge.date} is not over: practice from a position "
+            "opens after the day"
+        )
     with transaction.atomic():
         attempt = attempt_start(player=player, challenge=challenge)
         if attempt.ranked:  # pragma: no cover - a day that is over ranks nothing

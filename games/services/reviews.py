@@ -64,7 +64,10 @@ def result_review_open(*, result: Result, attempt: Attempt) -> None:
         if others:
             where = "client address" if kind == Review.Kind.ADDRESS else "browser"
             Review.objects.create(
-                result=result, kind=kind, holds=False, others=others,
+                result=result,
+                kind=kind,
+                holds=False,
+                others=others,
                 reason=f"Flagged: {', '.join(others)} also ranked on this challenge from the same {where}.",
             )
 
@@ -72,8 +75,7 @@ def result_review_open(*, result: Result, attempt: Attempt) -> None:
 def reviews_decided(result: Result) -> dict[str, tuple[str, int | None, dt.datetime | None]]:
     """Staff's decisions on a result's reviews, by kind: kept across a revalidation (which replaces the result)."""
     return {
-        r.kind: (r.status, r.decided_by_id, r.decided_at)
-        for r in result.reviews.exclude(status=Review.Status.OPEN)
+        r.kind: (r.status, r.decided_by_id, r.decided_at) for r in result.reviews.exclude(status=Review.Status.OPEN)
     }
 
 
@@ -129,6 +131,7 @@ def review_disqualify(*, review_id: int, staff: AbstractBaseUser) -> Review:
 def player_history(*, player_id: int, limit: int = 20) -> list[Result]:
     """The player's latest results, for staff reviewing one of them."""
     return list(
-        Result.objects.filter(player_id=player_id).select_related("challenge", "submission")
+        Result.objects.filter(player_id=player_id)
+        .select_related("challenge", "submission")
         .order_by("-finished_at")[:limit]
     )

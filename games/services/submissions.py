@@ -127,9 +127,7 @@ def submission_revalidate(*, submission_id: int) -> Submission:
         if new_result is not None:
             reviews_redecide(new_result, decided)  # staff's decisions stand: a cleared hold stays cleared
         challenge_id, player_id = submission.attempt.challenge_id, submission.attempt.player_id
-        transaction.on_commit(
-            lambda: hooks.send(hooks.results_changed, challenge_id=challenge_id, player_id=player_id)
-        )
+        transaction.on_commit(lambda: hooks.send(hooks.results_changed, challenge_id=challenge_id, player_id=player_id))
     return submission
 
 

@@ -75,8 +75,16 @@ def append_at_position(
     with connection.cursor() as cursor:
         cursor.execute(
             _APPEND_AT_LENGTH,
-            [json.dumps(moves), receipt, state.assisted, attempt_id, player.pk, facts.challenge_id, facts.started_at,
-             start],
+            [
+                json.dumps(moves),
+                receipt,
+                state.assisted,
+                attempt_id,
+                player.pk,
+                facts.challenge_id,
+                facts.started_at,
+                start,
+            ],
         )
         row = cursor.fetchone()
     if row is None:
@@ -86,4 +94,3 @@ def append_at_position(
     # On commit: at once in autocommit (a request), and never for a caller's transaction that rolls back.
     transaction.on_commit(lambda: position_remember(facts, state, length))
     return facts, state
-

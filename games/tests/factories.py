@@ -25,10 +25,19 @@ def token_for(user: AbstractBaseUser) -> str:
 
 
 def make_challenge(
-    *, game: str = "klondike", seed: int = 2026, day: dt.date | None = None, solution: list[str] | None = None,
-    status: str = Challenge.Status.READY, difficulty: int | None = 2,
+    *,
+    game: str = "klondike",
+    seed: int = 2026,
+    day: dt.date | None = None,
+    solution: list[str] | None = None,
+    status: str = Challenge.Status.READY,
+    difficulty: int | None = 2,
 ) -> Challenge:
     return Challenge.objects.create(
-        date=day or days.today(), game=game, seed=seed, status=status, difficulty=difficulty,
+        date=day or days.today(),
+        game=game,
+        seed=seed,
+        status=status,
+        difficulty=difficulty,
         solution=solution or [],
     )

@@ -71,13 +71,16 @@ def test_the_move_logs_of_a_day_not_over_need_the_permission_and_each_view_is_lo
         return client, user
 
     def pages(client: Client, submission: Submission) -> list[str]:
-        return [client.get(reverse(f"admin:games_{name}_change", args=[pk])).content.decode()
-                for name, pk in (("attempt", submission.attempt_id), ("submission", submission.pk))]
+        return [
+            client.get(reverse(f"admin:games_{name}_change", args=[pk])).content.decode()
+            for name, pk in (("attempt", submission.attempt_id), ("submission", submission.pk))
+        ]
 
     reviewer, _ = staff("view_attempt", "view_submission")
     with caplog.at_level("WARNING", logger="dailypatience.audit"):
-        assert all("hidden until the day is over" in page and "&quot;s&quot;" not in page
-                   for page in pages(reviewer, today))
+        assert all(
+            "hidden until the day is over" in page and "&quot;s&quot;" not in page for page in pages(reviewer, today)
+        )
         assert all("hidden until" not in page and "&quot;s&quot;" in page for page in pages(reviewer, past))
     assert not caplog.records
 

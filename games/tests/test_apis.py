@@ -97,8 +97,12 @@ def test_past_day_discloses_seed_and_solution_future_day_nothing() -> None:
 
 @pytest.mark.parametrize(
     ("path", "status"),
-    [("daily/2026-13-01/klondike", 400), ("daily/yesterday/klondike", 400), ("daily/2020-01-01/solitaire", 400),
-     ("daily/2020-01-01/klondike", 404)],
+    [
+        ("daily/2026-13-01/klondike", 400),
+        ("daily/yesterday/klondike", 400),
+        ("daily/2020-01-01/solitaire", 400),
+        ("daily/2020-01-01/klondike", 404),
+    ],
 )
 def test_challenge_lookup_errors(path: str, status: int) -> None:
     assert_error(Api().get(path), status)

@@ -127,8 +127,13 @@ def test_an_illegal_undo_stores_and_marks_nothing(on_commit: Any) -> None:
     stranger = Api(token_for(make_user()))  # someone else's attempt: not found, and not marked
     assert_error(send(stranger, attempt["id"], 1, ["u"]), 404)
     assert_error(stranger.post(f"attempts/{attempt['id']}/submit", {"from": 1, "moves": ["u"]}), 404)
-    for bad in ({"from": 1, "moves": "u"}, {"from": 1, "moves": [["u"]]}, {"from": "1", "moves": ["u"]},
-                {"from": 1, "moves": ["U"]}, {"from": -1, "moves": ["u"]}):
+    for bad in (
+        {"from": 1, "moves": "u"},
+        {"from": 1, "moves": [["u"]]},
+        {"from": "1", "moves": ["u"]},
+        {"from": 1, "moves": ["U"]},
+        {"from": -1, "moves": ["u"]},
+    ):
         response = api.post(f"attempts/{attempt['id']}/moves", bad)
         assert response.status_code == 400, (bad, response.content)
     assert Attempt.objects.get(pk=attempt["id"]).assisted is False
@@ -233,12 +238,14 @@ def test_a_peeking_attempt_left_open_past_midnight_is_closed_assisted(on_commit:
 def _race(token: str, attempt_id: int, batches: list[tuple[int, list[str]]]) -> list[tuple[int, dict[str, Any]]]:
     def call(start_at: int, moves: list[str]) -> tuple[int, dict[str, Any]]:
         client = Client(HTTP_HOST="localhost", HTTP_AUTHORIZATION=f"Token {token}")
-        response = client.post(f"/api/v1/attempts/{attempt_id}/moves",
-                               json.dumps({"from": start_at, "moves": moves}), content_type="application/json")
+        response = client.post(
+            f"/api/v1/attempts/{attempt_id}/moves",
+            json.dumps({"from": start_at, "moves": moves}),
+            content_type="application/json",
+        )
         return response.status_code, response.json()
 
     return at_once(*(lambda batch=batch: call(*batch) for batch in batches))
-
 
 
 RACES = [
@@ -317,7 +324,9 @@ def test_probe_1_draw_64_undo_64_then_win_is_assisted(on_commit: Any) -> None:
     assert day["board"] == "day" and [(e["rank"], e["player"]) for e in day["entries"]] == [(1, "honest")]
     everyone = Api().get(board + "?board=all").json()
     assert [(e["rank"], e["player"], e["won"], e["assisted"]) for e in everyone["entries"]] == [
-        (1, "peeker", True, True), (2, "honest", False, False)]
+        (1, "peeker", True, True),
+        (2, "honest", False, False),
+    ]
     profile = Api().get("players/peeker").json()["recent"][0]
     assert (profile["assisted"], profile["rank"], profile["board"]) == (True, 1, "all")
     assert replay("josephine", win["seed"], ["s"] * 64 + ["u"] * 64 + win["moves"]).assisted_at == 64

@@ -64,8 +64,12 @@ def shuffle_undisclosed(original: Deal, log: list[str], rng: random.Random) -> D
         else:
             tableau[i][j] = card
     return Deal(
-        rules=original.rules, seed=original.seed, tableau=tuple(tuple(c) for c in tableau),
-        face_down=original.face_down, stock=tuple(stock), foundations=original.foundations,
+        rules=original.rules,
+        seed=original.seed,
+        tableau=tuple(tuple(c) for c in tableau),
+        face_down=original.face_down,
+        stock=tuple(stock),
+        foundations=original.foundations,
     )
 
 
@@ -102,12 +106,25 @@ _days = itertools.count(1)
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game", GAME_IDS)
-@settings(max_examples=12, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**64 - 1), rng_seed=st.integers(0, 2**32 - 1), played=st.integers(0, 80),
-       draws=st.integers(1, 12), after=st.integers(0, 3), data=st.data())
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+@given(
+    seed=st.integers(0, 2**64 - 1),
+    rng_seed=st.integers(0, 2**32 - 1),
+    played=st.integers(0, 80),
+    draws=st.integers(1, 12),
+    after=st.integers(0, 3),
+    data=st.data(),
+)
 def test_a_rejected_batch_answers_the_same_whatever_the_undisclosed_cards(
-    game: str, seed: int, rng_seed: int, played: int, draws: int, after: int, data: st.DataObject,
+    game: str,
+    seed: int,
+    rng_seed: int,
+    played: int,
+    draws: int,
+    after: int,
+    data: st.DataObject,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     rng = random.Random(rng_seed)
@@ -328,7 +345,15 @@ def test_ranked_attempts_left_open_are_closed_as_they_stand_after_their_day() ->
 def test_the_illegal_candidates_cover_every_kind_of_move() -> None:
     """The property above draws its illegal entry from these: each kind of move must be among them."""
     assert Counter(kind_of(m) for m in candidate_moves(State(deal("klondike", 1)))).keys() >= {
-        "s", "r", "u", "wt", "wf", "tf", "tt", "run", "ft"
+        "s",
+        "r",
+        "u",
+        "wt",
+        "wf",
+        "tf",
+        "tt",
+        "run",
+        "ft",
     }
 
 

@@ -35,8 +35,9 @@ def test_only_guests_idle_for_the_kept_days_are_deleted_with_their_games() -> No
         recent_day = make_challenge(game="klondike", day=(NOW - dt.timedelta(days=3)).date())
     idle, practised = guest_at(old), guest_at(old)
     with time_machine.travel(old + dt.timedelta(hours=1), tick=False):
-        practice = Attempt.objects.create(player=practised, challenge=challenge, ranked=False,
-                                          finished_at=timezone.now())
+        practice = Attempt.objects.create(
+            player=practised, challenge=challenge, ranked=False, finished_at=timezone.now()
+        )
     new = guest_at(NOW - dt.timedelta(days=10))
     logged_in = guest_at(old)
     get_user_model().objects.filter(pk=logged_in.pk).update(last_login=NOW - dt.timedelta(days=2))
@@ -47,8 +48,18 @@ def test_only_guests_idle_for_the_kept_days_are_deleted_with_their_games() -> No
     with time_machine.travel(old, tick=False):
         attempt = Attempt.objects.create(player=ranked, challenge=challenge, ranked=True, finished_at=old)
         submission = Submission.objects.create(attempt=attempt, status=Submission.Status.VALID, validated_at=old)
-        Result.objects.create(submission=submission, player=ranked, challenge=challenge, ranked=True, won=False,
-                              score=10, moves=3, foundation_cards=0, play_time_ms=1000, finished_at=old)
+        Result.objects.create(
+            submission=submission,
+            player=ranked,
+            challenge=challenge,
+            ranked=True,
+            won=False,
+            score=10,
+            moves=3,
+            foundation_cards=0,
+            play_time_ms=1000,
+            finished_at=old,
+        )
     with time_machine.travel(old, tick=False):
         account = make_user()  # not a guest: never deleted here
 
@@ -69,4 +80,3 @@ def test_the_beat_task_deletes_by_the_setting(settings: pytest.FixtureRequest) -
     from django.conf import settings as live
 
     assert live.CELERY_BEAT_SCHEDULE["delete-idle-guests"]["task"] == "games.delete_idle_guests"
-

@@ -92,8 +92,10 @@ def test_play_now_signs_up_later_over_the_pages() -> None:
     assert started.ranked and services.player_is_guest(started.player)
     page = client.get(f"/play/{days.today()}/klondike").content.decode()
     assert "Guest" in page and "Sign up to keep your results" in page and f'data-attempt="{started.pk}"' in page
-    signed = client.post("/accounts/signup/", {"username": "maya", "password1": "a long passphrase 42",
-                                               "password2": "a long passphrase 42"})
+    signed = client.post(
+        "/accounts/signup/",
+        {"username": "maya", "password1": "a long passphrase 42", "password2": "a long passphrase 42"},
+    )
     assert signed.status_code == 302
     attempt = Attempt.objects.get(pk=started.pk)
     assert attempt.player.get_username() == "maya" and attempt.ranked

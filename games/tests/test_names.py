@@ -23,7 +23,8 @@ CYRILLIC_A, CYRILLIC_O, CYRILLIC_E = "\u0430", "\u043e", "\u0435"
 
 def register(username: Any, client: Client | None = None) -> Any:
     return (client or Client()).post(
-        "/api/v1/auth/register", json.dumps({"username": username, "password": PASSWORD}),
+        "/api/v1/auth/register",
+        json.dumps({"username": username, "password": PASSWORD}),
         content_type="application/json",
     )
 
@@ -80,8 +81,11 @@ class TestRegister:
         response = register("\uff4c\uff49\uff4e")  # full-width "lin"
         assert response.status_code == 201 and response.json()["username"] == "lin"
         assert users() == {"lin"}
-        login = Client().post("/api/v1/auth/token", {"username": "\uff4c\uff49\uff4e", "password": PASSWORD},
-                              content_type="application/json")
+        login = Client().post(
+            "/api/v1/auth/token",
+            {"username": "\uff4c\uff49\uff4e", "password": PASSWORD},
+            content_type="application/json",
+        )
         assert login.status_code == 200 and login.json()["username"] == "lin"
 
     @pytest.mark.parametrize(
@@ -100,11 +104,11 @@ class TestRegister:
 @pytest.mark.django_db
 def test_the_sign_up_page_refuses_look_alikes_with_a_message() -> None:
     assert register("admin").status_code == 201
-    page = Client().post("/accounts/signup/", {"username": f"{CYRILLIC_A}dmin", "password1": PASSWORD,
-                                               "password2": PASSWORD})
+    page = Client().post(
+        "/accounts/signup/", {"username": f"{CYRILLIC_A}dmin", "password1": PASSWORD, "password2": PASSWORD}
+    )
     assert page.status_code == 200 and "looks too much like the existing name" in page.content.decode()
-    page = Client().post("/accounts/signup/", {"username": "\ufdfa" * 10, "password1": PASSWORD,
-                                               "password2": PASSWORD})
+    page = Client().post("/accounts/signup/", {"username": "\ufdfa" * 10, "password1": PASSWORD, "password2": PASSWORD})
     assert page.status_code == 200 and "at most 150 characters" in page.content.decode()
     page = Client().post("/accounts/signup/", {"username": "ADMIN", "password1": PASSWORD, "password2": PASSWORD})
     assert page.status_code == 200 and "is taken" in page.content.decode()

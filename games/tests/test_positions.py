@@ -48,7 +48,7 @@ def test_the_next_batch_starts_from_the_cached_position_without_a_replay(
 
 
 def test_without_the_commit_no_snapshot_is_left_and_a_bad_one_is_ignored(
-    django_capture_on_commit_callbacks: Any
+    django_capture_on_commit_callbacks: Any,
 ) -> None:
     player = make_user()
     attempt = services.attempt_start(player=player, challenge=make_challenge())
@@ -75,9 +75,7 @@ def test_without_the_commit_no_snapshot_is_left_and_a_bad_one_is_ignored(
     assert services.attempt_position(stored).key() == _replayed(["s"]).key()
 
 
-def test_an_attempt_keeps_one_snapshot_whatever_its_number_of_batches(
-    django_capture_on_commit_callbacks: Any
-) -> None:
+def test_an_attempt_keeps_one_snapshot_whatever_its_number_of_batches(django_capture_on_commit_callbacks: Any) -> None:
     player = make_user()
     attempt = services.attempt_start(player=player, challenge=make_challenge())
     for i in range(5):
@@ -104,7 +102,12 @@ def test_a_snapshot_restores_an_equal_state_for_every_game() -> None:
             state.play(rng.choice(moves))
         back = State.restore(deal(game, 5), state.snapshot())
         assert (back.key(), back.score, back.moves, back.history, back.won) == (
-            state.key(), state.score, state.moves, state.history, state.won)
+            state.key(),
+            state.score,
+            state.moves,
+            state.history,
+            state.won,
+        )
         assert list(back.legal_moves()) == list(state.legal_moves())
         with pytest.raises(ValueError):
             State.restore(deal(game, 6), state.snapshot())

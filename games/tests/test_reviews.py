@@ -228,13 +228,16 @@ def test_two_accounts_from_one_browser_are_flagged(on_commit: Any) -> None:
     cookie = "dp_browser"
     one.client.cookies[cookie] = two.client.cookies[cookie] = "same-browser-token"
     other.client.cookies[cookie] = "another-browser"
-    started = [(api, start(api, REMOTE_ADDR=address)) for api, address in
-               ((one, "192.0.2.1"), (two, "192.0.2.2"), (other, "192.0.2.3"))]
+    started = [
+        (api, start(api, REMOTE_ADDR=address))
+        for api, address in ((one, "192.0.2.1"), (two, "192.0.2.2"), (other, "192.0.2.3"))
+    ]
     for api, attempt_id in started:
         submit(api, attempt_id, on_commit)
     flags = Review.objects.select_related("result__player")
     assert {(f.kind, f.result.player.username, tuple(f.others)) for f in flags} == {
-        (Review.Kind.BROWSER, "two", ("one",)), (Review.Kind.BROWSER, "one", ("two",))
+        (Review.Kind.BROWSER, "two", ("one",)),
+        (Review.Kind.BROWSER, "one", ("two",)),
     }
 
 

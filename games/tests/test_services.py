@@ -15,6 +15,7 @@ from solver import solve
 
 pytestmark = pytest.mark.django_db
 
+
 def solver_win(game: str, seed: int) -> list[str] | None:
     """A real winning line, from the solver (fast for the seeds used here)."""
     result = solve(game, seed, seconds=5)
@@ -39,9 +40,10 @@ def test_database_allows_one_open_attempt_per_player_and_challenge() -> None:
 
 def test_unpublished_or_unready_challenges_cannot_be_started() -> None:
     player = make_user()
-    for challenge in (make_challenge(game="maria", status="pending", difficulty=None),
-                      Challenge.objects.create(date=days.today(), game="lucas", seed=3, status="ready",
-                                               published=False)):
+    for challenge in (
+        make_challenge(game="maria", status="pending", difficulty=None),
+        Challenge.objects.create(date=days.today(), game="lucas", seed=3, status="ready", published=False),
+    ):
         with pytest.raises(NotFound):
             services.attempt_start(player=player, challenge=challenge)
     assert Attempt.objects.count() == 0

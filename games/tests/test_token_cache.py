@@ -142,8 +142,11 @@ def test_a_token_older_than_its_days_is_refused_and_a_login_gives_a_new_one(sett
         assert refused.status_code == 401 and "expired" in refused.json()["error"]["message"]
         assert not Token.objects.filter(key=key).exists() and cache.get(auth._token_cache_key(key)) is None
         assert client.get(ME).status_code == 401  # from the database now: no such token
-        login = Client().post("/api/v1/auth/token", {"username": user.username, "password": "not-a-common-pass-42"},
-                              content_type="application/json")
+        login = Client().post(
+            "/api/v1/auth/token",
+            {"username": user.username, "password": "not-a-common-pass-42"},
+            content_type="application/json",
+        )
         assert login.status_code == 200 and login.json()["token"] != key
         assert _client(login.json()["token"]).get(ME).status_code == 200
 
@@ -151,8 +154,11 @@ def test_a_token_older_than_its_days_is_refused_and_a_login_gives_a_new_one(sett
 def test_a_login_keeps_a_token_that_still_lasts() -> None:
     user = make_user()
     key = token_for(user)
-    login = Client().post("/api/v1/auth/token", {"username": user.username, "password": "not-a-common-pass-42"},
-                          content_type="application/json")
+    login = Client().post(
+        "/api/v1/auth/token",
+        {"username": user.username, "password": "not-a-common-pass-42"},
+        content_type="application/json",
+    )
     assert login.json()["token"] == key
 
 

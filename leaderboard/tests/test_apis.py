@@ -56,8 +56,20 @@ def test_board_page(board: dict[str, Any], today: dt.date, backend: str) -> None
     assert [e["rank"] for e in body["entries"]] == [2, 3, 4, 5, 6]
     assert [e["player"] for e in body["entries"]] == ["p01", "p02", "p03", "p04", "p05"]
     entry = body["entries"][1]
-    assert set(entry) == {"rank", "player", "won", "score", "moves", "play_time_ms", "time", "finished_at", "assisted",
-                          "attempt", "replay", "review"}
+    assert set(entry) == {
+        "rank",
+        "player",
+        "won",
+        "score",
+        "moves",
+        "play_time_ms",
+        "time",
+        "finished_at",
+        "assisted",
+        "attempt",
+        "replay",
+        "review",
+    }
     assert entry["attempt"] is None and entry["review"] is None  # today's: its game is nobody else's yet
     assert (entry["won"], entry["score"], entry["play_time_ms"], entry["time"], entry["assisted"]) == (
         True,
@@ -97,7 +109,11 @@ def test_the_days_board_ranks_only_unassisted_results(board: dict[str, Any]) -> 
     body = Client().get(board["url"], {"board": "all"}).json()
     assert body["board"] == "all" and body["total"] == 12
     assert [(e["player"], e["assisted"]) for e in body["entries"][:4]] == [
-        ("p00", False), ("p01", False), ("p02", True), ("p03", False)]
+        ("p00", False),
+        ("p01", False),
+        ("p02", True),
+        ("p03", False),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -235,8 +251,20 @@ def test_the_direct_entry_shape_is_the_serializers() -> None:
     from leaderboard.selectors import LeaderboardEntry
     from leaderboard.serializers import EntrySerializer, entry_data
 
-    for finished in (_dt.datetime(2026, 11, 30, 23, 59, 59, 123456, tzinfo=_dt.UTC),
-                     _dt.datetime(2026, 12, 1, 0, 0, tzinfo=_dt.UTC)):
-        entry = LeaderboardEntry(rank=3, result_id=9, player_id=4, player="ada", won=True, score=712, moves=144,
-                                 play_time_ms=67_410, finished_at=finished, assisted=False)
+    for finished in (
+        _dt.datetime(2026, 11, 30, 23, 59, 59, 123456, tzinfo=_dt.UTC),
+        _dt.datetime(2026, 12, 1, 0, 0, tzinfo=_dt.UTC),
+    ):
+        entry = LeaderboardEntry(
+            rank=3,
+            result_id=9,
+            player_id=4,
+            player="ada",
+            won=True,
+            score=712,
+            moves=144,
+            play_time_ms=67_410,
+            finished_at=finished,
+            assisted=False,
+        )
         assert entry_data(entry) == dict(EntrySerializer(entry).data)

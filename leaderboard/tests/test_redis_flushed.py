@@ -43,9 +43,15 @@ def test_boards_are_rebuilt_from_postgresql_after_a_flush(
     watched = make_user("watched")
     for challenge in challenges:
         for i in range(40):
-            make_result(challenge=challenge, player=watched if i == 17 else make_user(),
-                        won=rng.random() < 0.6, score=rng.randint(0, 5) * 10, moves=rng.randint(90, 95),
-                        play_time_ms=rng.randint(1000, 1003), assisted=rng.random() < 0.2)
+            make_result(
+                challenge=challenge,
+                player=watched if i == 17 else make_user(),
+                won=rng.random() < 0.6,
+                score=rng.randint(0, 5) * 10,
+                moves=rng.randint(90, 95),
+                play_time_ms=rng.randint(1000, 1003),
+                assisted=rng.random() < 0.2,
+            )
     client, token = Client(HTTP_HOST="localhost"), token_for(watched)
 
     for challenge in challenges:

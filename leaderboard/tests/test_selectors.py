@@ -371,10 +371,17 @@ def test_the_compiled_entries_query_reads_what_the_orm_reads(clean: bool) -> Non
     from leaderboard.selectors import _entry_rows, _entry_rows_query
 
     challenge, other = make_challenge(date=DAY), make_challenge(date=DAY, game="klondike-3")
-    kinds = [{}, {"assisted": True}, {"disqualified": True}, {"ranked": False},
-             {"status": Submission.Status.INVALID}, {"status": Submission.Status.PENDING}]
-    results = [make_result(challenge=challenge, player=make_user(f"c{i}"), score=i, **kinds[i % len(kinds)])
-               for i in range(18)]
+    kinds = [
+        {},
+        {"assisted": True},
+        {"disqualified": True},
+        {"ranked": False},
+        {"status": Submission.Status.INVALID},
+        {"status": Submission.Status.PENDING},
+    ]
+    results = [
+        make_result(challenge=challenge, player=make_user(f"c{i}"), score=i, **kinds[i % len(kinds)]) for i in range(18)
+    ]
     results.append(make_result(challenge=other, player=make_user("elsewhere")))
     ids = [r.pk for r in results]
     rng = random.Random(7)
@@ -385,8 +392,9 @@ def test_the_compiled_entries_query_reads_what_the_orm_reads(clean: bool) -> Non
             got = sorted(_entry_rows(challenge.pk, picked, clean))
             assert got == sorted(_entry_rows_query(challenge.pk, list(dict.fromkeys(picked)), clean))
     assert {row[0] for row in _entry_rows(challenge.pk, ids, clean)} == {
-        r.pk for r in results[:18] if r.ranked and not r.disqualified and r.submission.status == "valid"
-        and not (clean and r.assisted)
+        r.pk
+        for r in results[:18]
+        if r.ranked and not r.disqualified and r.submission.status == "valid" and not (clean and r.assisted)
     }
 
 
@@ -400,8 +408,13 @@ def test_the_one_round_trip_neighbourhood_is_the_databases(
     rng = random.Random(11)
     players = [make_user(f"n{i:02d}") for i in range(14)]
     for player in players[:12]:
-        make_result(challenge=challenge, player=player, score=rng.choice([500, 600, 700]),
-                    moves=rng.choice([100, 120]), assisted=rng.random() < 0.3)
+        make_result(
+            challenge=challenge,
+            player=player,
+            score=rng.choice([500, 600, 700]),
+            moves=rng.choice([100, 120]),
+            assisted=rng.random() < 0.3,
+        )
     make_result(challenge=challenge, player=players[12], ranked=False)
     via_redis = {}
     for player in players:

@@ -108,8 +108,13 @@ def test_the_beam_takes_forty_and_eights_redeal():
     """The position of test_search's test_forty_and_eight_needs_its_redeal (winnable only with
     the redeal, says the engine's exhaustive search): both beams win it through one redeal."""
     tableau = [["JC", "KS"], ["KD", "QC", "9S", "TS", "KC"]]
-    d = make_deal("forty-and-eight", tableau, ["JS", "KH", "QD", "KC", "QS"],
-                  ["QC", "JD", "QH", "8S", "TC", "KD", "KH", "KS"], columns=2)
+    d = make_deal(
+        "forty-and-eight",
+        tableau,
+        ["JS", "KH", "QD", "KC", "QS"],
+        ["QC", "JD", "QH", "8S", "TC", "KD", "KH", "KS"],
+        columns=2,
+    )
     py, c = both(d, max_nodes=None, width=5, cap=100)
     assert c == py
     assert_win_replays(d, c)

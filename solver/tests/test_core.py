@@ -62,8 +62,7 @@ def test_same_complete_searches_and_oracle_on_small_positions(game):
         if find_rules(game).layout.value == "klondike" and i % 2:
             d = klondike_endgame(game, rng, rng.randint(14, 24), rng.choice((3, 4)))
         else:
-            d = random_endgame(game, rng, rng.randint(10, 22), rng.choice((0.2, 0.5)),
-                               columns=rng.choice((2, 3, 4)))
+            d = random_endgame(game, rng, rng.randint(10, 22), rng.choice((0.2, 0.5)), columns=rng.choice((2, 3, 4)))
         py, c = both(d, max_nodes=200_000)
         assert_same(d, py, c)
         if c.status == "unknown":
@@ -85,8 +84,7 @@ def test_same_search_with_lemma_d_at_every_node(game):
     rng = random.Random(f"dead-core-{game}")
     cuts = 0
     for _ in range(40):
-        d = random_endgame(game, rng, rng.randint(12, 24), rng.choice((0.0, 0.2, 0.5)),
-                           columns=rng.choice((2, 3, 4)))
+        d = random_endgame(game, rng, rng.randint(12, 24), rng.choice((0.0, 0.2, 0.5)), columns=rng.choice((2, 3, 4)))
         py, c = both(d, max_nodes=50_000, dead=True)
         assert_same(d, py, c)
         assert c.dead_cuts == py.dead_cuts
@@ -148,8 +146,9 @@ def test_same_solve_as_python_under_a_node_budget(game):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("game", "seed"), [("klondike", 11), ("klondike-3", 1), ("josephine", 2),
-                                            ("forty-and-eight", 1), ("limited", 2)])
+@pytest.mark.parametrize(
+    ("game", "seed"), [("klondike", 11), ("klondike-3", 1), ("josephine", 2), ("forty-and-eight", 1), ("limited", 2)]
+)
 def test_a_tiny_table_replaces_entries_but_keeps_the_verdict(game, seed):
     """A table far smaller than the search (512 entries, the least it gets): entries are replaced, the path's
     never, so the search still ends, with the same verdict as with room for everything;

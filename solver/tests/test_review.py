@@ -39,6 +39,7 @@ def assert_win_checked(d, review) -> None:
 
 # -- a position in the middle of a game as a deal -------------------------------------------------
 
+
 @pytest.mark.parametrize("game", GAME_IDS)
 def test_mid_game_position_as_a_deal_plays_on_the_same(game):
     rng = random.Random(game)
@@ -102,6 +103,7 @@ def test_solver_from_mid_game_positions_agrees_with_exhaustive_search(game):
 
 # -- the line played ------------------------------------------------------------------------------
 
+
 def test_undone_moves_leave_the_line_played():
     d = deal("klondike", 2026)
     line = played_line(d, ["s", "s", "u", "s", "u", "u", "s", "s"])
@@ -118,13 +120,19 @@ def test_an_illegal_entry_ends_the_line_and_is_reported():
 
 # -- hand-made games with a known losing move -----------------------------------------------------
 
+
 def forty_thieves_needed_card_thrown():
     """Two columns: the hearts from KH down to 6H | 3H 5H; the stock holds 4H; hearts at 2H on one
     foundation (all else home). The win: draw 4H, put 5H on 6H, then the hearts home from 3H.
     Playing 4H onto 5H instead buries the 3H under 5H and 4H with no column free: lost."""
     run = ["KH", "QH", "JH", "TH", "9H", "8H", "7H", "6H"]
-    return make_deal("forty-thieves", [run, ["3H", "5H"]], stock=["4H"],
-                     foundations=["KC", "KD", "2H", "KS", "KC", "KD", "KH", "KS"], columns=2)
+    return make_deal(
+        "forty-thieves",
+        [run, ["3H", "5H"]],
+        stock=["4H"],
+        foundations=["KC", "KD", "2H", "KS", "KC", "KD", "KH", "KS"],
+        columns=2,
+    )
 
 
 def forty_thieves_ace_buried():
@@ -132,23 +140,37 @@ def forty_thieves_ace_buried():
     foundation empty, one hearts at JH. Drawing KH over the AC (one pass: it never comes back)
     loses: KH has nowhere to go and the clubs wait for their ace."""
     col = ["QH", "KC", "QC", "JC", "TC", "9C", "8C", "7C", "6C", "5C", "4C", "3C", "2C"]
-    return make_deal("forty-thieves", [col], stock=["AC", "KH"],
-                     foundations=[None, "KD", "JH", "KS", "KC", "KD", "KH", "KS"], columns=1)
+    return make_deal(
+        "forty-thieves",
+        [col],
+        stock=["AC", "KH"],
+        foundations=[None, "KD", "JH", "KS", "KC", "KD", "KH", "KS"],
+        columns=1,
+    )
 
 
 def klondike_king_without_a_home():
     """Two columns: empty | QD QH (face down) KD; the stock: KH; hearts and diamonds at J.
     The win: KD into the empty column, QH and QD home, then the kings. Putting KH into the
     empty column instead leaves KD with no home, over the queens both kings wait for: lost."""
-    return make_deal("klondike", [[], ["QD", "QH", "KD"]], stock=["KH"], face_down=(0, 2),
-                     foundations=["KC", "JD", "JH", "KS"], columns=2)
+    return make_deal(
+        "klondike",
+        [[], ["QD", "QH", "KD"]],
+        stock=["KH"],
+        face_down=(0, 2),
+        foundations=["KC", "JD", "JH", "KS"],
+        columns=2,
+    )
 
 
-@pytest.mark.parametrize(("make", "log", "ply", "index", "words"), [
-    (forty_thieves_needed_card_thrown, ["s", "wt2"], 2, 1, "4H from the waste onto 5H in column 2"),
-    (forty_thieves_ace_buried, ["s", "s", "u", "s"], 2, 3, "a draw from the stock: KH covered AC on the waste"),
-    (klondike_king_without_a_home, ["t2t1", "u", "s", "wt1"], 2, 3, "KH from the waste into the empty column 1"),
-])
+@pytest.mark.parametrize(
+    ("make", "log", "ply", "index", "words"),
+    [
+        (forty_thieves_needed_card_thrown, ["s", "wt2"], 2, 1, "4H from the waste onto 5H in column 2"),
+        (forty_thieves_ace_buried, ["s", "s", "u", "s"], 2, 3, "a draw from the stock: KH covered AC on the waste"),
+        (klondike_king_without_a_home, ["t2t1", "u", "s", "wt1"], 2, 3, "KH from the waste into the empty column 1"),
+    ],
+)
 def test_the_losing_move_of_a_hand_made_game(make, log, ply, index, words):
     d = make()
     review = review_deal(d, log, budget=FULL)
@@ -167,8 +189,13 @@ def test_in_josephine_the_same_move_loses_nothing():
     """Josephine moves same-suit runs as a unit: 5H 4H goes onto 6H together, so playing 4H onto 5H
     (the losing move of Forty Thieves above) still leaves a win, which the review shows from there."""
     d = forty_thieves_needed_card_thrown()
-    d = make_deal("josephine", [[card_text(c) for c in col] for col in d.tableau], stock=["4H"],
-                  foundations=["KC", "KD", "2H", "KS", "KC", "KD", "KH", "KS"], columns=2)
+    d = make_deal(
+        "josephine",
+        [[card_text(c) for c in col] for col in d.tableau],
+        stock=["4H"],
+        foundations=["KC", "KD", "2H", "KS", "KC", "KD", "KH", "KS"],
+        columns=2,
+    )
     review = review_deal(d, ["s", "wt2"], budget=FULL)
     assert truth_along(d, review.line) == [True, True, True]
     assert review.outcome == GAVE_UP_WINNABLE and review.winnable_after == 2
@@ -188,8 +215,12 @@ def test_given_up_in_a_winnable_position_gets_the_win_from_there():
 
 def test_a_deal_without_a_win():
     run = ["KH", "QH", "JH", "TH", "9H", "8H", "7H", "6H"]
-    d = make_deal("forty-thieves", [["3H", "5H", "4H"], run],
-                  foundations=["KC", "KD", "2H", "KS", "KC", "KD", "KH", "KS"], columns=2)
+    d = make_deal(
+        "forty-thieves",
+        [["3H", "5H", "4H"], run],
+        foundations=["KC", "KD", "2H", "KS", "KC", "KD", "KH", "KS"],
+        columns=2,
+    )
     assert brute_force(d) is False
     review = review_deal(d, [], budget=FULL)
     assert review.outcome == NEVER_WINNABLE
@@ -210,6 +241,7 @@ def test_a_won_game_is_compared_with_the_solution():
 
 
 # -- random games against the oracle --------------------------------------------------------------
+
 
 @pytest.mark.parametrize("game", ["forty-thieves", "josephine", "maria", "forty-and-eight"])
 def test_reviews_of_random_games_agree_with_exhaustive_search(game):
@@ -256,6 +288,7 @@ def test_reviews_of_random_games_agree_with_exhaustive_search(game):
 
 # -- undecided is never lost ----------------------------------------------------------------------
 
+
 def random_walk(game: str, seed: int, steps: int) -> list[str]:
     rng = random.Random(seed)
     state = State(deal(game, seed))
@@ -287,8 +320,9 @@ def test_the_days_solution_proves_the_deal_winnable_without_a_solve():
     solution = solve("klondike", 3, seconds=20).moves
     assert solution
     log = random_walk("klondike", 3, 15)
-    review = review_game("klondike", 3, log, budget=Budget(probe_seconds=5, probe_nodes=30, probes=1),
-                         solution=solution)
+    review = review_game(
+        "klondike", 3, log, budget=Budget(probe_seconds=5, probe_nodes=30, probes=1), solution=solution
+    )
     assert all(p.ply != 0 for p in review.probes)
     if review.outcome == UNDECIDED:
         assert review.winnable_after is not None
@@ -299,18 +333,21 @@ def test_the_days_solution_proves_the_deal_winnable_without_a_solve():
 
 def test_a_wrong_solution_is_not_taken_as_proof():
     log = random_walk("forty-thieves", 7, 10)
-    review = review_game("forty-thieves", 7, log, budget=Budget(probe_seconds=5, probe_nodes=30, probes=2),
-                         solution=["s", "s"])
+    review = review_game(
+        "forty-thieves", 7, log, budget=Budget(probe_seconds=5, probe_nodes=30, probes=2), solution=["s", "s"]
+    )
     assert review.win_source != "solution"
 
 
 def test_a_gap_left_undecided_is_probed_again_with_a_larger_budget():
     log = random_walk("forty-thieves", 7, 25)
-    flat = review_game("forty-thieves", 7, log, budget=Budget(probe_seconds=5, probe_nodes=30, probes=40,
-                                                               escalations=0))
+    flat = review_game(
+        "forty-thieves", 7, log, budget=Budget(probe_seconds=5, probe_nodes=30, probes=40, escalations=0)
+    )
     assert max(p.nodes for p in flat.probes) <= 30
-    grown = review_game("forty-thieves", 7, log, budget=Budget(probe_seconds=5, probe_nodes=30, probes=40,
-                                                                escalations=1))
+    grown = review_game(
+        "forty-thieves", 7, log, budget=Budget(probe_seconds=5, probe_nodes=30, probes=40, escalations=1)
+    )
     assert 30 < max(p.nodes for p in grown.probes) <= 120
     assert len(grown.probes) > len(flat.probes)
     assert all(p.verdict != "lost" for p in grown.probes) or grown.lost_after is not None

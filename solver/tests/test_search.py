@@ -38,6 +38,7 @@ def assert_wins(d, result: SolveResult) -> None:
 
 # -- small solvable deals ------------------------------------------------------------------------
 
+
 def nearly_finished(game: str):
     """Every pile up to its jack; the queens and kings are left, half in columns with a king
     on a queen of another suit, half in the stock. Winnable: at most four columns are used,
@@ -89,6 +90,7 @@ def test_kings_from_the_stock_go_to_empty_columns():
 
 # -- small unsolvable deals ----------------------------------------------------------------------
 
+
 def blocked(game: str):
     """Every pile up to its nine. Columns: each ten under a king of its suit, and each queen
     under the jack of the other suit of its colour; stacked onto each other until there are
@@ -133,8 +135,14 @@ def test_blocked_deal_with_a_ten_in_the_stock():
     cols = [list(c) for c in d0.tableau]
     i = next(i for i, c in enumerate(cols) if tc in c)
     cols[i].remove(tc)
-    d = Deal(rules=d0.rules, seed=0, tableau=tuple(tuple(c) for c in cols), face_down=d0.face_down,
-             stock=(tc,), foundations=d0.foundations)
+    d = Deal(
+        rules=d0.rules,
+        seed=0,
+        tableau=tuple(tuple(c) for c in cols),
+        face_down=d0.face_down,
+        stock=(tc,),
+        foundations=d0.foundations,
+    )
     truth = brute_force(d)
     assert truth is not None
     result = solve_deal(d, seconds=10)
@@ -144,6 +152,7 @@ def test_blocked_deal_with_a_ten_in_the_stock():
 
 
 # -- the exhaustive oracle on small random positions ------------------------------------------
+
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game", GAME_IDS)
@@ -172,6 +181,7 @@ def test_agrees_with_exhaustive_engine_search(game):
 
 
 # -- real deals, budgets, determinism ---------------------------------------------------------
+
 
 @pytest.mark.parametrize(("game", "seed"), [("klondike", 2), ("klondike", 3), ("klondike-3", 3), ("lucas", 4)])
 def test_real_deals_solve_and_replay(game, seed):
@@ -218,6 +228,7 @@ def test_shortening_never_lengthens():
 
 
 # -- pieces --------------------------------------------------------------------------------------
+
 
 def test_stock_positions_draw_three_with_redeal():
     # Klondike-3 position: 7 talon cards, none drawn: draws show indexes 2, 5, 6.
@@ -345,8 +356,9 @@ def test_klondike_safe_talon_cards_agree_with_exhaustive_search(core, monkeypatc
     monkeypatch.setattr(search_module, "safe_move", counting)
     rng = random.Random("talon-safe")
     checked = lost_seen = 0
-    positions = fired_positions(lambda: klondike_endgame("klondike", rng, rng.randint(14, 24), rng.choice((2, 3))),
-                                fired, 300)
+    positions = fired_positions(
+        lambda: klondike_endgame("klondike", rng, rng.randint(14, 24), rng.choice((2, 3))), fired, 300
+    )
     for d, python, truth in positions:
         result = python if core == "python" else solve_deal(d, seconds=20, shorten_log=False)
         assert (result.status == "solved") == truth, d
@@ -362,9 +374,14 @@ def test_klondike_safe_talon_cards_agree_with_exhaustive_search(core, monkeypatc
 def test_klondike_rule_needs_its_twin_suit_within_two():
     """Without Lemma K's twin-suit condition (other colour only) the solver called this
     winnable position lost: found by the exhaustive oracle, kept as a regression test."""
-    d = make_deal("klondike", [["7C", "KH", "JD", "TH"], ["KS"], ["TC", "5C", "8C", "6C"]],
-                  ["9C", "KC", "JH", "JC", "KD", "TD", "QH", "QC", "QD", "QS"],
-                  ["4C", "9D", "9H", "JS"], face_down=(1, 0, 0), columns=3)
+    d = make_deal(
+        "klondike",
+        [["7C", "KH", "JD", "TH"], ["KS"], ["TC", "5C", "8C", "6C"]],
+        ["9C", "KC", "JH", "JC", "KD", "TD", "QH", "QC", "QD", "QS"],
+        ["4C", "9D", "9H", "JS"],
+        face_down=(1, 0, 0),
+        columns=3,
+    )
     assert brute_force(d) is True
     assert_wins(d, solve_deal(d, seconds=20))
 
@@ -378,8 +395,14 @@ def partial_move_deal(hearts: str = "8H", extra_face_up=()):
         rest.insert(0, "8H")
     for col in extra_face_up:
         rest.remove(col[0])
-    return make_deal("klondike", [["7S", "9H", "8S"], ["8D", "9D"], [*rest, "KH"], *extra_face_up], (),
-                     ["KC", "7D", hearts, "6S"], face_down=(1, 1, len(rest), 0), columns=4)
+    return make_deal(
+        "klondike",
+        [["7S", "9H", "8S"], ["8D", "9D"], [*rest, "KH"], *extra_face_up],
+        (),
+        ["KC", "7D", hearts, "6S"],
+        face_down=(1, 1, len(rest), 0),
+        columns=4,
+    )
 
 
 def without_partial_moves(st, *args):
@@ -413,14 +436,44 @@ def test_klondike_partial_moves_only_with_a_use_for_the_exposed_card():
     assert not offered(partial_move_deal("7H"))
     assert offered(partial_move_deal("7H", [["TS"]]))  # (b): a parent of the 9H
     assert not offered(partial_move_deal("7H", [["9S"]]))
-    hidden = ["KD", "QD", "JD", "TD", "8H", "QH", "JH", "TH", "KS", "QS", "JS", "TS", "9S",
-              "KC", "QC", "JC", "TC", "9C"]
+    hidden = [
+        "KD",
+        "QD",
+        "JD",
+        "TD",
+        "8H",
+        "QH",
+        "JH",
+        "TH",
+        "KS",
+        "QS",
+        "JS",
+        "TS",
+        "9S",
+        "KC",
+        "QC",
+        "JC",
+        "TC",
+        "9C",
+    ]
     for clubs, fourth in (("7C", [["8C"]]), ("8C", [])):  # (c): the 8C face up, or on top of its pile
-        d = make_deal("klondike", [["7S", "9H", "8S"], ["8D", "9D"], [*hidden, "KH"], *fourth],
-                      (), [clubs, "7D", "7H", "6S"], face_down=(1, 1, len(hidden), 0), columns=4)
+        d = make_deal(
+            "klondike",
+            [["7S", "9H", "8S"], ["8D", "9D"], [*hidden, "KH"], *fourth],
+            (),
+            [clubs, "7D", "7H", "6S"],
+            face_down=(1, 1, len(hidden), 0),
+            columns=4,
+        )
         assert offered(d)
-    d = make_deal("klondike", [["7S", "9H", "8S"], ["8D", "9D"], [*hidden, "KH"]], ["8C"],
-                  ["7C", "7D", "7H", "6S"], face_down=(1, 1, len(hidden), 0), columns=4)
+    d = make_deal(
+        "klondike",
+        [["7S", "9H", "8S"], ["8D", "9D"], [*hidden, "KH"]],
+        ["8C"],
+        ["7C", "7D", "7H", "6S"],
+        face_down=(1, 1, len(hidden), 0),
+        columns=4,
+    )
     assert offered(d)  # (c): the 8C in the stock
 
 
@@ -443,8 +496,9 @@ def test_klondike_partial_move_rule_agrees_with_exhaustive_search(game, monkeypa
     monkeypatch.setattr(moves_module, "_twin_at_hand", counting)
     rng = random.Random(f"partial-{game}")
     checked = 0
-    positions = fired_positions(lambda: klondike_endgame(game, rng, rng.randint(16, 26), rng.choice((3, 4))),
-                                dropped, 200)
+    positions = fired_positions(
+        lambda: klondike_endgame(game, rng, rng.randint(16, 26), rng.choice((3, 4))), dropped, 200
+    )
     for d, result, truth in positions:
         assert (result.status == "solved") == truth, d
         assert solve_deal(d, seconds=20, shorten_log=False).status == result.status, d
@@ -458,15 +512,17 @@ def test_card_that_can_never_leave_its_column_proves_a_loss():
     """Lemma D: the queen of spades lies (as the lowest face-up card) on the jack it needs
     on the foundation first and on both red kings it could move onto; only kings may go to
     an empty column. Lost, proved without a single search node."""
-    d = make_deal("klondike", [["JS", "KD", "KH", "QS"], ["KS"]], (),
-                  ["KC", "QD", "QH", "TS"], face_down=(3, 0), columns=2)
+    d = make_deal(
+        "klondike", [["JS", "KD", "KH", "QS"], ["KS"]], (), ["KC", "QD", "QH", "TS"], face_down=(3, 0), columns=2
+    )
     assert brute_force(d) is False
     assert lost(SearchState(d))
     result = solve_deal(d, seconds=5)
     assert result.status == "unsolvable" and result.nodes == 0
     # With the jack elsewhere the same queen can wait for it: no claim, and indeed won.
-    d = make_deal("klondike", [["KD", "KH", "QS"], ["KS", "JS"]], (),
-                  ["KC", "QD", "QH", "TS"], face_down=(2, 0), columns=2)
+    d = make_deal(
+        "klondike", [["KD", "KH", "QS"], ["KS", "JS"]], (), ["KC", "QD", "QH", "TS"], face_down=(2, 0), columns=2
+    )
     assert not lost(SearchState(d))
     assert brute_force(d) is True
 
@@ -478,8 +534,7 @@ def test_never_leaving_cards_agree_with_exhaustive_search(game):
     rng = random.Random(f"dead-{game}")
     fired = 0
     for _ in range(400):
-        d = random_endgame(game, rng, rng.randint(8, 16), rng.choice((0.0, 0.2, 0.5)),
-                           columns=rng.choice((1, 2, 3)))
+        d = random_endgame(game, rng, rng.randint(8, 16), rng.choice((0.0, 0.2, 0.5)), columns=rng.choice((1, 2, 3)))
         if not lost(SearchState(d)):
             continue
         assert brute_force(d, limit=200_000) is False, d
@@ -497,9 +552,9 @@ def test_difficulty_scale():
 
 # -- command line --------------------------------------------------------------------------------
 
+
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "solver_worker", *args], capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run([sys.executable, "-m", "solver_worker", *args], capture_output=True, text=True, timeout=120)
 
 
 def test_cli_solve_prints_json():
@@ -510,9 +565,16 @@ def test_cli_solve_prints_json():
     assert out["status"] == "solved" and wins(deal("klondike", 2), out["moves"])
 
 
-@pytest.mark.parametrize("args", [("solve", "klondyke", "1"), ("solve", "klondike", "-3"),
-                                  ("solve", "klondike", "x"), ("solve", "klondike", "1", "--seconds", "0"),
-                                  ("winnability", "nope", "--deals", "2", "--seconds", "1")])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("solve", "klondyke", "1"),
+        ("solve", "klondike", "-3"),
+        ("solve", "klondike", "x"),
+        ("solve", "klondike", "1", "--seconds", "0"),
+        ("winnability", "nope", "--deals", "2", "--seconds", "1"),
+    ],
+)
 def test_cli_bad_input_exits_2_without_traceback(args):
     proc = run_cli(*args)
     assert proc.returncode == 2
@@ -521,12 +583,14 @@ def test_cli_bad_input_exits_2_without_traceback(args):
 
 def test_cli_winnability_resumes(tmp_path):
     out = tmp_path / "k.jsonl"
-    proc = run_cli("winnability", "klondike", "--deals", "2", "--seconds", "2", "--start", "2",
-                   "--jobs", "1", "--out", str(out))
+    proc = run_cli(
+        "winnability", "klondike", "--deals", "2", "--seconds", "2", "--start", "2", "--jobs", "1", "--out", str(out)
+    )
     assert proc.returncode == 0, proc.stderr
     assert len(out.read_text().splitlines()) == 2
-    proc = run_cli("winnability", "klondike", "--deals", "3", "--seconds", "2", "--start", "2",
-                   "--jobs", "2", "--out", str(out))
+    proc = run_cli(
+        "winnability", "klondike", "--deals", "3", "--seconds", "2", "--start", "2", "--jobs", "2", "--out", str(out)
+    )
     assert proc.returncode == 0, proc.stderr
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert sorted(r["seed"] for r in rows) == [2, 3, 4]

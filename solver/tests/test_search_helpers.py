@@ -8,8 +8,16 @@ import random
 from engine import Deal, State, find_rules
 
 
-def make_deal(game: str, tableau, stock=(), foundations=None, face_down=None, seed: int = 0,
-              columns: int | None = None, **rules_changes) -> Deal:
+def make_deal(
+    game: str,
+    tableau,
+    stock=(),
+    foundations=None,
+    face_down=None,
+    seed: int = 0,
+    columns: int | None = None,
+    **rules_changes,
+) -> Deal:
     """A Deal from card texts; ``foundations`` lists the top card text per pile (or None).
     ``columns`` (and other ``Rules`` fields) give the game's rules with fewer columns etc."""
     from engine import parse_card
@@ -82,8 +90,9 @@ def brute_force(deal: Deal, limit: int = 2_000_000) -> bool | None:
     return False
 
 
-def random_endgame(game: str, rng: random.Random, remaining: int, stock_share: float = 0.3,
-                   columns: int | None = None) -> Deal:
+def random_endgame(
+    game: str, rng: random.Random, remaining: int, stock_share: float = 0.3, columns: int | None = None
+) -> Deal:
     """A random position with ``remaining`` cards off the foundations; with ``columns``, the
     game's rules on fewer columns (a smaller, often blocked, variant: the engine and the
     solver take the column count from the deal)."""
@@ -104,8 +113,14 @@ def random_endgame(game: str, rng: random.Random, remaining: int, stock_share: f
             cols[rng.randrange(ncols)].append(card)
     klondike = rules.layout.value == "klondike"
     down = [rng.randrange(len(c)) if c and klondike else 0 for c in cols]
-    deal = Deal(rules=rules, seed=0, tableau=tuple(tuple(c) for c in cols), face_down=tuple(down),
-                stock=tuple(stock), foundations=_tops(counts))
+    deal = Deal(
+        rules=rules,
+        seed=0,
+        tableau=tuple(tuple(c) for c in cols),
+        face_down=tuple(down),
+        stock=tuple(stock),
+        foundations=_tops(counts),
+    )
     check_complete(deal)
     return deal
 
@@ -159,7 +174,8 @@ def klondike_endgame(game: str, rng: random.Random, remaining: int, columns: int
         down.append(min(hidden, len(col) - 1) if col else 0)
     stock = sorted(pool)
     rng.shuffle(stock)
-    deal = Deal(rules=rules, seed=0, tableau=tuple(cols), face_down=tuple(down), stock=tuple(stock),
-                foundations=_tops(counts))
+    deal = Deal(
+        rules=rules, seed=0, tableau=tuple(cols), face_down=tuple(down), stock=tuple(stock), foundations=_tops(counts)
+    )
     check_complete(deal)
     return deal

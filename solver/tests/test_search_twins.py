@@ -41,7 +41,7 @@ def conditions(st: SearchState, c: int, u: int, into_empty: bool, skip: str = ""
         return False
     if "3" not in skip and nempty != (1 if into_empty else 0):
         return False
-    reach = set(st.talon) if st.passes != 0 else set(st.talon[max(st.p - 1, 0):])
+    reach = set(st.talon) if st.passes != 0 else set(st.talon[max(st.p - 1, 0) :])
     for t in tops | reach:
         if "4" not in skip and st.builds[c * 52 + t]:
             return False
@@ -102,8 +102,9 @@ def oracle_disagreements(game: str, skip: str, monkeypatch, positions: int, want
     rng = random.Random(f"twins-{game}")
 
     def make(_i: int):
-        return random_endgame(game, rng, rng.randint(10, 20), rng.choice((0.0, 0.2, 0.4)),
-                              columns=rng.choice((2, 3, 4)))
+        return random_endgame(
+            game, rng, rng.randint(10, 20), rng.choice((0.0, 0.2, 0.4)), columns=rng.choice((2, 3, 4))
+        )
 
     return _disagreements(rule_generator(skip, fired), fired, make, monkeypatch, positions, 100_000, want)
 
@@ -122,12 +123,15 @@ def test_twin_rule_agrees_with_exhaustive_search(game, monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("game", "skip", "positions"), [
-    ("lucas", "1", 1500),          # u could go up now
-    ("forty-thieves", "2", 1500),  # a parent of u is a column's top
-    ("forty-thieves", "3", 1500),  # another column is empty
-    ("maria", "12345", 1500),      # every twin shuffle left out
-])
+@pytest.mark.parametrize(
+    ("game", "skip", "positions"),
+    [
+        ("lucas", "1", 1500),  # u could go up now
+        ("forty-thieves", "2", 1500),  # a parent of u is a column's top
+        ("forty-thieves", "3", 1500),  # another column is empty
+        ("maria", "12345", 1500),  # every twin shuffle left out
+    ],
+)
 def test_the_oracle_catches_a_twin_rule_that_prunes_too_much(game, skip, positions, monkeypatch):
     """Each condition the proof uses (1)-(3), left out, makes the search call some winnable
     small position lost, and the same oracle check as above finds it. (Leaving out (4) or
@@ -166,8 +170,7 @@ def test_twin_shuffles_left_out_only_without_a_use_in_sight():
     d = make_deal("forty-thieves", [["JC", "KC", "QC"], ["QC", "KC"]], (), ["JC", "TC", *rest], columns=4)
     assert offered(d) and (T2T, 0, 2, 1, -1, 0, 0, 0) in gen_moves(SearchState(d), twins=True)
     # (4) the JC within a stock move's reach; not when buried in the waste (one pass)
-    d = make_deal("forty-thieves", [["KC", "QC"], ["QC", "KC"]], ["JC", "KD"], ["JC", "TC", "QD", *rest[1:]],
-                  columns=2)
+    d = make_deal("forty-thieves", [["KC", "QC"], ["QC", "KC"]], ["JC", "KD"], ["JC", "TC", "QD", *rest[1:]], columns=2)
     assert offered(d)
     assert not offered(d, p=2)
     # (5) Maria: the QS builds on the KH as the QC does; only when one is on a column's top
@@ -189,8 +192,7 @@ def test_core_prunes_twin_shuffles_as_python(game):
     rng = random.Random(f"twins-core-{game}")
     fired = 0
     for _ in range(120):
-        d = random_endgame(game, rng, rng.randint(12, 24), rng.choice((0.0, 0.2, 0.4)),
-                           columns=rng.choice((2, 3, 4)))
+        d = random_endgame(game, rng, rng.randint(12, 24), rng.choice((0.0, 0.2, 0.4)), columns=rng.choice((2, 3, 4)))
         py = search_module.search(SearchState(d), deadline=1e18, max_nodes=100_000, twins=True)
         c = core.search(SearchState(d), deadline=1e18, max_nodes=100_000, twins=True)
         assert (c.status, c.nodes, c.depth, c.path) == (py.status, py.nodes, py.depth, py.path), d
@@ -203,8 +205,13 @@ def test_core_prunes_twin_shuffles_as_python(game):
         d = deal(game, seed)
         py = search_module.search(SearchState(d), deadline=1e18, max_nodes=12_000, twins=True)
         c = core.search(SearchState(d), deadline=1e18, max_nodes=12_000, twins=True)
-        assert (c.status, c.nodes, c.depth, c.path, c.best_left) == (py.status, py.nodes, py.depth, py.path,
-                                                                     py.best_left)
+        assert (c.status, c.nodes, c.depth, c.path, c.best_left) == (
+            py.status,
+            py.nodes,
+            py.depth,
+            py.path,
+            py.best_left,
+        )
 
 
 @pytest.mark.slow
@@ -224,13 +231,14 @@ def test_solve_deal_with_the_twin_rule_is_the_same_with_either_core(monkeypatch)
 
 # -- Lemma F: Klondike foundation-to-column moves postponed to the move that uses them ------
 
+
 def down_conditions(st: SearchState, m, skip: str = "") -> bool:
     """Whether Lemma F leaves the foundation-to-column move ``m`` out: its conditions
     (a)-(e) written again from the lemma's text; a letter in ``skip`` drops that one."""
     s, b = m[1], m[2]
     z = (st.found[s] - 1) * 4 + s
     r = z >> 2
-    at = {c: i for i, col in enumerate(st.cols) for c in col[st.down[i]:]}  # face-up cards
+    at = {c: i for i, col in enumerate(st.cols) for c in col[st.down[i] :]}  # face-up cards
     empty = any(not col for col in st.cols)
     other = [t for t in range(4) if RED[t] != RED[s]]
     kids = {(r - 1) * 4 + t for t in other}
@@ -247,7 +255,7 @@ def down_conditions(st: SearchState, m, skip: str = "") -> bool:
                 if (empty and x >> 2 == 12) or set(PARENTS[False][x]) & set(at):
                     return False
     if "e" not in skip and st.cols[b]:
-        for t in st.cols[b][st.down[b]:]:
+        for t in st.cols[b][st.down[b] :]:
             if (empty and t >> 2 == 12) or any(at.get(p, b) != b for p in PARENTS[False][t]):
                 return False
     return True
@@ -294,10 +302,13 @@ def test_postponed_foundation_moves_agree_with_exhaustive_search(game, positions
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("game", "skip", "positions"), [
-    ("klondike-3", "b", 300),      # another pile's top card could come down first
-    ("klondike", "abcde", 300),    # every foundation-to-column move left out
-])
+@pytest.mark.parametrize(
+    ("game", "skip", "positions"),
+    [
+        ("klondike-3", "b", 300),  # another pile's top card could come down first
+        ("klondike", "abcde", 300),  # every foundation-to-column move left out
+    ],
+)
 def test_the_oracle_catches_a_postponement_that_prunes_too_much(game, skip, positions, monkeypatch):
     """Without (b), or with every such move left out, the search calls a winnable position
     lost, and the oracle check finds it. ((a), (c), (d) and (e) alone were not caught in 300
@@ -329,5 +340,10 @@ def test_core_postpones_foundation_moves_as_python(game):
         d = deal(game, seed)
         py = search_module.search(SearchState(d), deadline=1e18, max_nodes=12_000, postpone=True)
         c = core.search(SearchState(d), deadline=1e18, max_nodes=12_000, postpone=True)
-        assert (c.status, c.nodes, c.depth, c.path, c.best_left) == (py.status, py.nodes, py.depth, py.path,
-                                                                     py.best_left)
+        assert (c.status, c.nodes, c.depth, c.path, c.best_left) == (
+            py.status,
+            py.nodes,
+            py.depth,
+            py.path,
+            py.best_left,
+        )

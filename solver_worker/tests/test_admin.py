@@ -68,8 +68,14 @@ def test_replacing_the_seed_is_verified_by_a_solver_task(
     monkeypatch.setattr("solver_worker.tasks.verify_seed.delay", sent.append)  # the task is only queued
     monkeypatch.setattr(preparation, "default_solver", lambda g, s, sec: SolveOutcome("solved", log, 9, 0.1, 2))
     url = reverse("admin:games_challenge_change", args=[challenge.pk])
-    form = {"date": "2026-01-02", "game": "klondike", "published": "on", "replace_seed": str(seed),
-            "verifications-TOTAL_FORMS": "0", "verifications-INITIAL_FORMS": "0"}
+    form = {
+        "date": "2026-01-02",
+        "game": "klondike",
+        "published": "on",
+        "replace_seed": str(seed),
+        "verifications-TOTAL_FORMS": "0",
+        "verifications-INITIAL_FORMS": "0",
+    }
     with django_capture_on_commit_callbacks(execute=True):
         response = admin_client.post(url, form, follow=True)
     assert response.status_code == 200
@@ -99,8 +105,14 @@ def test_replacing_the_seed_of_a_played_challenge_is_refused_in_the_admin(admin_
     challenge = make_challenge()
     services.attempt_start(player=make_user(), challenge=challenge)
     url = reverse("admin:games_challenge_change", args=[challenge.pk])
-    form = {"date": str(challenge.date), "game": "klondike", "published": "on", "replace_seed": "12",
-            "verifications-TOTAL_FORMS": "0", "verifications-INITIAL_FORMS": "0"}
+    form = {
+        "date": str(challenge.date),
+        "game": "klondike",
+        "published": "on",
+        "replace_seed": "12",
+        "verifications-TOTAL_FORMS": "0",
+        "verifications-INITIAL_FORMS": "0",
+    }
     page = admin_client.post(url, form, follow=True).content.decode()
     assert "already started" in page
     assert not SeedVerification.objects.exists()

@@ -48,8 +48,9 @@ def test_left_running_over_midnight_the_next_day_is_ready_before_it_starts(quick
         ready_before_each_sleep.append((clock[0], ready_days()))
         clock[0] += dt.timedelta(seconds=seconds)
 
-    rounds = keep_days_ready(ahead=1, interval=600, rounds=3, games=["klondike"], today=lambda: clock[0].date(),
-                             sleep=sleep)
+    rounds = keep_days_ready(
+        ahead=1, interval=600, rounds=3, games=["klondike"], today=lambda: clock[0].date(), sleep=sleep
+    )
     assert rounds == 3 and clock[0] == dt.datetime(2026, 12, 2, 0, 5, tzinfo=dt.UTC)
     first, second = ready_before_each_sleep
     dec1, dec2, dec3 = (dt.date(2026, 12, d) for d in (1, 2, 3))
@@ -59,8 +60,9 @@ def test_left_running_over_midnight_the_next_day_is_ready_before_it_starts(quick
     assert len(quick_proofs) == 3  # each day solved once: a ready day is not prepared again
 
 
-def test_a_round_that_fails_does_not_stop_the_loop(quick_proofs: list[tuple[str, int]],
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_round_that_fails_does_not_stop_the_loop(
+    quick_proofs: list[tuple[str, int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     calls = {"n": 0}
     real = services.challenge_prepare
 
@@ -79,8 +81,9 @@ def test_a_round_that_fails_does_not_stop_the_loop(quick_proofs: list[tuple[str,
 def test_the_loop_also_validates_what_was_left_pending(quick_proofs: list[tuple[str, int]]) -> None:
     seed, log = WINS["klondike"]["seed"], WINS["klondike"]["moves"]
     challenge = make_challenge(seed=seed, solution=log)
-    attempt = Attempt.objects.create(player=make_user(), challenge=challenge, ranked=True, moves=log,
-                                     finished_at=timezone.now())
+    attempt = Attempt.objects.create(
+        player=make_user(), challenge=challenge, ranked=True, moves=log, finished_at=timezone.now()
+    )
     submission = Submission.objects.create(attempt=attempt, moves=log)  # its task was lost
     Submission.objects.filter(pk=submission.pk).update(created_at=timezone.now() - dt.timedelta(minutes=5))
     keep_days_ready(ahead=0, rounds=1, games=["klondike"], today=lambda: challenge.date, sleep=lambda s: None)
@@ -88,8 +91,9 @@ def test_the_loop_also_validates_what_was_left_pending(quick_proofs: list[tuple[
     assert submission.status == Submission.Status.VALID and submission.validations == 1
 
 
-def test_the_command_runs_a_bounded_number_of_rounds(quick_proofs: list[tuple[str, int]],
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_command_runs_a_bounded_number_of_rounds(
+    quick_proofs: list[tuple[str, int]], capsys: pytest.CaptureFixture[str]
+) -> None:
     call_command("keep_days_ready", "--rounds", "1", "--ahead", "1", "--games", "klondike", "maria")
     assert len(ready_days()) == 2 and Challenge.objects.filter(status="ready").count() == 4
     assert capsys.readouterr().out.count("ready") == 4

@@ -78,6 +78,7 @@ def review_url(attempt: Attempt) -> str:
 
 # -- nothing of today exists yet ------------------------------------------------------------------
 
+
 def test_nothing_of_today_is_reviewed_or_disclosed_by_any_route(clock, challenge) -> None:
     attempt = finished(challenge, LOST_LOG)
     other = make_user()
@@ -98,20 +99,29 @@ def test_nothing_of_today_is_reviewed_or_disclosed_by_any_route(clock, challenge
         assert owner.get(review_url(attempt), HTTP_X_FORWARDED_FOR=address).status_code == 404
     # the attempt's own answer says when the review and the solution will be ready
     after = owner.get(f"/api/v1/attempts/{attempt.pk}").json()["after_the_day"]
-    assert after == {"ready_at": "2026-12-02T00:00:00Z", "ready_in_seconds": 43200,
-                     "review": review_url(attempt), "solution": f"/api/v1/daily/{DAY}/klondike/solution"}
+    assert after == {
+        "ready_at": "2026-12-02T00:00:00Z",
+        "ready_in_seconds": 43200,
+        "review": review_url(attempt),
+        "solution": f"/api/v1/daily/{DAY}/klondike/solution",
+    }
 
 
 def test_bad_ids_are_clean_json_errors(clock, challenge) -> None:
     user = make_user()
     client = client_for(user)
-    for path in ("/api/v1/attempts/0/review", "/api/v1/attempts/99999999999999999999/review",
-                 "/api/v1/attempts/-1/review", "/api/v1/attempts/abc/review"):
+    for path in (
+        "/api/v1/attempts/0/review",
+        "/api/v1/attempts/99999999999999999999/review",
+        "/api/v1/attempts/-1/review",
+        "/api/v1/attempts/abc/review",
+    ):
         answer = client.get(path)
         assert answer.status_code == 404 and answer["Content-Type"].startswith("application/json"), path
 
 
 # -- after the day --------------------------------------------------------------------------------
+
 
 def test_after_the_day_the_sweep_reviews_every_finished_game_once(clock, challenge) -> None:
     lost = finished(challenge, LOST_LOG)
@@ -223,10 +233,10 @@ def test_bin_serve_loop_makes_the_reviews_after_midnight_with_nothing_else_start
     assert GameReview.objects.get(attempt=attempt).status == "done"
 
 
-
 def test_practice_on_an_old_day_is_reviewed_when_it_finishes(clock) -> None:
-    old = make_challenge(game="klondike", seed=KLONDIKE["seed"], day=DAY - dt.timedelta(days=40),
-                         solution=KLONDIKE["moves"])
+    old = make_challenge(
+        game="klondike", seed=KLONDIKE["seed"], day=DAY - dt.timedelta(days=40), solution=KLONDIKE["moves"]
+    )
     attempt = finished(old, LOST_LOG)
     assert not attempt.ranked
     assert sweep() == 1

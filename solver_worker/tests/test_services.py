@@ -19,7 +19,6 @@ pytestmark = pytest.mark.django_db
 DAY = dt.date(2026, 11, 30)
 
 
-
 class ScriptedSolver:
     """Answers per call from a script; 'fake-win' claims a win with a log that does not win."""
 

@@ -33,14 +33,22 @@ def test_a_celery_study_writes_every_deal_and_resumes(
     solver_worker: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "study.jsonl"
-    assert main(["winnability", "klondike", "--deals", "2", "--seconds", "2", "--start", "2",
-                 "--celery", "--out", str(out)]) == 0
+    assert (
+        main(
+            ["winnability", "klondike", "--deals", "2", "--seconds", "2", "--start", "2", "--celery", "--out", str(out)]
+        )
+        == 0
+    )
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert sorted(r["seed"] for r in rows) == [2, 3]
     assert all(r["status"] in {"solved", "unsolvable", "unknown"} for r in rows)
     assert all("error" not in r for r in rows), rows  # solved by the worker, not failed tasks
-    assert main(["winnability", "klondike", "--deals", "3", "--seconds", "2", "--start", "2",
-                 "--celery", "--out", str(out)]) == 0
+    assert (
+        main(
+            ["winnability", "klondike", "--deals", "3", "--seconds", "2", "--start", "2", "--celery", "--out", str(out)]
+        )
+        == 0
+    )
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert sorted(r["seed"] for r in rows) == [2, 3, 4]  # seeds 2 and 3 were not solved again
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
@@ -68,8 +76,22 @@ def test_a_celery_study_without_a_broker_is_a_usage_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.delenv("REDIS_URL", raising=False)
-    assert main(["winnability", "klondike", "--deals", "1", "--seconds", "1", "--celery",
-                 "--out", str(tmp_path / "s.jsonl")]) == 2
+    assert (
+        main(
+            [
+                "winnability",
+                "klondike",
+                "--deals",
+                "1",
+                "--seconds",
+                "1",
+                "--celery",
+                "--out",
+                str(tmp_path / "s.jsonl"),
+            ]
+        )
+        == 2
+    )
     assert "REDIS_URL" in capsys.readouterr().err
 
 
@@ -77,8 +99,10 @@ def test_report_counts_undecided_deals_as_neither(tmp_path: Path) -> None:
     from solver_worker.cli import report
 
     study = tmp_path / "maria.jsonl"
-    rows = [{"game": "maria", "seed": s, "status": st, "seconds": 1.0}
-            for s, st in enumerate(["solved"] * 6 + ["unsolvable"] * 2 + ["unknown"] * 2)]
+    rows = [
+        {"game": "maria", "seed": s, "status": st, "seconds": 1.0}
+        for s, st in enumerate(["solved"] * 6 + ["unsolvable"] * 2 + ["unknown"] * 2)
+    ]
     study.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     line = report([str(study)]).splitlines()[-1]
     assert line.startswith("| maria | 10 | 6 | 2 | 2 |")
@@ -94,12 +118,26 @@ def test_retry_unknown_solves_undecided_seeds_again_and_never_drops_a_proof(
     study = tmp_path / "klondike.jsonl"
     # Seed 2 is a quick Klondike win; recorded here as undecided (as if its budget had been short).
     # Seed 3 carries a (made-up) win row followed by a later undecided one: the proof must stay.
-    rows = [{"game": "klondike", "seed": 2, "status": "unknown", "seconds": 0.01},
-            {"game": "klondike", "seed": 3, "status": "solved", "seconds": 0.5},
-            {"game": "klondike", "seed": 3, "status": "unknown", "seconds": 3.0}]
+    rows = [
+        {"game": "klondike", "seed": 2, "status": "unknown", "seconds": 0.01},
+        {"game": "klondike", "seed": 3, "status": "solved", "seconds": 0.5},
+        {"game": "klondike", "seed": 3, "status": "unknown", "seconds": 3.0},
+    ]
     study.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    args = ["winnability", "klondike", "--deals", "2", "--seconds", "5", "--start", "2", "--jobs", "1",
-            "--out", str(study)]
+    args = [
+        "winnability",
+        "klondike",
+        "--deals",
+        "2",
+        "--seconds",
+        "5",
+        "--start",
+        "2",
+        "--jobs",
+        "1",
+        "--out",
+        str(study),
+    ]
     assert main(args) == 0  # without the flag both seeds count as done: nothing is solved
     assert len(study.read_text().splitlines()) == 3
     assert main([*args, "--retry-unknown"]) == 0

@@ -314,7 +314,8 @@ def test_the_first_undo_that_takes_back_a_look_asks_first(page: Any) -> None:
     warning = page.locator("#undo-warning")
     warning.wait_for(state="visible")
     assert page.locator("#undo-warning-text").inner_text() == (
-        "Undoing this draw shows you a hidden card and takes it back: your game will rank on the assisted board.")
+        "Undoing this draw shows you a hidden card and takes it back: your game will rank on the assisted board."
+    )
     shot(page, "undo-warning-desktop-1280x800.png")
     page.click("#undo-cancel")
     warning.wait_for(state="hidden")
@@ -1066,9 +1067,17 @@ def test_no_page_scrolls_sideways_on_a_phone(browser: Any, live_server: Any) -> 
     try:
         sign_up(page, "noa")
         today = days.today()
-        for path in ("/", "/archive", f"/board/{today}/lucas", f"/play/{today}/lucas",
-                     f"/play/{today - dt.timedelta(days=1)}/klondike", "/players/noa", "/leagues",
-                     "/play/2020-01-01/lucas", "/api/docs/"):
+        for path in (
+            "/",
+            "/archive",
+            f"/board/{today}/lucas",
+            f"/play/{today}/lucas",
+            f"/play/{today - dt.timedelta(days=1)}/klondike",
+            "/players/noa",
+            "/leagues",
+            "/play/2020-01-01/lucas",
+            "/api/docs/",
+        ):
             page.goto(path)
             page.wait_for_load_state("networkidle")
             wide = page.evaluate("document.documentElement.scrollWidth")
@@ -1175,8 +1184,16 @@ def test_no_page_breaks_its_content_security_policy(browser: Any, live_server: A
         assert not found and not violations, (path, found, violations)
         checked.append(path)
 
-    for path in ("/", "/archive", "/accounts/login/", "/accounts/signup/", f"/board/{today}/klondike",
-                 "/no-such-page", "/api/docs/", "/admin/login/"):
+    for path in (
+        "/",
+        "/archive",
+        "/accounts/login/",
+        "/accounts/signup/",
+        f"/board/{today}/klondike",
+        "/no-such-page",
+        "/api/docs/",
+        "/admin/login/",
+    ):
         visit(path)
     sign_up(page, "csp")
     player = get_user_model().objects.get(username="csp")
@@ -1265,8 +1282,10 @@ def slow_network(page: Any, latency_ms: int = ROUND_TRIP_MS) -> None:
     """Every request takes ``latency_ms`` more (Chromium's own network emulation, as DevTools does)."""
     cdp = page.context.new_cdp_session(page)
     cdp.send("Network.enable")
-    cdp.send("Network.emulateNetworkConditions",
-             {"offline": False, "latency": latency_ms, "downloadThroughput": -1, "uploadThroughput": -1})
+    cdp.send(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": latency_ms, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
 
 
 def server_log(username: str) -> list[str]:
@@ -1357,8 +1376,9 @@ def test_cards_fly_and_stand_still_under_reduced_motion(page: Any) -> None:
     start(page)
     page.evaluate(RECORD_FLIGHTS)
     found = page.evaluate(VISIBLE_CLICK)
-    moved = page.evaluate("(p) => window.patience.game.state.tableau[Number(p.slice(1)) - 1].at(-1).card",
-                          found["pile"])
+    moved = page.evaluate(
+        "(p) => window.patience.game.state.tableau[Number(p.slice(1)) - 1].at(-1).card", found["pile"]
+    )
     card(page, found["pile"], found["index"]).click()
     flights = page.evaluate(FLIGHTS)
     assert [f["card"] for f in flights] == [moved], flights
@@ -1429,8 +1449,14 @@ def test_the_finish_plays_through_the_stock_and_the_result_fits_the_screen(brows
 
     above_the_fold(page, {"width": 1366, "height": 768})
     shot(page, "result-klondike-finish-1366x768.png")
-    phone = browser.new_context(base_url=live_server.url, viewport=PHONE, storage_state=context.storage_state(),
-                                is_mobile=True, has_touch=True, device_scale_factor=2)
+    phone = browser.new_context(
+        base_url=live_server.url,
+        viewport=PHONE,
+        storage_state=context.storage_state(),
+        is_mobile=True,
+        has_touch=True,
+        device_scale_factor=2,
+    )
     # Headless Chromium on Linux has no share sheet: a stand-in records what the page hands it.
     phone.add_init_script("navigator.share = async (data) => { window.__shared = data; };")
     mobile = phone.new_page()
@@ -1501,6 +1527,7 @@ def test_the_draw_3_waste_reads_on_a_phone(browser: Any, live_server: Any) -> No
 
 # --- after the day: everyone's games, the day's statistics, a game's review (issue 28) -----------------
 
+
 def _play_yesterday(players: list[tuple[Any, list[str]]], seed: int, solution: list[str]) -> tuple[Any, list[Attempt]]:
     """Ranked games of yesterday's Klondike, played on yesterday's clock at a person's pace, validated;
     then the day is over (the real clock) and its reviews are made (tasks run in process)."""
@@ -1514,13 +1541,15 @@ def _play_yesterday(players: list[tuple[Any, list[str]]], seed: int, solution: l
     with time_machine.travel(dt.datetime.combine(yesterday, dt.time(12), tzinfo=dt.UTC), tick=False) as clock:
         challenge = make_challenge(game="klondike", seed=seed, day=yesterday, solution=solution)
         for username, moves in players:
-            user = get_user_model().objects.filter(username=username).first() or \
-                get_user_model().objects.create_user(username=username, password=PASSWORD)
+            user = get_user_model().objects.filter(username=username).first() or get_user_model().objects.create_user(
+                username=username, password=PASSWORD
+            )
             attempt = services.attempt_start(player=user, challenge=challenge)
             for start in range(0, len(moves), 10):
                 clock.shift(dt.timedelta(seconds=10))
-                services.attempt_append_moves(attempt_id=attempt.pk, player=user, start=start,
-                                              moves=moves[start : start + 10])
+                services.attempt_append_moves(
+                    attempt_id=attempt.pk, player=user, start=start, moves=moves[start : start + 10]
+                )
             clock.shift(dt.timedelta(seconds=30))
             services.attempt_submit(attempt_id=attempt.pk, player=user)
             attempts.append(attempt)
@@ -1532,7 +1561,8 @@ def test_yesterday_s_board_shows_how_the_day_went_and_links_every_game(page: Any
     data = json.loads(WINNING_LOGS.read_text())["klondike"]
     sign_up(page, "mei")
     challenge, attempts = _play_yesterday(
-        [("mei", data["moves"][:6]), ("ola", data["moves"]), ("pia", data["moves"])], data["seed"], data["moves"])
+        [("mei", data["moves"][:6]), ("ola", data["moves"]), ("pia", data["moves"])], data["seed"], data["moves"]
+    )
     page.goto(f"/board/{challenge.date}/klondike")
     page.wait_for_selector("#day-stats[data-ready=true]")
     page.wait_for_selector("#board[data-ready=true]")
@@ -1593,13 +1623,16 @@ def test_a_game_s_review_page_plays_it_back_and_shows_a_win_from_where_it_was_le
 
 def test_the_review_page_and_the_day_s_stats_fit_a_phone(browser: Any, live_server: Any) -> None:
     data = json.loads(WINNING_LOGS.read_text())["klondike"]
-    challenge, attempts = _play_yesterday([("mei", data["moves"][:6]), ("ola", data["moves"])], data["seed"],
-                                          data["moves"])
+    challenge, attempts = _play_yesterday(
+        [("mei", data["moves"][:6]), ("ola", data["moves"])], data["seed"], data["moves"]
+    )
     context = browser.new_context(base_url=live_server.url, viewport=PHONE)
     page = context.new_page()
     try:
-        for path, ready in ((f"/games/{attempts[0].pk}", "#game-review[data-ready=true]"),
-                            (f"/board/{challenge.date}/klondike", "#day-stats[data-ready=true]")):
+        for path, ready in (
+            (f"/games/{attempts[0].pk}", "#game-review[data-ready=true]"),
+            (f"/board/{challenge.date}/klondike", "#day-stats[data-ready=true]"),
+        ):
             page.goto(path)
             page.wait_for_selector(ready)
             width = page.evaluate("document.documentElement.scrollWidth")
@@ -1618,9 +1651,15 @@ def test_the_review_page_marks_the_losing_move_a_review_names(page: Any) -> None
     _, attempts = _play_yesterday([("mei", data["moves"][:6])], data["seed"], data["moves"])
     row = GameReview.objects.get(attempt=attempts[0])
     review = dict(row.data)
-    review.update(outcome="lost", winnable_after=3, lost_after=4, win=None, win_from=3,
-                  claims=["After move 3 a win was still possible.", "After move 4 no win was possible."],
-                  losing_move={"ply": 4, "index": 3, "move": review["line"][3], "words": "a draw covered the A♠"})
+    review.update(
+        outcome="lost",
+        winnable_after=3,
+        lost_after=4,
+        win=None,
+        win_from=3,
+        claims=["After move 3 a win was still possible.", "After move 4 no win was possible."],
+        losing_move={"ply": 4, "index": 3, "move": review["line"][3], "words": "a draw covered the A♠"},
+    )
     row.data = review
     row.save(update_fields=["data"])
     page.goto(f"/games/{attempts[0].pk}")

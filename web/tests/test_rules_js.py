@@ -19,7 +19,11 @@ def test_rules_js_agree_with_the_engine() -> None:
     assert NODE, "CI runs the browser rules' tests: node (20 or later) must be installed"
     done = subprocess.run(
         [NODE, "--test", str(ROOT / "web" / "tests" / "js")],
-        cwd=ROOT, env={**os.environ, "PYTHON": sys.executable}, capture_output=True, text=True, timeout=600,
+        cwd=ROOT,
+        env={**os.environ, "PYTHON": sys.executable},
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     tail = "\n".join(done.stdout.splitlines()[-12:])
     assert done.returncode == 0, f"{done.stdout[-6000:]}\n{done.stderr[-2000:]}"

@@ -26,15 +26,23 @@ from games.selectors import board_results
 def history() -> list[difficulty.Day]:
     counts = {
         row["challenge_id"]: row
-        for row in board_results().filter(challenge__date__lt=days.today()).values("challenge_id")
+        for row in board_results()
+        .filter(challenge__date__lt=days.today())
+        .values("challenge_id")
         .annotate(players=Count("id"), won=Count("id", filter=Q(won=True)))
         if row["players"] >= difficulty.MIN_PLAYERS
     }
     out = []
     for challenge in Challenge.objects.filter(pk__in=list(counts), difficulty__isnull=False).order_by("date", "game"):
         row = counts[challenge.pk]
-        out.append(difficulty.Day(x=stats.challenge_features(challenge), players=row["players"], won=row["won"],
-                                  label=f"{challenge.date} {challenge.game}"))
+        out.append(
+            difficulty.Day(
+                x=stats.challenge_features(challenge),
+                players=row["players"],
+                won=row["won"],
+                label=f"{challenge.date} {challenge.game}",
+            )
+        )
     return out
 
 
@@ -53,8 +61,12 @@ class Command(BaseCommand):
             self.stdout.write(f"no day over has {difficulty.MIN_PLAYERS} ranked results yet: nothing to fit")
             return
         coefficients = difficulty.fit(data)
-        model = difficulty.Model(coefficients=coefficients, days=len(data),
-                                 players=sum(d.players for d in data), fitted_at=timezone.now().isoformat())
+        model = difficulty.Model(
+            coefficients=coefficients,
+            days=len(data),
+            players=sum(d.players for d in data),
+            fitted_at=timezone.now().isoformat(),
+        )
         model_path.parent.mkdir(parents=True, exist_ok=True)
         model_path.write_text(json.dumps(model.to_json(), indent=1) + "\n")
         plot_path.write_text(difficulty.fit_svg(data, coefficients))

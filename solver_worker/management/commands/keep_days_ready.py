@@ -30,7 +30,12 @@ logger = logging.getLogger(__name__)
 
 
 def keep_days_ready_round(
-    *, today: dt.date, ahead: int, seconds: float, max_seeds: int, games: list[str] | None = None,
+    *,
+    today: dt.date,
+    ahead: int,
+    seconds: float,
+    max_seeds: int,
+    games: list[str] | None = None,
     solver: preparation.Solver | None = None,
 ) -> list[Challenge]:
     """One pass: every challenge from ``today`` to ``today + ahead`` not ready yet is prepared (or goes on)."""
@@ -109,7 +114,11 @@ class Command(BaseCommand):
         # SIGTERM (bin/serve stopping) unwinds like Ctrl-C: a challenge being prepared is given back at once.
         signal.signal(signal.SIGTERM, _exit)
         keep_days_ready(
-            ahead=options["ahead"], interval=options["interval"], seconds=options["seconds"],
-            max_seeds=options["max_seeds"], rounds=options["rounds"], games=options["games"],
+            ahead=options["ahead"],
+            interval=options["interval"],
+            seconds=options["seconds"],
+            max_seeds=options["max_seeds"],
+            rounds=options["rounds"],
+            games=options["games"],
             report=lambda line: self.stdout.write(line),
         )

@@ -42,8 +42,10 @@ class Command(BaseCommand):
                 self.stdout.write(f"{line}: being prepared by another process")
                 continue
             if challenge.status == challenge.Status.READY:
-                line += (f" (difficulty {challenge.difficulty}, {len(challenge.solution)} moves, "
-                         f"seed #{challenge.seeds_tried})")
+                line += (
+                    f" (difficulty {challenge.difficulty}, {len(challenge.solution)} moves, "
+                    f"seed #{challenge.seeds_tried})"
+                )
                 self.stdout.write(self.style.SUCCESS(line))
             else:
                 failed += 1

@@ -31,8 +31,7 @@ def play_case(game: str, seed: int, moves: list[str]) -> dict[str, object]:
     steps: list[dict[str, object]] = []
     for text in moves[:STEP_LIMIT]:
         before = visible(state)
-        step: dict[str, object] = {"before": before, "move": text,
-                                   "legal": [str(m) for m in state.legal_moves()]}
+        step: dict[str, object] = {"before": before, "move": text, "legal": [str(m) for m in state.legal_moves()]}
         down = sum(state.down)
         try:
             if text == "u":
@@ -80,11 +79,15 @@ def cases() -> dict[str, object]:
         state = State(deal(position["game"], position["seed"]))
         for text in position["log"]:
             state.play_text(text)
-        positions.append({
-            "game": position["game"], "seed": position["seed"], "state": visible(state),
-            "perft1": position["counts"][0],
-            "visible": [visible_perft(state, d) for d in (1, 2, 3)],
-        })
+        positions.append(
+            {
+                "game": position["game"],
+                "seed": position["seed"],
+                "state": visible(state),
+                "perft1": position["counts"][0],
+                "visible": [visible_perft(state, d) for d in (1, 2, 3)],
+            }
+        )
     games = sorted({str(c["game"]) for c in logs} | {str(p["game"]) for p in positions})
     return {"rules": {g: find_rules(g).as_dict() for g in games}, "logs": logs, "positions": positions}
 
