@@ -6,7 +6,8 @@ import datetime as dt
 import itertools
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, Permission
+from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from games import days
@@ -41,3 +42,15 @@ def make_challenge(
         difficulty=difficulty,
         solution=solution or [],
     )
+
+
+def make_staff(*codenames: str) -> tuple[Client, AbstractBaseUser]:
+    """A logged-in client of a staff user holding only these permissions of the games app (codenames)."""
+    user = make_user()
+    user.is_staff = True
+    user.save()
+    for codename in codenames:
+        user.user_permissions.add(Permission.objects.get(codename=codename, content_type__app_label="games"))
+    client = Client(HTTP_HOST="localhost")
+    client.force_login(user)
+    return client, user

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from games import services
 from games.models import Challenge, Result, Submission
-from games.tests.factories import make_challenge, make_user
+from games.tests.factories import make_challenge, make_staff, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -51,8 +51,6 @@ def test_disqualify_and_revalidate_from_the_submission_list(admin_client: Client
 def test_the_move_logs_of_a_day_not_over_need_the_permission_and_each_view_is_logged(caplog: Any) -> None:
     import datetime as dt
 
-    from django.contrib.auth.models import Permission
-
     from games import days
 
     log = ["s", "s", "s"]
@@ -60,23 +58,13 @@ def test_the_move_logs_of_a_day_not_over_need_the_permission_and_each_view_is_lo
     with time_machine.travel(dt.datetime.now(dt.UTC) - dt.timedelta(days=1)):
         past = finished_submission(make_challenge(seed=6, day=days.today()), log)
 
-    def staff(*codenames: str) -> tuple[Client, Any]:
-        user = make_user()
-        user.is_staff = True
-        user.save()
-        for codename in codenames:
-            user.user_permissions.add(Permission.objects.get(codename=codename, content_type__app_label="games"))
-        client = Client(HTTP_HOST="localhost")
-        client.force_login(user)
-        return client, user
-
     def pages(client: Client, submission: Submission) -> list[str]:
         return [
             client.get(reverse(f"admin:games_{name}_change", args=[pk])).content.decode()
             for name, pk in (("attempt", submission.attempt_id), ("submission", submission.pk))
         ]
 
-    reviewer, _ = staff("view_attempt", "view_submission")
+    reviewer, _ = make_staff("view_attempt", "view_submission")
     with caplog.at_level("WARNING", logger="dailypatience.audit"):
         assert all(
             "hidden until the day is over" in page and "&quot;s&quot;" not in page for page in pages(reviewer, today)
@@ -84,7 +72,7 @@ def test_the_move_logs_of_a_day_not_over_need_the_permission_and_each_view_is_lo
         assert all("hidden until" not in page and "&quot;s&quot;" in page for page in pages(reviewer, past))
     assert not caplog.records
 
-    allowed, user = staff("view_attempt", "view_submission", "view_future_deal")
+    allowed, user = make_staff("view_attempt", "view_submission", "view_future_deal")
     with caplog.at_level("WARNING", logger="dailypatience.audit"):
         assert all("&quot;s&quot;" in page for page in pages(allowed, today))
         pages(allowed, past)  # over: not logged

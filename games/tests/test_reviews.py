@@ -23,7 +23,7 @@ from django.utils import timezone
 from games import days, services
 from games.models import Attempt, Result, Review, Submission
 from games.selectors import play_time_text
-from games.tests.factories import make_challenge, make_user, token_for
+from games.tests.factories import make_challenge, make_staff, make_user, token_for
 from games.tests.test_apis import Api
 
 pytestmark = pytest.mark.django_db
@@ -323,22 +323,13 @@ def test_any_browser_cookie_is_taken_and_never_stored_as_sent(value: str) -> Non
 
 def test_a_held_games_log_of_a_day_not_over_needs_the_permission_in_the_review_queue(on_commit: Any) -> None:
     """A held winning line of today is the day's solution: a reviewer sees it only with the permission."""
-    from django.contrib.auth.models import Permission
-
     make_challenge(game="klondike", seed=SEED)
     bot_win(Api(token_for(make_user("bot"))), on_commit)
     review = Review.objects.get(result__player__username="bot")
-    user = make_user("reviewer")
-    user.is_staff = True
-    user.save()
-    user.user_permissions.add(Permission.objects.get(codename="view_review", content_type__app_label="games"))
-    client = Client(HTTP_HOST="localhost")
-    client.force_login(user)
     url = f"/admin/games/review/{review.pk}/change/"
-    page = client.get(url).content.decode()
+    reviewer, _ = make_staff("view_review")
+    page = reviewer.get(url).content.decode()
     assert "hidden until the day is over" in page and " ".join(LOG[:6]) not in page
-    user.user_permissions.add(Permission.objects.get(codename="view_future_deal", content_type__app_label="games"))
-    user = get_user_model().objects.get(pk=user.pk)  # permissions are cached on the object
-    client.force_login(user)
-    page = client.get(url).content.decode()
+    allowed, _ = make_staff("view_review", "view_future_deal")
+    page = allowed.get(url).content.decode()
     assert "hidden until the day is over" not in page and " ".join(LOG[:6]) in page

@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from games import services
 from games.models import Challenge, SeedVerification
-from games.tests.factories import make_challenge, make_user
+from games.tests.factories import make_challenge, make_staff, make_user
 from games.tests.test_admin import finished_submission
 from solver_worker import services as preparation
 from solver_worker.services import SolveOutcome
@@ -120,19 +120,6 @@ def test_replacing_the_seed_of_a_played_challenge_is_refused_in_the_admin(admin_
     assert challenge.seed_int == 2026
 
 
-def staff_client(*perms: str) -> tuple[Client, Any]:
-    from django.contrib.auth.models import Permission
-
-    user = make_user()
-    user.is_staff = True
-    user.save()
-    for codename in perms:
-        user.user_permissions.add(Permission.objects.get(codename=codename, content_type__app_label="games"))
-    client = Client(HTTP_HOST="localhost")
-    client.force_login(user)
-    return client, user
-
-
 def test_a_day_not_over_keeps_its_seed_and_solution_from_staff_without_the_permission(caplog: Any) -> None:
     import datetime as dt
 
@@ -146,7 +133,7 @@ def test_a_day_not_over_keeps_its_seed_and_solution_from_staff_without_the_permi
     for challenge in (today, tomorrow, yesterday):
         SeedVerification.objects.create(challenge=challenge, seed=checked[challenge.pk])
     shown = re.compile(rf'Seed:</label>\s*<div class="readonly">{seed}</div>')
-    staff, _ = staff_client("view_challenge", "change_challenge", "view_seedverification")
+    staff, _ = make_staff("view_challenge", "change_challenge", "view_seedverification")
     listing = staff.get(reverse("admin:games_challenge_changelist")).content.decode()
     assert f"{checked[yesterday.pk]}:" in listing  # a past day's last verification, with its seed
     assert str(checked[today.pk]) not in listing and str(checked[tomorrow.pk]) not in listing
@@ -159,7 +146,7 @@ def test_a_day_not_over_keeps_its_seed_and_solution_from_staff_without_the_permi
         assert shown.search(past) and str(checked[yesterday.pk]) in past and past.count("<code>") == len(log)
     assert not caplog.records  # nothing of a day not over was shown
 
-    allowed, user = staff_client("view_challenge", "change_challenge", "view_seedverification", "view_future_deal")
+    allowed, user = make_staff("view_challenge", "change_challenge", "view_seedverification", "view_future_deal")
     with caplog.at_level("WARNING", logger="dailypatience.audit"):
         page = allowed.get(reverse("admin:games_challenge_change", args=[tomorrow.pk])).content.decode()
         assert shown.search(page) and str(checked[tomorrow.pk]) in page and page.count("<code>") == len(log)
