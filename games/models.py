@@ -196,8 +196,12 @@ class Attempt(models.Model):
         """Milliseconds from the start to ``end`` (default: the finish, or now while it is open), cut
         to the hundredth of a second: the one play time of a game, shown to the hundredth everywhere
         (the table's clock, the result, the boards, the share text), so no display rounds it its own way."""
-        until = end or self.finished_at or timezone.now()
-        return max(0, (until - self.started_at) // dt.timedelta(milliseconds=10) * 10)
+        return play_time_ms(self.started_at, end or self.finished_at or timezone.now())
+
+
+def play_time_ms(started_at: dt.datetime, until: dt.datetime) -> int:
+    """A game's play time in milliseconds, cut to the hundredth of a second (Attempt.play_time_ms)."""
+    return max(0, (until - started_at) // dt.timedelta(milliseconds=10) * 10)
 
 
 class Submission(models.Model):

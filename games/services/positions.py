@@ -14,7 +14,7 @@ from engine import (
     deal,
     play_log,
 )
-from games.models import Attempt
+from games.models import Attempt, play_time_ms
 
 logger = logging.getLogger(__name__)
 
@@ -65,8 +65,8 @@ class AttemptFacts:
         )
 
     def play_time_ms(self) -> int:
-        """Milliseconds since the start (the attempt is open)."""
-        return max(0, int((timezone.now() - self.started_at).total_seconds() * 1000))
+        """The play time so far (the attempt is open), cut to the hundredth as everywhere."""
+        return play_time_ms(self.started_at, timezone.now())
 
 
 @dataclass(frozen=True)
