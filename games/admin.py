@@ -17,6 +17,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 
+from core.auth import request_player
 from core.errors import ApplicationError
 from games.models import Attempt, Challenge, Result, Review, Submission
 from games.pace import finishing_run_start
@@ -304,7 +305,7 @@ class ReviewAdmin(HidesFutureMoves):
         done = 0
         for review in queryset:
             try:
-                reviews.review_clear(review_id=review.pk, staff=request.user)
+                reviews.review_clear(review_id=review.pk, staff=request_player(request))
                 done += 1
             except ApplicationError as exc:
                 self.message_user(request, str(exc), level="warning")
@@ -313,5 +314,5 @@ class ReviewAdmin(HidesFutureMoves):
     @admin.action(description="Disqualify (the result leaves every board for good)")
     def disqualify(self, request: HttpRequest, queryset: QuerySet[Review]) -> None:
         for review in queryset:
-            reviews.review_disqualify(review_id=review.pk, staff=request.user)
+            reviews.review_disqualify(review_id=review.pk, staff=request_player(request))
         self.message_user(request, f"{queryset.count()} result(s) disqualified.")

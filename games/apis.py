@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
+from core.auth import request_player
 from core.net import client_address
 from engine import GAME_IDS, GAMES, MAX_LOG_LENGTH, visible
 from games import days, selectors, services, stats
@@ -325,7 +326,7 @@ class AttemptStartApi(APIView):
     def post(self, request: Request, date: str, game: str) -> Response:
         challenge = selectors.challenge_from_path(date=date, game=game)
         attempt = services.attempt_start(
-            player=request.user,
+            player=request_player(request),
             challenge=challenge,
             origin=origin_hash(kind="address", value=client_address(request)),
             browser=origin_hash(kind="browser", value=request.COOKIES.get(BROWSER_COOKIE, "")),
@@ -339,7 +340,7 @@ class AttemptDetailApi(APIView):
 
     @extend_schema(operation_id="attempt_detail", responses=AttemptWithStateOutput)
     def get(self, request: Request, attempt_id: int) -> Response:
-        attempt = services.attempt_get(attempt_id=attempt_id, player=request.user)
+        attempt = services.attempt_get(attempt_id=attempt_id, player=request_player(request))
         return Response(attempt_data(attempt, services.attempt_position(attempt)))
 
 
@@ -373,7 +374,7 @@ class AttemptMovesApi(APIView):
     def post(self, request: Request, attempt_id: int) -> Response:
         data = _validated(MovesInput, request)
         outcome = services.attempt_append_moves(
-            attempt_id=attempt_id, player=request.user, start=data["from"], moves=data["moves"]
+            attempt_id=attempt_id, player=request_player(request), start=data["from"], moves=data["moves"]
         )
         if outcome.error is not None:
             raise IllegalMove(_illegal_message(outcome), details=_illegal_details(outcome))
@@ -505,7 +506,7 @@ class AttemptHintApi(APIView):
         responses={200: HintOutput, 409: OpenApiResponse(description="the attempt has ended")},
     )
     def post(self, request: Request, attempt_id: int) -> Response:
-        suggestion = services.attempt_hint(attempt_id=attempt_id, player=request.user)
+        suggestion = services.attempt_hint(attempt_id=attempt_id, player=request_player(request))
         if suggestion is None:
             data = {"move": None, "reason": "no legal move is left: undo, or give up", "assisted": True}
         else:

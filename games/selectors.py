@@ -8,6 +8,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db.models import Count, Q, QuerySet
 
@@ -232,7 +233,7 @@ def _frame(state: State) -> dict[str, object]:
     }
 
 
-def player_latest_attempt(*, player: object, challenge: Challenge) -> tuple[Attempt | None, bool]:
+def player_latest_attempt(*, player: User, challenge: Challenge) -> tuple[Attempt | None, bool]:
     """The player's latest attempt on the challenge, and whether a ranked one exists."""
     mine = Attempt.objects.filter(player=player, challenge=challenge)
     return mine.order_by("-started_at", "-id").first(), mine.filter(ranked=True).exists()

@@ -20,6 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.auth import request_player
 from engine import GAME_IDS
 from games import days as dates
 from games.apis import AfterTheDayOutput, after_the_day_data
@@ -146,7 +147,7 @@ class LeaderboardApi(APIView):
             return HttpResponse(rendered, content_type="application/json")
 
         body: dict[str, object] = {"date": day, "game": game, "board": board}
-        if "around" in query:
+        if "around" in query and user is not None:  # around=me without a login was refused above
             around = leaderboard_around(challenge=challenge, player=user, radius=AROUND_RADIUS, clean=clean)
             offset = around.entries[0].rank - 1 if around.entries else 0
             body.update(total=around.total, entries=around.entries, offset=offset, limit=len(around.entries))
@@ -263,7 +264,7 @@ class AttemptSubmitApi(APIView):
     def post(self, request: Request, attempt_id: int) -> Response:
         data = validated(SubmitInput, request.data)
         submission, _created = attempt_submit(
-            attempt_id=attempt_id, player=request.user, start=data.get("from"), moves=data.get("moves")
+            attempt_id=attempt_id, player=request_player(request), start=data.get("from"), moves=data.get("moves")
         )
         submission.refresh_from_db()
         return Response(SubmissionOutput(submission).data, status=status.HTTP_202_ACCEPTED)
@@ -276,7 +277,7 @@ class SubmissionDetailApi(APIView):
     def get(self, request: Request, submission_id: int) -> Response:
         submission = (
             Submission.objects.select_related("attempt__challenge")
-            .filter(pk=submission_id, attempt__player=request.user)
+            .filter(pk=submission_id, attempt__player=request_player(request))
             .first()
         )
         if submission is None:

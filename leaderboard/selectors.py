@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 import redis
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import Count, F, Max, OrderBy, Q, QuerySet
 from django.db.models.expressions import Window
@@ -469,7 +469,7 @@ def result_attempts(*, result_ids: list[int]) -> dict[int, int]:
     return dict(Result.objects.filter(pk__in=result_ids).values_list("pk", "submission__attempt_id"))
 
 
-def leaderboard_rank(*, challenge: Challenge, player: AbstractBaseUser | int, clean: bool = False) -> int | None:
+def leaderboard_rank(*, challenge: Challenge, player: User | int, clean: bool = False) -> int | None:
     """The player's 1-based rank on the board, or None without a ranked result there."""
     player_id = player if isinstance(player, int) else player.pk
     found = _redis_rank(challenge, player_id=player_id, clean=clean)
@@ -479,7 +479,7 @@ def leaderboard_rank(*, challenge: Challenge, player: AbstractBaseUser | int, cl
 
 
 def leaderboard_around(
-    *, challenge: Challenge, player: AbstractBaseUser | int, radius: int = 5, clean: bool = False
+    *, challenge: Challenge, player: User | int, radius: int = 5, clean: bool = False
 ) -> LeaderboardAround:
     """The player's rank and the entries ranked within ``radius`` of it (empty without a rank)."""
     if radius < 0:
@@ -512,7 +512,7 @@ def _streaks(win_dates: Iterable[dt.date], *, today: dt.date) -> tuple[int, int]
     return current, best
 
 
-def player_stats_compute(*, player: AbstractBaseUser | int, today: dt.date) -> PlayerStatsData:
+def player_stats_compute(*, player: User | int, today: dt.date) -> PlayerStatsData:
     """The statistics defined on PlayerStats, computed from Result rows."""
     player_id = player if isinstance(player, int) else player.pk
     counted = counted_results().filter(player_id=player_id)
@@ -533,7 +533,7 @@ def player_stats_compute(*, player: AbstractBaseUser | int, today: dt.date) -> P
     )
 
 
-def player_recent_results(*, player: AbstractBaseUser | int, limit: int = RECENT_RESULTS) -> list[RecentResult]:
+def player_recent_results(*, player: User | int, limit: int = RECENT_RESULTS) -> list[RecentResult]:
     """The player's latest counted results (by challenge date), each with its rank on its board."""
     player_id = player if isinstance(player, int) else player.pk
     recent = list(
@@ -609,7 +609,7 @@ class DayStatus:
     rank: int | None = None
 
 
-def player_day_status(*, player: AbstractBaseUser | int, challenges: list[Challenge]) -> dict[int, DayStatus]:
+def player_day_status(*, player: User | int, challenges: list[Challenge]) -> dict[int, DayStatus]:
     """Per challenge: won or lost (the counted ranked result, with its rank), checking (submitted,
     not validated yet), playing (the ranked attempt is open) or new."""
     player_id = player if isinstance(player, int) else player.pk

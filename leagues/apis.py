@@ -18,6 +18,7 @@ from rest_framework.throttling import BaseThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
 from core import names
+from core.auth import request_player
 from engine import GAME_IDS
 from games.fields import StrictStringField, game_field, validated
 from games.selectors import parse_challenge_path
@@ -76,7 +77,7 @@ class LeaguesApi(APIView):
         description="The leagues the caller is a member of (owned ones included), by name.",
     )
     def get(self, request: Request) -> Response:
-        leagues = selectors.leagues_of_player(player=request.user)
+        leagues = selectors.leagues_of_player(player=request_player(request))
         return Response(LeagueOutput(leagues, many=True).data)
 
     @extend_schema(
@@ -91,8 +92,8 @@ class LeaguesApi(APIView):
     )
     def post(self, request: Request) -> Response:
         data = validated(self.CreateInput, request.data)
-        league = services.league_create(owner=request.user, name=data["name"])
-        league = selectors.league_get(league_id=league.pk, player=request.user)
+        league = services.league_create(owner=request_player(request), name=data["name"])
+        league = selectors.league_get(league_id=league.pk, player=request_player(request))
         return Response(league_data(league), status=status.HTTP_201_CREATED)
 
 
@@ -132,8 +133,8 @@ class LeagueJoinApi(APIView):
     )
     def post(self, request: Request) -> Response:
         data = validated(self.Input, request.data)
-        league = services.league_join(player=request.user, invite_code=data["invite_code"])
-        return Response(league_data(selectors.league_get(league_id=league.pk, player=request.user)))
+        league = services.league_join(player=request_player(request), invite_code=data["invite_code"])
+        return Response(league_data(selectors.league_get(league_id=league.pk, player=request_player(request))))
 
 
 class LeagueDetailApi(APIView):
@@ -158,7 +159,7 @@ class LeagueDetailApi(APIView):
         description="A league, its invite code and its members: for members only.",
     )
     def get(self, request: Request, league_id: int) -> Response:
-        league = selectors.league_get(league_id=league_id, player=request.user)
+        league = selectors.league_get(league_id=league_id, player=request_player(request))
         league.roster = selectors.league_members(league=league)  # type: ignore[attr-defined]
         return Response(self.DetailOutput(league).data)
 
@@ -169,7 +170,7 @@ class LeagueDetailApi(APIView):
         responses={204: None, 403: NOT_OWNER, 404: NOT_FOUND},
     )
     def delete(self, request: Request, league_id: int) -> Response:
-        services.league_delete(owner=request.user, league_id=league_id)
+        services.league_delete(owner=request_player(request), league_id=league_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -188,7 +189,7 @@ class LeagueLeaveApi(APIView):
         },
     )
     def post(self, request: Request, league_id: int) -> Response:
-        services.league_leave(player=request.user, league_id=league_id)
+        services.league_leave(player=request_player(request), league_id=league_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -203,8 +204,8 @@ class LeagueInviteCodeApi(APIView):
         description="A new invite code: the old one stops working.",
     )
     def post(self, request: Request, league_id: int) -> Response:
-        league = services.league_regenerate_code(owner=request.user, league_id=league_id)
-        return Response(league_data(selectors.league_get(league_id=league.pk, player=request.user)))
+        league = services.league_regenerate_code(owner=request_player(request), league_id=league_id)
+        return Response(league_data(selectors.league_get(league_id=league.pk, player=request_player(request))))
 
 
 class LeagueDailyBoardApi(APIView):
@@ -239,7 +240,7 @@ class LeagueDailyBoardApi(APIView):
         "board, `board=day` (the default) ranks the unassisted results and `board=all` every one, marked.",
     )
     def get(self, request: Request, league_id: int, date: str, game: str) -> Response:
-        league = selectors.league_get(league_id=league_id, player=request.user)
+        league = selectors.league_get(league_id=league_id, player=request_player(request))
         day, game = parse_challenge_path(date=date, game=game)
         query = validated(BoardPageInput, request.query_params)
         page = selectors.league_daily_board(
@@ -287,7 +288,7 @@ class LeagueAllTimeBoardApi(APIView):
         "then fewer total moves, then username: over the results of the day's boards (unassisted ones).",
     )
     def get(self, request: Request, league_id: int) -> Response:
-        league = selectors.league_get(league_id=league_id, player=request.user)
+        league = selectors.league_get(league_id=league_id, player=request_player(request))
         query = validated(PageInput, request.query_params)
         page = selectors.league_alltime_board(league=league, offset=query["offset"], limit=query["limit"])
         body = {"league": league.pk, "since": page.since, "total": page.total, "entries": page.entries, **query}

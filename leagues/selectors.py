@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import BigIntegerField, Count, F, OuterRef, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
@@ -70,7 +70,7 @@ def _with_member_counts(qs: QuerySet[League]) -> QuerySet[League]:
     return qs.select_related("owner").annotate(member_count=Count("memberships"))
 
 
-def league_get(*, league_id: int, player: AbstractBaseUser, require_owner: bool = False) -> League:
+def league_get(*, league_id: int, player: User, require_owner: bool = False) -> League:
     """One of the player's leagues (annotated with ``member_count``).
 
     LeagueNotFound when it does not exist or the player is not a member (the
@@ -86,7 +86,7 @@ def league_get(*, league_id: int, player: AbstractBaseUser, require_owner: bool 
     return league
 
 
-def leagues_of_player(*, player: AbstractBaseUser) -> list[League]:
+def leagues_of_player(*, player: User) -> list[League]:
     """The leagues the player is a member of (owned ones included), by name, with ``member_count``."""
     mine = Membership.objects.filter(player=player).values("league_id")
     return list(_with_member_counts(League.objects.filter(pk__in=mine)).order_by("name", "id"))

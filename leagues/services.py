@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Callable
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
@@ -68,7 +68,7 @@ def _with_fresh_code(write: Callable[[str], League]) -> League:
     raise RuntimeError(f"no free invite code after {CODE_ATTEMPTS} draws")
 
 
-def league_create(*, owner: AbstractBaseUser, name: str) -> League:
+def league_create(*, owner: User, name: str) -> League:
     """A new league owned by (and with as its first member) ``owner``; TooManyLeagues past the limit."""
     name = league_name_clean(name)
     with transaction.atomic():
@@ -81,7 +81,7 @@ def league_create(*, owner: AbstractBaseUser, name: str) -> League:
     return league
 
 
-def league_join(*, player: AbstractBaseUser, invite_code: str) -> League:
+def league_join(*, player: User, invite_code: str) -> League:
     """Join the league with this code. Idempotent; LeagueNotFound for an unknown code, LeagueFull at the limit."""
     code = normalize_invite_code(invite_code)
     with transaction.atomic():
@@ -97,7 +97,7 @@ def league_join(*, player: AbstractBaseUser, invite_code: str) -> League:
     return league
 
 
-def league_leave(*, player: AbstractBaseUser, league_id: int) -> None:
+def league_leave(*, player: User, league_id: int) -> None:
     """Leave a league. The owner cannot (OwnerCannotLeave): they delete it instead."""
     with transaction.atomic():
         league = league_get(league_id=league_id, player=player)
@@ -132,7 +132,7 @@ def on_guest_claimed(sender: object, *, guest_id: int, account_id: int, **kwargs
     league_guest_merge(guest_id=guest_id, account_id=account_id)
 
 
-def _owned_for_update(*, owner: AbstractBaseUser, league_id: int) -> League:
+def _owned_for_update(*, owner: User, league_id: int) -> League:
     """The league, locked; LeagueNotFound for a non-member, NotLeagueOwner for a member who is not the owner."""
     league = league_get(league_id=league_id, player=owner, require_owner=True)
     locked = League.objects.select_for_update().filter(pk=league.pk).first()
@@ -141,13 +141,13 @@ def _owned_for_update(*, owner: AbstractBaseUser, league_id: int) -> League:
     return locked
 
 
-def league_delete(*, owner: AbstractBaseUser, league_id: int) -> None:
+def league_delete(*, owner: User, league_id: int) -> None:
     """Delete the league, its memberships with it. Only its owner may."""
     with transaction.atomic():
         _owned_for_update(owner=owner, league_id=league_id).delete()
 
 
-def league_regenerate_code(*, owner: AbstractBaseUser, league_id: int) -> League:
+def league_regenerate_code(*, owner: User, league_id: int) -> League:
     """Give the league a new invite code; the old one stops working. Only its owner may."""
     with transaction.atomic():
         league = _owned_for_update(owner=owner, league_id=league_id)

@@ -18,6 +18,7 @@ from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 
+from core.auth import request_player
 from engine import State, card_text, deal
 from engine.rng import SEED_MAX as _SEED_MAX
 from games.admin import HIDDEN, log_future_view, may_see_deal
@@ -171,7 +172,9 @@ class ChallengeAdmin(admin.ModelAdmin):
 
     def _request_verification(self, request: HttpRequest, challenge: Challenge, seed: int) -> None:
         try:
-            dispatch.seed_verification_request(challenge_id=challenge.pk, seed=seed, requested_by=request.user)
+            dispatch.seed_verification_request(
+                challenge_id=challenge.pk, seed=seed, requested_by=request_player(request)
+            )
         except Conflict as exc:
             self.message_user(request, f"{challenge}: {exc.message}", messages.ERROR)
             return

@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.auth import request_player
 from core.errors import NotFound
 from games.apis import FrameOutput
 from games.fields import game_field
@@ -186,6 +187,6 @@ class AttemptReviewTryApi(APIView):
             )
         prefix = list(review["line"][: int(review["win_from"])])
         challenge = view.attempt.challenge
-        attempt = attempt_try_from(player=request.user, challenge=challenge, moves=prefix)
+        attempt = attempt_try_from(player=request_player(request), challenge=challenge, moves=prefix)
         data = {"attempt": attempt.pk, "moves": len(prefix), "play": f"/play/{challenge.date}/{challenge.game}"}
         return Response(TryFromHereOutput(data).data, status=201)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -19,9 +19,7 @@ from solver_worker.tasks import verify_seed
 logger = logging.getLogger(__name__)
 
 
-def seed_verification_request(
-    *, challenge_id: int, seed: int, requested_by: AbstractBaseUser | None = None
-) -> SeedVerification:
+def seed_verification_request(*, challenge_id: int, seed: int, requested_by: User | None = None) -> SeedVerification:
     """Admin: queue a proof of ``seed`` for the challenge (a task on the solver queue does the solving).
 
     Refused at once (Conflict) when the challenge has attempts; checked again when the seed is swapped.

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -222,7 +222,7 @@ class ReviewView:
     review: dict[str, Any] | None
 
 
-def review_get(*, attempt_id: int, viewer: AbstractBaseUser | AnonymousUser) -> ReviewView:
+def review_get(*, attempt_id: int, viewer: User | AnonymousUser) -> ReviewView:
     """An attempt's review: the player's own, and anybody's ranked game once it is finished and its day is
     over (``games.selectors.attempt_is_public``). Another player's practice, or anybody else's attempt of a
     day not over yet, is not found (nothing of a day exists before it is over); an open attempt has none yet."""

@@ -27,6 +27,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_POST
 
 from core import limits
+from core.auth import request_player
 from core.errors import ApplicationError
 from engine import GAME_IDS, GAMES
 from games import days, selectors, services
@@ -92,7 +93,7 @@ def home(request: HttpRequest) -> HttpResponse:
             }
         )
     signed_in = request.user.is_authenticated
-    stats = board_selectors.player_stats_compute(player=request.user, today=today) if signed_in else None
+    stats = board_selectors.player_stats_compute(player=request_player(request), today=today) if signed_in else None
     return render(
         request,
         "web/home.html",
@@ -112,7 +113,7 @@ def home(request: HttpRequest) -> HttpResponse:
 def play(request: HttpRequest, date: str, game: str) -> HttpResponse:
     challenge = _challenge_or_404(date, game)
     attempt, has_ranked = (
-        selectors.player_latest_attempt(player=request.user, challenge=challenge)
+        selectors.player_latest_attempt(player=request_player(request), challenge=challenge)
         if request.user.is_authenticated
         else (None, False)
     )
@@ -229,7 +230,7 @@ def league(request: HttpRequest, league_id: int) -> HttpResponse:
     A non-member (or an unknown league) gets the same "not found" as from the API, with a 404 status.
     """
     try:
-        league_selectors.league_get(league_id=league_id, player=request.user)
+        league_selectors.league_get(league_id=league_id, player=request_player(request))
     except LeagueNotFound:
         return render(request, "web/league.html", {"league_id": league_id, "missing": True}, status=404)
     today = days.today()
@@ -264,7 +265,7 @@ class LoginView(auth_views.LoginView):
         return super().dispatch(request, *args, **kwargs)
 
     def form_valid(self, form: Any) -> HttpResponse:
-        guest = self.request.user if services.player_is_guest(self.request.user) else None
+        guest = request_player(self.request) if services.player_is_guest(self.request.user) else None
         if guest is not None:  # first the games, leagues and results, in one transaction; then the session
             services.guest_claim(guest=guest, account=form.get_user())
         return super().form_valid(form)
@@ -296,7 +297,7 @@ def _start_on_table(request: HttpRequest, target: str) -> None:
         return
     try:
         challenge = selectors.challenge_from_path(date=match.kwargs["date"], game=match.kwargs["game"])
-        services.attempt_start(player=request.user, challenge=challenge)
+        services.attempt_start(player=request_player(request), challenge=challenge)
     except ApplicationError:
         pass  # not playable, or an attempt is open already: the page shows what there is
 
@@ -314,7 +315,7 @@ def _next_url(request: HttpRequest) -> str | None:
 
 def signup(request: HttpRequest) -> HttpResponse:
     """Sign up; a guest who signs up keeps the games played as a guest, ranked results included."""
-    guest = request.user if services.player_is_guest(request.user) else None
+    guest = request_player(request) if services.player_is_guest(request.user) else None
     if request.user.is_authenticated and guest is None:
         return redirect(_next_url(request) or "web:home")
     form = SignupForm(request.POST or None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -27,7 +27,7 @@ from games.services.unlocked import batch_receipt
 logger = logging.getLogger(__name__)
 
 
-def attempt_start(*, player: AbstractBaseUser, challenge: Challenge, origin: str = "", browser: str = "") -> Attempt:
+def attempt_start(*, player: User, challenge: Challenge, origin: str = "", browser: str = "") -> Attempt:
     """The first attempt of a player on a challenge, on its own day, is ranked; the rest are practice.
 
     A player has at most one open attempt per challenge, enforced by the database
@@ -63,7 +63,7 @@ def attempt_start(*, player: AbstractBaseUser, challenge: Challenge, origin: str
     raise Conflict("another attempt on this challenge was started at the same moment: reload and try again")
 
 
-def _refuse_if_open(*, player: AbstractBaseUser, challenge: Challenge) -> None:
+def _refuse_if_open(*, player: User, challenge: Challenge) -> None:
     open_attempts = Attempt.objects.filter(player=player, challenge=challenge, finished_at__isnull=True)
     open_attempt = open_attempts.only("id", "ranked").first()
     if open_attempt is not None:
@@ -74,7 +74,7 @@ def _refuse_if_open(*, player: AbstractBaseUser, challenge: Challenge) -> None:
         )
 
 
-def attempt_get(*, attempt_id: int, player: AbstractBaseUser) -> Attempt:
+def attempt_get(*, attempt_id: int, player: User) -> Attempt:
     """The player's own attempt; another player's is not found, not forbidden (its id says nothing)."""
     try:
         return Attempt.objects.select_related("challenge").get(pk=attempt_id, player=player)
@@ -138,7 +138,7 @@ def _day_over(attempt: Attempt, *, doing: str) -> DayOver:
     )
 
 
-def attempt_for_update(*, attempt_id: int, player: AbstractBaseUser | None) -> Attempt:
+def attempt_for_update(*, attempt_id: int, player: User | None) -> Attempt:
     """The attempt locked (the player's own; any, with ``player=None``, for the service's own sweeps)."""
     owner = {} if player is None else {"player": player}
     try:
@@ -149,7 +149,7 @@ def attempt_for_update(*, attempt_id: int, player: AbstractBaseUser | None) -> A
         raise NotFound(f"attempt {attempt_id} not found") from None
 
 
-def attempt_hint(*, attempt_id: int, player: AbstractBaseUser) -> Hint | None:
+def attempt_hint(*, attempt_id: int, player: User) -> Hint | None:
     """A move suggested from what the player sees; the attempt is marked assisted from then on."""
     with transaction.atomic():
         attempt = attempt_for_update(attempt_id=attempt_id, player=player)
@@ -162,7 +162,7 @@ def attempt_hint(*, attempt_id: int, player: AbstractBaseUser) -> Hint | None:
 
 
 def attempt_submit(
-    *, attempt_id: int, player: AbstractBaseUser, start: int | None = None, moves: list[str] | None = None
+    *, attempt_id: int, player: User, start: int | None = None, moves: list[str] | None = None
 ) -> tuple[Submission, bool]:
     """End the attempt and store its final log for validation.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.db.models.expressions import RawSQL
 
@@ -34,7 +34,7 @@ class MovesOutcome:
     log_length: int = 0  # moves the stored log now holds
 
 
-def attempt_append_moves(*, attempt_id: int, player: AbstractBaseUser, start: int, moves: list[str]) -> MovesOutcome:
+def attempt_append_moves(*, attempt_id: int, player: User, start: int, moves: list[str]) -> MovesOutcome:
     """Append a batch at index ``start``; a resent batch is harmless.
 
     An illegal entry ends the batch, and the legal moves before it are stored first: the

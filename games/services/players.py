@@ -6,7 +6,7 @@ import functools
 import secrets
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
@@ -52,7 +52,7 @@ def _name_taken(name: str) -> Conflict:
     return Conflict(f"The username {name!r} is taken.")
 
 
-def _name_keys_create(*, user: AbstractBaseUser, name: str) -> None:
+def _name_keys_create(*, user: User, name: str) -> None:
     """The player's name keys; Conflict, saying with which existing name, when one is taken. The
     unique columns decide: two names written at the same moment cannot both pass."""
     keys = names.name_keys(name)
@@ -69,11 +69,11 @@ def _name_keys_create(*, user: AbstractBaseUser, name: str) -> None:
         raise Conflict(f"The username {name!r} is taken, or looks too much like a name just taken.") from None
 
 
-def player_create(*, username: str, password: str, guest: AbstractBaseUser | None = None) -> AbstractBaseUser:
+def player_create(*, username: str, password: str, guest: User | None = None) -> User:
     """A new player (a 400 for a bad name or weak password, a 409 for a taken or look-alike name).
     With ``guest``, the guest's games, leagues and results become the new player's in the same
     transaction (see :func:`guest_claim`): the sign-up and the claim succeed or fail together."""
-    User = get_user_model()
+
     name = player_name_clean(username=username)
     try:
         validate_password(password, user=User(username=name))
@@ -101,10 +101,10 @@ def player_register(*, username: str, password: str) -> tuple[str, str]:
     return user.get_username(), token.key
 
 
-def guest_create() -> AbstractBaseUser:
+def guest_create() -> User:
     """A visitor who plays before signing up: a player named ``guest-`` and six hex digits, with no
     password (nobody can log in as it), marked by a Guest row. Its first attempt is ranked as anyone's."""
-    User = get_user_model()
+
     for _ in range(20):
         username = f"guest-{secrets.token_hex(3)}"
         try:
@@ -122,11 +122,11 @@ def guest_create() -> AbstractBaseUser:
     raise Conflict("no guest name is free right now: try again")  # pragma: no cover - 16 M names
 
 
-def player_is_guest(player: AbstractBaseUser) -> bool:
-    return bool(player.is_authenticated) and Guest.objects.filter(user_id=player.pk).exists()
+def player_is_guest(player: User | AnonymousUser) -> bool:
+    return isinstance(player, User) and Guest.objects.filter(user_id=player.pk).exists()
 
 
-def guest_claim(*, guest: AbstractBaseUser, account: AbstractBaseUser, new_account: bool = False) -> int:
+def guest_claim(*, guest: User, account: User, new_account: bool = False) -> int:
     """The guest's games become the account's, once it signs up or logs in; the guest is deleted.
 
     Signing up (``new_account``: the account is the guest under a name, made in this transaction)
@@ -150,7 +150,7 @@ def guest_claim(*, guest: AbstractBaseUser, account: AbstractBaseUser, new_accou
     """
     if guest.pk == account.pk:
         return 0
-    User = get_user_model()
+
     today = days.today()
     moved = 0
     touched: set[int] = set()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from games import days
@@ -12,7 +12,7 @@ from games.services.attempts import attempt_start
 from games.services.moves import attempt_append_moves
 
 
-def attempt_try_from(*, player: AbstractBaseUser, challenge: Challenge, moves: list[str]) -> Attempt:
+def attempt_try_from(*, player: User, challenge: Challenge, moves: list[str]) -> Attempt:
     """A practice attempt on a day that is over, starting from the position ``moves`` lead to: they are
     stored as its first moves (the deal is public once its day is over, so they disclose nothing). All or
     nothing: an illegal move, or an open attempt of the player on the challenge (409), stores nothing."""

@@ -19,7 +19,7 @@ import hashlib
 import hmac
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -93,7 +93,7 @@ def kind_field(kind: str) -> str:
     return "origin" if kind == Review.Kind.ADDRESS else "browser"
 
 
-def _decide(*, review_id: int, staff: AbstractBaseUser, status: str) -> Review:
+def _decide(*, review_id: int, staff: User, status: str) -> Review:
     with transaction.atomic():
         review = Review.objects.select_for_update().select_related("result").get(pk=review_id)
         result = Result.objects.select_for_update().get(pk=review.result_id)
@@ -118,12 +118,12 @@ def _decide(*, review_id: int, staff: AbstractBaseUser, status: str) -> Review:
     return review
 
 
-def review_clear(*, review_id: int, staff: AbstractBaseUser) -> Review:
+def review_clear(*, review_id: int, staff: User) -> Review:
     """Staff looked and found a person: the review is closed, and a held result goes on the boards."""
     return _decide(review_id=review_id, staff=staff, status=Review.Status.CLEARED)
 
 
-def review_disqualify(*, review_id: int, staff: AbstractBaseUser) -> Review:
+def review_disqualify(*, review_id: int, staff: User) -> Review:
     """Staff looked and found no fair play: the result is disqualified, on no board for good."""
     return _decide(review_id=review_id, staff=staff, status=Review.Status.DISQUALIFIED)
 

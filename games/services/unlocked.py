@@ -6,7 +6,7 @@ import dataclasses
 import datetime as dt
 import json
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -42,7 +42,7 @@ def batch_receipt(*, started_at: dt.datetime, count: int) -> list[int]:
 
 
 def append_at_position(
-    *, attempt_id: int, player: AbstractBaseUser, start: int, moves: list[str]
+    *, attempt_id: int, player: User, start: int, moves: list[str]
 ) -> tuple[AttemptFacts, State] | None:
     """Store a batch of legal moves that starts where the cached position ends, without a lock or a
     transaction; return the attempt's facts and the position after the batch. None means "not this

@@ -805,6 +805,10 @@ def test_league_invite_join_and_boards(page: Any, browser: Any, live_server: Any
     page.wait_for_selector("#league[data-ready=true]")
     rows = page.locator("#daily-board table.leaderboard tbody tr")
     assert rows.count() == 2
+    assert "2 members with an unassisted ranked result today." in page.locator("#daily-board").inner_text()
+    page.check("#all-results")  # every ranked result, the assisted ones marked (none here)
+    page.wait_for_function("document.querySelector('#daily-board .summary').textContent.includes('a ranked')")
+    assert rows.count() == 2
     cells = [rows.nth(i).locator("td").all_inner_texts() for i in range(2)]
     public = page.evaluate(f"fetch('/api/v1/leaderboards/{today}/klondike').then((r) => r.json())")
     assert [c[1] for c in cells] == [e["player"] for e in public["entries"]] == ["ada", "bea"]

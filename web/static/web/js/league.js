@@ -10,6 +10,7 @@ const me = document.body.dataset.user;
 const message = document.getElementById("message");
 const daily = document.getElementById("daily-board");
 const allTime = document.getElementById("alltime-board");
+const allResults = document.getElementById("all-results");  // the day's board, or every result (assisted marked)
 const inviteBox = document.getElementById("invite");
 const inviteLink = document.getElementById("invite-link");
 const copyButton = document.getElementById("copy-invite");
@@ -60,9 +61,12 @@ function showLeague(league) {
 async function loadDaily() {
   if (!daily) return;
   try {
-    const board = await get(`leagues/${id}/boards/${box.dataset.date}/${box.dataset.game}?limit=200`);
+    const all = Boolean(allResults && allResults.checked);
+    const board = await get(`leagues/${id}/boards/${box.dataset.date}/${box.dataset.game}?limit=200`
+      + (all ? "&board=all" : ""));
+    const kind = all ? "a ranked" : "an unassisted ranked";
     const summary = el("p", { class: "summary",
-      text: `${board.total} member${board.total === 1 ? "" : "s"} with a ranked result today.` });
+      text: `${board.total} member${board.total === 1 ? "" : "s"} with ${kind} result today.` });
     daily.replaceChildren(summary, board.entries.length ? dailyTable(board.entries, me)
       : el("p", { class: "empty", text: "No member has finished this deal yet." }));
   } catch (exc) {
@@ -70,6 +74,8 @@ async function loadDaily() {
   }
   daily.dataset.ready = "true";
 }
+
+if (allResults) allResults.addEventListener("change", () => { daily.dataset.ready = "false"; loadDaily(); });
 
 async function loadAllTime() {
   try {
