@@ -88,7 +88,7 @@ def home(request: HttpRequest) -> HttpResponse:
                 "summary": GAMES[c.game].summary,
                 "counts": counts[c.pk],
                 "mine": status,
-                "share": selectors.result_share_text(result, status.rank) if status and result else "",
+                "share": board_selectors.result_share(result) if status and result else "",
             }
         )
     signed_in = request.user.is_authenticated
