@@ -272,7 +272,8 @@ def result_share_text(result: Result, rank: int | None, total: int | None = None
     challenge = result.challenge
     lines = [f"Daily Patience: {GAMES[challenge.game].name}, {challenge.date:%d %b %Y}"]
     outcome = "Won" if result.won else f"{result.foundation_cards}/{GAMES[challenge.game].cards} cards home"
-    parts = [outcome, f"{result.score} points", f"{result.moves} moves", play_time_text(result.play_time_ms)]
+    moves = f"{result.moves} move{'s' if result.moves != 1 else ''}"
+    parts = [outcome, f"{result.score} points", moves, play_time_text(result.play_time_ms)]
     if GAMES[challenge.game].passes != 1:
         parts.append(f"{result.redeals} redeal{'s' if result.redeals != 1 else ''}")
     if not result.ranked:

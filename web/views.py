@@ -92,7 +92,11 @@ def home(request: HttpRequest) -> HttpResponse:
             }
         )
     signed_in = request.user.is_authenticated
-    stats = board_selectors.player_stats_compute(player=request.user, today=today) if signed_in else None
+    stats = (
+        board_selectors.player_game_stats(username=request.user.get_username(), viewer=request.user, today=today).overall
+        if signed_in
+        else None
+    )  # the streak as the profile and the end of a game count it
     return render(
         request,
         "web/home.html",
