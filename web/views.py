@@ -92,11 +92,10 @@ def home(request: HttpRequest) -> HttpResponse:
             }
         )
     signed_in = request.user.is_authenticated
-    stats = (
-        board_selectors.player_game_stats(username=request.user.get_username(), viewer=request.user, today=today).overall
-        if signed_in
-        else None
-    )  # the streak as the profile and the end of a game count it
+    stats = None
+    if signed_in:  # the streak as the profile and the end of a game count it
+        name = request.user.get_username()
+        stats = board_selectors.player_game_stats(username=name, viewer=request.user, today=today).overall
     return render(
         request,
         "web/home.html",

@@ -242,7 +242,7 @@ def test_api_stats_of_a_player(client: Client) -> None:
     play(player, 1, play_time_ms=100_000)
     play(player, 0, play_time_ms=100_000)
     rival = make_user("bob")
-    play(rival, 0, play_time_ms=30_000, score=900)  # another player's game of today: never in ann's figures
+    play(rival, 0, play_time_ms=31_337, score=987)  # another player's game of today: never in ann's figures
     with time_machine.travel(at(TODAY), tick=False):
         response = Client().get("/api/v1/players/ann/stats")
     assert response.status_code == 200, response.content
@@ -276,6 +276,9 @@ def test_api_stats_of_a_player(client: Client) -> None:
     assert [b["count"] for b in k["distribution"]] == [0, 2, 0, 0, 0, 0, 0]
     assert set(k["distribution"][0]) == {"label", "won", "low_ms", "high_ms", "count", "today"}
     assert body["overall"]["game"] is None and body["overall"]["played"] == 2
+    # Hidden information: of today's deal only ann's own result is there; nothing of bob's game, no seed.
+    text = response.content.decode()
+    assert "31337" not in text and "987" not in text and "seed" not in text and "bob" not in text
 
 
 def test_api_own_stats_through_the_session_and_a_token(client: Client) -> None:

@@ -14,19 +14,15 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.test import Client
 
 from games import days
 from games.tests.factories import make_challenge
 from leaderboard.tests import factories as rows
-from web.tests.test_browser import (  # noqa: F401
-    ARTIFACTS,
-    PHONE,
-    browser,
-    page,
-    sign_up,
-    start,
-    wait_log,
-)
+from web.tests import test_browser as base
+from web.tests.test_browser import ARTIFACTS, PHONE, sign_up, start, wait_log
+
+browser = base.browser  # test_browser's fixture (one chromium per module), found here by its name
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -171,4 +167,39 @@ def test_the_result_shows_this_games_stats_and_the_profile_switches_games(browse
     shot(page, "profile-stats-klondike-1366x768.png")
     phone.close()
     context.close()
+    assert not errors, errors
+
+
+def test_a_guest_sees_its_own_stats_and_a_share_text_without_a_rank(browser: Any, live_server: Any) -> None:
+    """A guest on a phone: its own figures after a ranked game (the code's rule for guests: its results are
+    its own, on no public board), the actions still on the screen, and a share text that claims no rank."""
+    make_challenge(game="klondike", seed=2026)
+    context = browser.new_context(
+        base_url=live_server.url, viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2
+    )
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"/play/{days.today()}/klondike")
+    page.wait_for_selector("#game[data-ready=true]")
+    page.click("#guest-button")
+    page.wait_for_function("window.patience !== undefined && window.patience.game.attempt !== null")
+    page.click("#draw")
+    wait_log(page, 1)
+    page.click("#giveup")
+    page.click("#giveup")
+    page.wait_for_selector("#result[data-status=valid]")
+    page.wait_for_selector("#result-stats:not([hidden]) .player-distribution")
+    assert_bars_follow_counts(bars(page, "#result-stats"), [0, 0, 0, 0, 0, 0, 1], today=6)
+    assert page.locator('#result-stats [data-stat="played"] b').inner_text() == "1"
+    share = page.locator("#share-text").input_value()
+    assert "not on the board" in share and "rank " not in share, share
+    for selector in ("#result-title", "#share-text", "#copy-share", "#result-next"):
+        on_screen(page, selector, PHONE)
+    shot(page, "result-stats-guest-390x844.png")
+    guest = page.evaluate("document.body.dataset.user")
+    context.close()
+    public = Client().get(f"/api/v1/players/{guest}/stats").json()  # anybody else: on no public board
+    assert (public["own"], public["overall"]["played"]) == (False, 0)
     assert not errors, errors
