@@ -695,12 +695,15 @@ def result_review(result: Result) -> dict[str, str] | None:
 
 def submission_result(submission: Submission) -> dict[str, object] | None:
     """A validated submission's result as the API shows it: the numbers, the rank on the board
-    (this app's) and the share text; None until it is valid."""
+    (this app's), the size of that board when the result is on the day's board, and the share text;
+    None until it is valid."""
     if submission.status != Submission.Status.VALID:
         return None
     result = submission.result
-    rank = result_rank(result)
     on_board = result_on_board(result)
+    day_board = day_board_place(result, on_board=on_board)
+    rank = day_board[0] if day_board is not None else result_rank(result)
+    total = day_board[1] if day_board is not None else None
     return {
         "won": result.won,
         "score": result.score,
@@ -715,17 +718,26 @@ def submission_result(submission: Submission) -> dict[str, object] | None:
         "on_board": on_board,
         "rank": rank,
         "board": result_board(result),
-        "share": result_share(result),
+        "board_total": total,
+        "share": result_share_text(result, rank if day_board is not None else None, total),
     }
+
+
+def day_board_place(result: Result, *, on_board: bool | None = None) -> tuple[int, int] | None:
+    """(rank, entries) of the result on its day's board, read together (Redis or the database); None when
+    it is not there: assisted (on the board of all results only), or on no public board (a guest's,
+    held, disqualified, practice)."""
+    if result.assisted or not (result_on_board(result) if on_board is None else on_board):
+        return None
+    around = leaderboard_around(challenge=result.challenge, player=result.player_id, radius=0, clean=True)
+    return None if around.rank is None else (around.rank, around.total)
 
 
 def result_share(result: Result) -> str:
     """The result's share text, with its rank of N on the day's board when it is there (an unassisted
     ranked result that counts, not a guest's); otherwise the text says what the result is instead."""
-    if result.assisted or not result_on_board(result):
-        return result_share_text(result, None)
-    around = leaderboard_around(challenge=result.challenge, player=result.player_id, radius=0, clean=True)
-    return result_share_text(result, around.rank, around.total)
+    place = day_board_place(result)
+    return result_share_text(result, *(place or (None, None)))
 
 
 # --- Statistics per game (the profile page, the end of a game) ---------------------------------------

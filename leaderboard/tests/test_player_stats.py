@@ -340,3 +340,36 @@ def test_share_text_has_the_time_and_the_rank_of_the_days_board() -> None:
     assert "not on the board" in result_share(as_guest) and "rank " not in result_share(as_guest)
     assert "practice" in result_share(practice) and "rank " not in result_share(practice)
     assert "rank 3 of 7" in result_share_text(a, 3, 7)
+
+
+def test_a_submissions_result_carries_the_rank_of_the_days_board_and_its_size() -> None:
+    from leaderboard.selectors import submission_result
+
+    today = challenge(0)
+    a = make_result(challenge=today, player=make_user(), score=900)
+    make_result(challenge=today, player=make_user(), score=950)
+    assisted = make_result(challenge=today, player=make_user(), score=1000, assisted=True)
+    mine = submission_result(a.submission)
+    assert mine is not None and (mine["rank"], mine["board_total"], mine["board"]) == (2, 2, "day")
+    assert "rank 2 of 2" in str(mine["share"])
+    theirs = submission_result(assisted.submission)
+    assert theirs is not None and (theirs["rank"], theirs["board_total"], theirs["board"]) == (1, None, "all")
+
+
+def test_the_day_boundary_is_the_challenge_time_zones_midnight(settings: Any) -> None:
+    """DAILY_TIMEZONE decides when today ends: at 03:00 UTC it is still yesterday in New York."""
+    settings.DAILY_TIMEZONE = "America/New_York"
+    player = make_user()
+    play(player, 2)
+    play(player, 1)
+    # TODAY 03:00 UTC = day(1) 22:00 in New York: day(1) is still "today" there, and it is won.
+    with time_machine.travel(at(TODAY, 3), tick=False):
+        s = stats(player)
+        assert s.today == day(1) and of(s, "klondike").current_streak == 2
+        assert of(s, "klondike").today is not None  # day(1)'s result is today's there
+    # TODAY+1 04:59 UTC = TODAY 23:59 in New York: TODAY unplayed, not yet breaking the run.
+    with time_machine.travel(at(day(-1), 4, 59), tick=False):
+        assert of(stats(player), "klondike").current_streak == 2
+    # TODAY+1 05:00 UTC = midnight in New York: TODAY was missed.
+    with time_machine.travel(at(day(-1), 5, 0), tick=False):
+        assert of(stats(player), "klondike").current_streak == 0

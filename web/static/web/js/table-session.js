@@ -340,7 +340,7 @@ export function showResult(submission, pending) {
       ? `Under review: ${r.review.reason} It goes on the boards once staff have checked it.`
       : r.rank && r.on_board === false
         ? `As a guest you would rank #${r.rank}${where}: sign up or log in to put this result on ${board}.`
-        : r.rank ? `Rank #${r.rank} on ${board}${where}.`
+        : r.rank ? `Rank #${r.rank}${r.board_total ? ` of ${r.board_total}` : ""} on ${board}${where}.`
           : r.ranked ? "Ranked." : "Practice: not ranked.";
     const time = r.ranked ? ` Time ${clockText(r.play_time_ms, true)}.` : "";
     $("result-text").textContent = `${r.won ? "Won" : "Not won"} with score ${r.score} in ${count(r.moves, "move")}` +
