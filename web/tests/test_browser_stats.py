@@ -121,6 +121,7 @@ def test_the_result_shows_this_games_stats_and_the_profile_switches_games(browse
     time = page.locator("#clock").inner_text()
     assert re.fullmatch(r"\d+:\d\d\.\d\d", time) and time in share, (time, share)
     assert "rank 3 of 3" in share, share  # the day's board: o1, o2 and sal; the assisted o3 is not on it
+    assert "Rank #3 of 3 on today's board" in page.locator("#result-text").inner_text()
 
     for selector in ("#result-title", "#result-stats", "#share-text", "#copy-share", "#result-next", "#again"):
         on_screen(page, selector, DESKTOP)
