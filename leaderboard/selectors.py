@@ -907,8 +907,9 @@ def player_game_stats(
     todays_games = set(challenges_shown(today=today).filter(date=today).values_list("game", flat=True))
     all_lost = bool(todays_games) and todays_games <= lost_today  # (no challenge yet today: nothing lost)
     overall = _game_stats(rows, game=None, today=today, today_open=not all_lost)
-    shown = [game] if game is not None else [g for g in GAME_IDS if any(r[1] == g for r in rows)]
-    games = [
-        _game_stats([r for r in rows if r[1] == g], game=g, today=today, today_open=g not in lost_today) for g in shown
-    ]
+    by_game: dict[str, list[tuple[Any, ...]]] = {}
+    for r in rows:
+        by_game.setdefault(r[1], []).append(r)
+    shown = [game] if game is not None else [g for g in GAME_IDS if g in by_game]
+    games = [_game_stats(by_game.get(g, []), game=g, today=today, today_open=g not in lost_today) for g in shown]
     return PlayerGameStats(username=player.get_username(), today=today, own=own, overall=overall, games=games)
