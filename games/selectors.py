@@ -264,18 +264,31 @@ def play_time_text(ms: int) -> str:
     return f"{centis // 6000}:{centis // 100 % 60:02d}.{centis % 100:02d}"
 
 
-def result_share_text(result: Result, rank: int | None) -> str:
-    """Spoiler-free: the game, the day and the numbers (the play time too), never a card."""
+def result_share_text(result: Result, rank: int | None, total: int | None = None) -> str:
+    """Spoiler-free: the game, the day and the numbers (the play time too), never a card.
+
+    ``rank`` of ``total``: the result's place on the day's board (SPEC section 7: the unassisted ranked
+    results), given only when it is there. Anything else says what it is instead of a rank: practice,
+    assisted (a hint, or a look taken back), under review, or not on the board (a guest's)."""
     challenge = result.challenge
     lines = [f"Daily Patience: {GAMES[challenge.game].name}, {challenge.date:%d %b %Y}"]
     outcome = "Won" if result.won else f"{result.foundation_cards}/{GAMES[challenge.game].cards} cards home"
-    parts = [outcome, f"{result.score} points", f"{result.moves} moves", play_time_text(result.play_time_ms)]
+    moves = f"{result.moves} move{'s' if result.moves != 1 else ''}"
+    parts = [outcome, f"{result.score} points", moves, play_time_text(result.play_time_ms)]
     if GAMES[challenge.game].passes != 1:
         parts.append(f"{result.redeals} redeal{'s' if result.redeals != 1 else ''}")
-    if rank is not None:
-        parts.append(f"rank {rank} of all, assisted" if result.assisted else f"rank {rank}")
+    if not result.ranked:
+        parts.append("practice, not on the board")
     elif result.assisted:
-        parts.append("assisted")
+        parts.append("assisted, not on the day's board")
+    elif result.disqualified:
+        parts.append("disqualified")
+    elif result.held:
+        parts.append("under review")
+    elif rank is not None:
+        parts.append(f"rank {rank} of {total}" if total else f"rank {rank}")
+    else:
+        parts.append("not on the board")
     lines.append(" | ".join(parts))
     return "\n".join(lines)
 

@@ -37,6 +37,7 @@ from leaderboard.selectors import (
     leaderboard_challenge_get,
     leaderboard_page,
     leaderboard_top_rendered,
+    player_game_stats,
     player_profile,
     result_attempts,
     submission_result,
@@ -218,6 +219,82 @@ class PlayerApi(APIView):
             raise PlayerNotFound(f"There is no player named {username[:USERNAME_MAX_LENGTH]!r}.")  # nor can there be
         profile = player_profile(username=username, today=dates.today())
         return Response(self.OutputSerializer(profile).data)
+
+
+@extend_schema_serializer(component_name="PlayerStatsBucket")
+class StatsBucketOutput(serializers.Serializer):
+    label = serializers.CharField(help_text="`under 1 min`, `1-2 min`, ... `10+ min`, `not won`.")  # type: ignore[assignment]
+    won = serializers.BooleanField(help_text="A bar of won games (by play time), or the bar of games not won.")
+    low_ms = serializers.IntegerField(allow_null=True, help_text="Play time from (inclusive); null: from 0.")
+    high_ms = serializers.IntegerField(allow_null=True, help_text="Play time up to (exclusive); null: no bound.")
+    count = serializers.IntegerField()
+    today = serializers.IntegerField(help_text="How many of the player's results of today are in this bar.")
+
+
+@extend_schema_serializer(component_name="PlayerStatsToday")
+class StatsTodayOutput(serializers.Serializer):
+    won = serializers.BooleanField()
+    score = serializers.IntegerField()
+    moves = serializers.IntegerField()
+    play_time_ms = serializers.IntegerField()
+    assisted = serializers.BooleanField()
+    bucket = serializers.IntegerField(help_text="Its bar in `distribution`.")
+
+
+@extend_schema_serializer(component_name="PlayerGameStats")
+class GameStatsOutput(serializers.Serializer):
+    game = game_field(allow_null=True, help_text="null: every game together.")
+    played = serializers.IntegerField(help_text="Ranked results that count (valid, not disqualified, not held).")
+    won = serializers.IntegerField()
+    win_rate = serializers.FloatField(help_text="won / played, 0 when nothing was played.")
+    current_streak = serializers.IntegerField(
+        help_text="Consecutive days with a ranked win, ending today, or yesterday while today can still be won "
+        "(today's game not played yet, or not lost: a lost ranked game of today ends it)."
+    )
+    best_streak = serializers.IntegerField(help_text="The longest run of consecutive days with a ranked win.")
+    best_time_ms = serializers.IntegerField(allow_null=True, help_text="The fastest unassisted win.")
+    best_score = serializers.IntegerField(allow_null=True, help_text="The highest unassisted score.")
+    last_played_date = serializers.DateField(allow_null=True)
+    distribution = StatsBucketOutput(many=True, help_text="Won games by play time, then the games not won.")
+    today = StatsTodayOutput(allow_null=True, help_text="The player's own result of today in this game.")
+
+
+class PlayerStatsApi(APIView):
+    """A player's statistics over every game and per game, with the distribution of their results."""
+
+    permission_classes = [AllowAny]
+
+    class InputSerializer(QueryInput):
+        game = game_field(required=False, help_text="Only this game in `games` (the overall figures stay).")
+
+    @extend_schema_serializer(component_name="PlayerStats")
+    class OutputSerializer(serializers.Serializer):
+        username = serializers.CharField()
+        today = serializers.DateField(help_text="The challenge day the figures are as of.")
+        own = serializers.BooleanField(
+            help_text="true: the caller's own statistics (every counted result); false: another player's, "
+            "from their results on the public boards only."
+        )
+        overall = GameStatsOutput()
+        games = GameStatsOutput(many=True, help_text="Each game played (or only `?game=`), in the games' order.")
+
+    @extend_schema(
+        operation_id="player_stats",
+        parameters=[InputSerializer],
+        responses=OutputSerializer,
+        description=(
+            "Played, won, win share, current and best streak, best time and score, and the distribution of "
+            "results (won games by play time, then not won; today's result marked), over every game and per "
+            "game. Only ranked results count, never practice. The player themself sees every counted result "
+            "of theirs (a guest's too); anybody else sees what the public boards show of them."
+        ),
+    )
+    def get(self, request: Request, username: str) -> Response:
+        if "\x00" in username or len(username) > USERNAME_MAX_LENGTH:
+            raise PlayerNotFound(f"There is no player named {username[:USERNAME_MAX_LENGTH]!r}.")  # nor can there be
+        query = validated_query(self.InputSerializer, request)
+        stats = player_game_stats(username=username, viewer=request.user, today=dates.today(), game=query.get("game"))
+        return Response(self.OutputSerializer(stats).data)
 
 
 # --- Submissions: their answers carry the result's rank on the board, which is this app's ----------------

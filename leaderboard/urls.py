@@ -7,4 +7,5 @@ urlpatterns = [
     path("submissions/<int:submission_id>", apis.SubmissionDetailApi.as_view(), name="submission-detail"),
     path("leaderboards/<str:date>/<str:game>", apis.LeaderboardApi.as_view(), name="api-leaderboard"),
     path("players/<str:username>", apis.PlayerApi.as_view(), name="api-player"),
+    path("players/<str:username>/stats", apis.PlayerStatsApi.as_view(), name="api-player-stats"),
 ]

@@ -89,11 +89,14 @@ def home(request: HttpRequest) -> HttpResponse:
                 "summary": GAMES[c.game].summary,
                 "counts": counts[c.pk],
                 "mine": status,
-                "share": selectors.result_share_text(result, status.rank) if status and result else "",
+                "share": board_selectors.result_share(result) if status and result else "",
             }
         )
     signed_in = request.user.is_authenticated
-    stats = board_selectors.player_stats_compute(player=request_player(request), today=today) if signed_in else None
+    stats = None
+    if signed_in:  # the streak as the profile and the end of a game count it
+        player = request_player(request)
+        stats = board_selectors.player_game_stats(username=player.get_username(), viewer=player, today=today).overall
     return render(
         request,
         "web/home.html",

@@ -1,6 +1,8 @@
-// A player's profile, from GET /api/v1/players/{username}, with a small SVG chart of recent results.
+// A player's profile, from GET /api/v1/players/{username} and .../stats: the figures and the distribution
+// of results per game (a switcher: every game, or one), a small SVG chart and the table of recent results.
 
 import { el, get } from "./api.js";
+import { distribution, statsTiles } from "./stats-view.js";
 
 const box = document.getElementById("profile");
 const SVG = "http://www.w3.org/2000/svg";
@@ -44,31 +46,57 @@ function chart(recent) {
   return root;
 }
 
+function recentTable(recent, names) {
+  const rows = recent.map((r) => el("tr", {},
+    el("td", { text: shortDate(r.date), title: r.date }),
+    el("td", {}, el("a", { href: `/board/${r.date}/${r.game}`, text: names[r.game] || r.game })),
+    el("td", { text: r.won ? "won" : "not won" }),
+    el("td", { class: "num", text: String(r.score) }),
+    el("td", { class: "num moves", text: String(r.moves) }),
+    el("td", { class: "num", text: r.rank ? `#${r.rank}${r.assisted ? " (assisted)" : ""}` : "",
+      title: r.assisted ? "assisted: ranked on the board of all results" : "" }),
+    // Once the day is over the game is public: its replay and review (GET /api/v1/attempts/{id}/review).
+    el("td", {}, r.attempt ? el("a", { href: `/games/${r.attempt}`, class: "game-link", text: "Review", title: "watch the game and read its review" })
+      : el("span", { class: "small", text: "after the day", title: "games are public once their day is over" }))));
+  return el("table", { class: "leaderboard" },
+    el("thead", {}, el("tr", {}, ...["Day", "Game", "Result", "Score", "Moves", "Rank", "Game review"].map((t) =>
+      el("th", { text: t, class: t === "Moves" ? "moves" : "" })))),
+    el("tbody", {}, rows));
+}
+
+/** One game's part (or every game's, ``game`` null): figures, distribution, chart and table. */
+function view(p, stats, names, game) {
+  const s = game ? stats.games.find((g) => g.game === game) : stats.overall;
+  const recent = game ? p.recent.filter((r) => r.game === game) : p.recent;
+  const what = game ? names[game] || game : "every game";
+  return [
+    statsTiles(s),
+    s.played ? distribution(s, `Results, ${what}: wins by play time`) : null,
+    recent.length ? chart(recent) : el("p", { class: "empty", text: "No ranked results yet." }),
+    recent.length ? recentTable(recent, names) : null,
+  ];
+}
+
 async function load() {
   try {
-    const [p, games] = await Promise.all([get(`players/${encodeURIComponent(box.dataset.username)}`), get("games")]);
+    const name = encodeURIComponent(box.dataset.username);
+    const [p, stats, games] = await Promise.all([get(`players/${name}`), get(`players/${name}/stats`), get("games")]);
     const names = Object.fromEntries(games.map((g) => [g.id, g.name]));
-    const stat = (label, value) => el("div", { class: "stat" }, el("b", { text: String(value) }), label);
-    const rows = p.recent.map((r) => el("tr", {},
-      el("td", { text: shortDate(r.date), title: r.date }),
-      el("td", {}, el("a", { href: `/board/${r.date}/${r.game}`, text: names[r.game] || r.game })),
-      el("td", { text: r.won ? "won" : "not won" }),
-      el("td", { class: "num", text: String(r.score) }),
-      el("td", { class: "num moves", text: String(r.moves) }),
-      el("td", { class: "num", text: r.rank ? `#${r.rank}${r.assisted ? " (assisted)" : ""}` : "",
-        title: r.assisted ? "assisted: ranked on the board of all results" : "" }),
-      // Once the day is over the game is public: its replay and review (GET /api/v1/attempts/{id}/review).
-      el("td", {}, r.attempt ? el("a", { href: `/games/${r.attempt}`, class: "game-link", text: "Review", title: "watch the game and read its review" })
-        : el("span", { class: "small", text: "after the day", title: "games are public once their day is over" }))));
-    box.replaceChildren(
-      el("div", { class: "stats-grid" },
-        stat("played", p.played), stat("won", p.won), stat("win rate", `${Math.round(p.win_rate * 100)}%`),
-        stat("current streak", p.current_streak), stat("best streak", p.best_streak)),
-      p.recent.length ? chart(p.recent) : el("p", { class: "empty", text: "No ranked results yet." }),
-      p.recent.length ? el("table", { class: "leaderboard" },
-        el("thead", {}, el("tr", {}, ...["Day", "Game", "Result", "Score", "Moves", "Rank", "Game review"].map((t) =>
-          el("th", { text: t, class: t === "Moves" ? "moves" : "" })))),
-        el("tbody", {}, rows)) : null);
+    const part = el("div", { class: "profile-game", id: "profile-game", "aria-live": "polite" });
+    const choices = [[null, "All games"], ...stats.games.map((g) => [g.game, names[g.game] || g.game])];
+    const switcher = el("div", { class: "tabs game-switch", role: "group", "aria-label": "Statistics of" },
+      choices.map(([game, label]) => el("button", { type: "button", class: "button", "aria-pressed": String(!game),
+        dataset: { game: game || "" }, text: label })));
+    switcher.addEventListener("click", (event) => {
+      const button = event.target.closest("button");
+      if (!button) return;
+      for (const b of switcher.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b === button));
+      part.replaceChildren(...view(p, stats, names, button.dataset.game || null).filter(Boolean));
+      part.dataset.game = button.dataset.game;
+    });
+    part.replaceChildren(...view(p, stats, names, null).filter(Boolean));
+    part.dataset.game = "";
+    box.replaceChildren(stats.games.length > 1 ? switcher : "", part);
   } catch (exc) {
     box.replaceChildren(el("p", { class: "message error", text: exc.message }));
   }

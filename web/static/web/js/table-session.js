@@ -3,6 +3,7 @@
 import { get, post } from "./api.js";
 import * as R from "./rules.js";
 import { $, cfg, game, message, playing, tableEl } from "./table-page.js";
+import { distribution, statsTiles } from "./stats-view.js";
 import { celebrate, clockFrom, clockText, render } from "./table-view.js";
 import { cardLabel } from "./cards.js";
 import { moveWords, withCardWords } from "./words.js";
@@ -339,7 +340,7 @@ export function showResult(submission, pending) {
       ? `Under review: ${r.review.reason} It goes on the boards once staff have checked it.`
       : r.rank && r.on_board === false
         ? `As a guest you would rank #${r.rank}${where}: sign up or log in to put this result on ${board}.`
-        : r.rank ? `Rank #${r.rank} on ${board}${where}.`
+        : r.rank ? `Rank #${r.rank}${r.board_total ? ` of ${r.board_total}` : ""} on ${board}${where}.`
           : r.ranked ? "Ranked." : "Practice: not ranked.";
     const time = r.ranked ? ` Time ${clockText(r.play_time_ms, true)}.` : "";
     $("result-text").textContent = `${r.won ? "Won" : "Not won"} with score ${r.score} in ${count(r.moves, "move")}` +
@@ -369,16 +370,25 @@ export async function start() {
   }
 }
 
-/** The player's streak under a ranked result (from their profile: the server's one definition). */
+/** Under a ranked result: the overall streak, and this game's figures and distribution with today's bar
+ * marked (GET /api/v1/players/{me}/stats?game=: the server's one definition of a streak). */
 async function showStreak() {
   const me = document.body.dataset.user;
   const box = $("result-streak");
+  const stats = $("result-stats");
   if (!me || !box) return;
   try {
-    const p = await get(`players/${encodeURIComponent(me)}`);
-    box.textContent = `Streak: ${count(p.current_streak, "day")} won in a row (best ${p.best_streak}).`;
+    const s = await get(`players/${encodeURIComponent(me)}/stats?game=${encodeURIComponent(cfg.game)}`);
+    box.textContent = `Streak over every game: ${count(s.overall.current_streak, "day")} won in a row ` +
+      `(best ${s.overall.best_streak}).`;
     box.hidden = false;
+    const mine = s.games[0];
+    if (stats && mine && mine.played) {
+      stats.replaceChildren(statsTiles(mine), distribution(mine, `Your ${game.rules?.name || cfg.game} results: wins by time`));
+      stats.hidden = false;
+    }
   } catch {
-    box.hidden = true; // the result stands without it
+    box.hidden = true; // the result stands without them
+    if (stats) stats.hidden = true;
   }
 }
