@@ -300,7 +300,7 @@ REVIEW_LOOKBACK_DAYS = env.int("REVIEW_LOOKBACK_DAYS", default=7)
 # The still-winnable light (solver_worker.winnable): the solver's budget per position. The node cap keeps
 # an answer the same on a slow machine and bounds a task's time; README "Game review" has its latency.
 WINNABLE_SECONDS = env.float("WINNABLE_SECONDS", default=0.5)
-WINNABLE_NODES = env.int("WINNABLE_NODES", default=100_000)
+WINNABLE_NODES = env.int("WINNABLE_NODES", default=200_000)
 # The memory bound of the solver's transposition table, in MiB, per solve (so per Celery
 # worker process): the compiled core never allocates more for it (solver.core).
 SOLVER_TABLE_MB = env.float("SOLVER_TABLE_MB", default=256.0)

@@ -58,7 +58,7 @@ PENDING_SECONDS = 20
 # or asked again since.
 TASK_EXPIRES_SECONDS = 30
 # How soon the page asks again while the answer is pending.
-RETRY_AFTER_MS = 400
+RETRY_AFTER_MS = 250
 KEY_PREFIX = "dp:winnable:"
 
 
