@@ -12,11 +12,12 @@ from unittest import mock
 
 import pytest
 import time_machine
+from django.conf import settings
 from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
 
 from engine import Move, State, deal
-from games import services
+from games import days, services
 from games.models import Attempt
 from games.tests.factories import make_challenge, make_user, token_for
 from solver_worker import tasks, winnable
@@ -33,9 +34,11 @@ NEXT_NOON = dt.datetime(2026, 12, 2, 12, 0, tzinfo=dt.UTC)
 
 
 @pytest.fixture(autouse=True)
-def fresh_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Answers of this test only (the cache may be a Redis shared with earlier runs)."""
-    monkeypatch.setattr(winnable, "KEY_PREFIX", f"test:winnable:{uuid.uuid4().hex}:")
+def fresh_keys(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Answers of this test only (the cache may be a Redis shared with earlier runs). Not with a real
+    worker: that process writes under the service's own prefix (the test deletes its keys instead)."""
+    if "broker" not in request.keywords:
+        monkeypatch.setattr(winnable, "KEY_PREFIX", f"test:winnable:{uuid.uuid4().hex}:")
 
 
 @pytest.fixture
@@ -293,3 +296,45 @@ def test_asking_is_throttled_per_player(past, monkeypatch: pytest.MonkeyPatch) -
         assert ask(other).status_code == 200  # per player, not for everybody
     finally:
         cache.delete_many(keys)
+
+
+# -- with a real worker and broker, as in production ------------------------------------------------------
+
+
+@pytest.mark.broker
+@pytest.mark.slow
+@pytest.mark.redis(reason="a real broker for the worker")
+@pytest.mark.postgres(reason="the worker process needs a database it can share")
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_answers_while_the_page_polls(tmp_path: Path) -> None:
+    import time
+
+    from celery import current_app
+    from django.core.cache import cache
+
+    from tests.processes import celery_worker
+    from tests.test_end_to_end import database_url
+
+    yesterday = days.today() - dt.timedelta(days=1)
+    challenge = make_challenge(game=GAME, seed=SEED, day=yesterday, solution=DATA["solution"])
+    attempt = practice(challenge, WINNABLE_LOG)
+    lost = [*WINNABLE_LOG, LOSING_MOVE]
+    cache.delete_many([winnable.position_key(GAME, position_after(m)) for m in (WINNABLE_LOG, lost)])
+    current_app.control.purge()  # the service's app (config loads it with Django): nothing left from a run
+    client = client_for(attempt.player)
+    log = tmp_path / "worker.log"
+    with celery_worker(log, queues=settings.CELERY_WINNABLE_QUEUE, env={"DATABASE_URL": database_url()}):
+        for moves, expected in ((WINNABLE_LOG, "winnable"), (lost, "lost")):
+            if moves is lost:
+                services.attempt_append_moves(
+                    attempt_id=attempt.pk, player=attempt.player, start=len(WINNABLE_LOG), moves=[LOSING_MOVE]
+                )
+            first = client.get(url(attempt.pk))
+            assert first.status_code == 202 and first.json()["state"] == "pending"  # the request solved nothing
+            deadline = time.monotonic() + 60
+            body = first.json()
+            while body["state"] == "pending" and time.monotonic() < deadline:
+                time.sleep(body["retry_after_ms"] / 1000)
+                body = client.get(url(attempt.pk)).json()
+            assert body["state"] == expected, f"{body}\nworker log:\n{log.read_text()[-3000:]}"
+            assert body["moves"] == len(moves)
