@@ -158,3 +158,21 @@ def test_no_light_on_today_s_ranked_table_nor_today_s_practice(page: Any) -> Non
     wait_log(page, 1)
     assert page.locator("#winnable").count() == 0
     assert not asks
+
+
+def test_what_the_solver_leaves_open_is_a_grey_light(page: Any, settings: Any) -> None:  # noqa: F811
+    settings.WINNABLE_NODES = 50  # a budget that decides nothing about this position
+    yesterday = days.today() - dt.timedelta(days=1)
+    make_challenge(game="forty-thieves", seed=DATA["seed"], day=yesterday, solution=DATA["solution"])
+    sign_up(page, "ash")
+    page.goto(f"/play/{yesterday}/forty-thieves")
+    page.wait_for_selector("#game[data-ready=true]")
+    start(page)
+    assert post_moves(page, DATA["winnable"][:20]) == 200
+    page.reload()
+    page.wait_for_selector("#game[data-ready=true]")
+    page.locator("#winnable-toggle").check()
+    wait_light(page, "undecided")
+    assert page.locator("#winnable-text").inner_text() == "solver undecided"
+    assert page.locator("#winnable-live").inner_text() == "solver undecided"
+    shot(page, "past-day-grey.png")

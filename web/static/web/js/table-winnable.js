@@ -15,6 +15,7 @@ const words = $("winnable-text");
 const live = $("winnable-live");
 const WAIT_MS = 150; // moves in quick succession are asked about once, after the last
 const MAX_POLLS = 40;
+const SLOW_MS = 300;
 
 let ticket = 0; // the latest ask: an answer to any earlier one is stale
 let timer = null;
@@ -25,6 +26,7 @@ const eligible = () => Boolean(cfg.over === "true" && game.attempt && !game.atte
 const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 
 function show(state, text) {
+  light.classList.toggle("stale", state === "pending");
   light.dataset.state = state;
   words.textContent = text;
   light.hidden = false;
@@ -55,7 +57,10 @@ async function ask() {
   const id = game.attempt.id;
   const length = game.attempt.moves.length;
   const current = () => mine === ticket && game.attempt?.id === id && game.attempt.moves.length === length;
-  show("pending", "checking…");
+  // The last verdict is dimmed at once (it was for the position before this move); "checking…" shows
+  // only if the answer is slow, so a cached one does not make the light flicker.
+  light.classList.add("stale");
+  const slow = setTimeout(() => { if (current()) show("pending", "checking…"); }, SLOW_MS);
   try {
     let answer = await get(`attempts/${id}/winnable`);
     for (let i = 0; answer.state === "pending" && i < MAX_POLLS && current(); i += 1) {
@@ -69,6 +74,8 @@ async function ask() {
   } catch (exc) {
     if (!current()) return;
     show("undecided", exc.status === 429 ? "not checked: too many asks, it resumes shortly" : "solver undecided");
+  } finally {
+    clearTimeout(slow);
   }
 }
 
