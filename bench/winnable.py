@@ -1,6 +1,6 @@
 """The still-winnable light's benchmark: how long the solver takes to answer one position of a past game.
 
-    python bench/winnable.py [--deals 3] [--seconds 0.5] [--nodes 100000]
+    python bench/winnable.py [--deals 3] [--seconds 0.5] [--nodes 200000] [--http]
 
 For every game, ``--deals`` deals the winnability study (docs/winnability) found winnable are solved
 first, untimed. Each deal gives two positions a player might ask about: one on a winning track (the
@@ -12,6 +12,10 @@ replay the log, the position's cache key, ``solver_worker.winnable.position_verd
 one core. Prints the median, 95th percentile and longest answer, and the verdicts. An answer in the cache
 costs none of this (a cache read).
 
+``--http`` also asks ``GET /api/v1/attempts/{id}/winnable`` for each position through Django's whole stack
+(a test database, SQLite in memory; tasks in process, as on the embedded defaults): the first ask (solved in
+the request there; with a broker it is a cache read and a task sent) and a second one (from the cache).
+
 Figures depend on the machine and whatever else runs on it: compare runs on one machine only.
 """
 
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import random
 import statistics
@@ -62,6 +67,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=None, help="the budget (default WINNABLE_SECONDS)")
     parser.add_argument("--nodes", type=int, default=None, help="the node cap (default WINNABLE_NODES)")
     parser.add_argument("--seed", type=int, default=28)
+    parser.add_argument("--http", action="store_true", help="also time the API's answers (see above)")
     args = parser.parse_args()
     from django.conf import settings
 
@@ -94,6 +100,50 @@ def main() -> None:
     )
     for (kind, state), n in sorted(verdicts.items()):
         print(f"  {kind:13} {state:9} {n}")
+    if args.http:
+        http(positions)
+
+
+def summary(times: list[float]) -> str:
+    times = sorted(times)
+    p95 = times[max(0, round(0.95 * len(times)) - 1)]
+    return f"median {statistics.median(times):.3f} s, 95th percentile {p95:.3f} s, longest {times[-1]:.3f} s"
+
+
+def http(positions: list[tuple[str, str, int, list[str]]]) -> None:
+    import datetime as dt
+
+    from django.db import connection
+    from django.test.utils import setup_test_environment
+    from rest_framework.test import APIClient
+    from rest_framework.throttling import SimpleRateThrottle
+
+    from games import services
+    from games.models import Challenge
+    from games.tests.factories import make_user, token_for
+
+    SimpleRateThrottle.allow_request = lambda self, request, view: True  # type: ignore[method-assign]
+    logging.getLogger("celery").setLevel(logging.WARNING)  # a line per task otherwise
+    setup_test_environment()
+    connection.creation.create_test_db(verbosity=0)
+    first: list[float] = []
+    again: list[float] = []
+    for i, (_kind, game, seed, log) in enumerate(positions):
+        challenge = Challenge.objects.create(
+            date=dt.date(2020, 1, 1) + dt.timedelta(days=i), game=game, seed=seed, status=Challenge.Status.READY
+        )
+        player = make_user()
+        attempt = services.attempt_start(player=player, challenge=challenge)
+        services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=0, moves=log)
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(player)}")
+        for times in (first, again):
+            start = time.perf_counter()
+            response = client.get(f"/api/v1/attempts/{attempt.pk}/winnable")
+            times.append(time.perf_counter() - start)
+            assert response.status_code == 200, response.content
+    print(f"\nthrough the API, first ask (solved in the request, tasks in process): {summary(first)}")
+    print(f"through the API, asked again (from the cache): {summary(again)}")
 
 
 if __name__ == "__main__":
