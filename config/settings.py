@@ -241,12 +241,17 @@ else:
 CELERY_QUEUE = env.str("CELERY_QUEUE", default="validation")
 CELERY_SOLVER_QUEUE = env.str("CELERY_SOLVER_QUEUE", default="solver")
 CELERY_TASK_DEFAULT_QUEUE = CELERY_QUEUE
-CELERY_TASK_QUEUES: dict[str, dict[str, str]] = {CELERY_QUEUE: {}, CELERY_SOLVER_QUEUE: {}}
+# The still-winnable light's solves (sub-second, a player waiting on each) have a third queue: behind a
+# burst of reviews on the solver queue they would come too late, and on the validation queue they would
+# hold up results. A worker started without -Q consumes it too.
+CELERY_WINNABLE_QUEUE = env.str("CELERY_WINNABLE_QUEUE", default="winnable")
+CELERY_TASK_QUEUES: dict[str, dict[str, str]] = {CELERY_QUEUE: {}, CELERY_SOLVER_QUEUE: {}, CELERY_WINNABLE_QUEUE: {}}
 CELERY_TASK_ROUTES = {
     # Only sends one task per challenge still to prepare: quick, so it does not queue behind the solver.
     "solver_worker.prepare_upcoming_days": {"queue": CELERY_QUEUE},
     # Only creates review rows and sends their tasks; the reviews themselves run on the solver queue.
     "solver_worker.review_sweep": {"queue": CELERY_QUEUE},
+    "solver_worker.winnable_position": {"queue": CELERY_WINNABLE_QUEUE},
     "solver_worker.*": {"queue": CELERY_SOLVER_QUEUE},
 }
 CELERY_TASK_SERIALIZER = "json"
@@ -292,6 +297,10 @@ REVIEW_SECONDS = env.float("REVIEW_SECONDS", default=6.0)
 # (days since the attempt finished) the sweep looks.
 REVIEW_SWEEP_LIMIT = env.int("REVIEW_SWEEP_LIMIT", default=2000)
 REVIEW_LOOKBACK_DAYS = env.int("REVIEW_LOOKBACK_DAYS", default=7)
+# The still-winnable light (solver_worker.winnable): the solver's budget per position. The node cap keeps
+# an answer the same on a slow machine and bounds a task's time; README "Game review" has its latency.
+WINNABLE_SECONDS = env.float("WINNABLE_SECONDS", default=0.5)
+WINNABLE_NODES = env.int("WINNABLE_NODES", default=200_000)
 # The memory bound of the solver's transposition table, in MiB, per solve (so per Celery
 # worker process): the compiled core never allocates more for it (solver.core).
 SOLVER_TABLE_MB = env.float("SOLVER_TABLE_MB", default=256.0)
@@ -351,6 +360,8 @@ REST_FRAMEWORK = {
         "anon": env.str("API_THROTTLE_ANON", default="600/min"),
         "user": env.str("API_THROTTLE_USER", default="2400/min"),
         "auth": env.str("API_THROTTLE_AUTH", default="30/min"),
+        # The still-winnable light, per player: a move and a poll or two each.
+        "winnable": env.str("API_THROTTLE_WINNABLE", default="120/min"),
     },
 }
 THROTTLE = env.bool("API_THROTTLE", default=True)

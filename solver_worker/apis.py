@@ -18,7 +18,7 @@ from games.apis import FrameOutput
 from games.fields import game_field
 from games.selectors import log_frames
 from games.services.practice import attempt_try_from
-from solver_worker import reviews
+from solver_worker import reviews, winnable
 
 
 class PlayedMoveOutput(serializers.Serializer):
@@ -190,3 +190,47 @@ class AttemptReviewTryApi(APIView):
         attempt = attempt_try_from(player=request_player(request), challenge=challenge, moves=prefix)
         data = {"attempt": attempt.pk, "moves": len(prefix), "play": f"/play/{challenge.date}/{challenge.game}"}
         return Response(TryFromHereOutput(data).data, status=201)
+
+
+class WinnableOutput(serializers.Serializer):
+    attempt = serializers.IntegerField()
+    moves = serializers.IntegerField(
+        help_text="The length of the stored log the answer is for: a page whose log is longer has moved on "
+        "since, and drops the answer."
+    )
+    state = serializers.ChoiceField(
+        choices=["winnable", "lost", "undecided", "pending"],
+        help_text="winnable: the solver found a win from the position and the engine replayed it; lost: the "
+        "solver's complete search proved no win exists; undecided: the budget left it open; pending: being "
+        "solved, ask again after retry_after_ms.",
+    )
+    words = serializers.CharField(help_text="The state in words, for the light's label.")
+    nodes = serializers.IntegerField(allow_null=True, help_text="Positions the solver searched.")
+    seconds = serializers.FloatField(allow_null=True, help_text="The solver's time on this position.")
+    retry_after_ms = serializers.IntegerField(required=False, help_text="Only when pending.")
+
+
+class AttemptWinnableApi(APIView):
+    """The still-winnable light of the caller's practice attempt on a day that is over, for the position its
+    stored log reaches (never one the client sends). Throttled per player (API_THROTTLE_WINNABLE)."""
+
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "winnable"
+
+    @extend_schema(
+        operation_id="attempt_winnable",
+        responses={
+            200: WinnableOutput,
+            202: OpenApiResponse(WinnableOutput, description="pending: the solver is on it, ask again"),
+            403: OpenApiResponse(description="a ranked attempt (code ranked_attempt): the light is for practice"),
+            404: OpenApiResponse(
+                description="no such attempt of the caller; or its day is not over yet (details: ready_at, "
+                "ready_in_seconds)"
+            ),
+            429: OpenApiResponse(description="asked too often"),
+        },
+    )
+    def get(self, request: Request, attempt_id: int) -> Response:
+        answer = winnable.winnable_ask(attempt_id=attempt_id, viewer=request.user)
+        status = 202 if answer.state == winnable.PENDING else 200
+        return Response(WinnableOutput(answer.to_json()).data, status=status)

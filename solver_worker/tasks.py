@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import OperationalError
 
 from games import days
-from solver_worker import reviews, services
+from solver_worker import reviews, services, winnable
 from solver_worker.cli import solve_row
 
 
@@ -66,3 +66,12 @@ def review_attempt(attempt_id: int) -> str:
 def review_sweep(limit: int | None = None) -> int:
     """Beat: queue the reviews of the finished attempts of the days that are over."""
     return reviews.reviews_sweep(limit=limit)
+
+
+@shared_task(name="solver_worker.winnable_position", acks_late=False, soft_time_limit=20, time_limit=30)
+def winnable_position(attempt_id: int, moves: int) -> str:
+    """The still-winnable light (solver_worker.winnable): the verdict on a practice attempt's position after
+    its first ``moves`` log entries, into the cache the API reads. Not acknowledged late: a task lost with
+    its worker is sent again by the player's next ask, and a stale one is worth nothing."""
+    verdict = winnable.winnable_make(attempt_id=attempt_id, moves=moves)
+    return "not_eligible" if verdict is None else verdict.state

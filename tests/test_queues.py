@@ -25,7 +25,8 @@ app.loader.import_default_modules()
 names = ["games.validate_submission", "games.resend_pending_submissions", "games.close_expired_attempts",
          "solver_worker.prepare_upcoming_days",
          "solver_worker.prepare_challenge", "solver_worker.verify_seed", "solver_worker.solve_seed",
-         "solver_worker.review_sweep", "solver_worker.review_attempt", "games.delete_idle_guests"]
+         "solver_worker.review_sweep", "solver_worker.review_attempt", "games.delete_idle_guests",
+         "solver_worker.winnable_position"]
 print(json.dumps({
     "routes": {n: app.amqp.router.route({}, n)["queue"].name for n in names},
     "registered": [n for n in names if n in app.tasks],
@@ -37,7 +38,7 @@ print(json.dumps({
 
 
 def routes(**env_vars: str) -> dict[str, object]:
-    unset = (*SETTINGS_VARS, "CELERY_QUEUE", "CELERY_SOLVER_QUEUE")
+    unset = (*SETTINGS_VARS, "CELERY_QUEUE", "CELERY_SOLVER_QUEUE", "CELERY_WINNABLE_QUEUE")
     env = {k: v for k, v in os.environ.items() if k not in unset}
     env.update(DJANGO_SETTINGS_MODULE="config.settings", REDIS_URL="redis://cache.example:6379/3", **env_vars)
     result = subprocess.run(
@@ -60,9 +61,11 @@ def test_solver_work_and_validations_go_to_separate_queues() -> None:
         "solver_worker.review_sweep": "validation",  # quick: it only queues the reviews
         "solver_worker.review_attempt": "solver",  # a burst of reviews after midnight never holds up validations
         "games.delete_idle_guests": "validation",
+        # the still-winnable light: a player waits on it, so neither behind reviews nor in front of results
+        "solver_worker.winnable_position": "winnable",
     }
-    assert len(s["registered"]) == 10  # type: ignore[arg-type]
-    assert s["consumed"] == ["solver", "validation"]  # a worker without -Q does both
+    assert len(s["registered"]) == 11  # type: ignore[arg-type]
+    assert s["consumed"] == ["solver", "validation", "winnable"]  # a worker without -Q does all three
     assert s["beat"] == [
         "games.close_expired_attempts",
         "games.delete_idle_guests",
@@ -74,7 +77,8 @@ def test_solver_work_and_validations_go_to_separate_queues() -> None:
 
 
 def test_queue_names_come_from_the_environment() -> None:
-    s = routes(CELERY_QUEUE="v-test", CELERY_SOLVER_QUEUE="s-test")
+    s = routes(CELERY_QUEUE="v-test", CELERY_SOLVER_QUEUE="s-test", CELERY_WINNABLE_QUEUE="w-test")
     assert s["routes"]["games.validate_submission"] == "v-test"  # type: ignore[index]
     assert s["routes"]["solver_worker.prepare_challenge"] == "s-test"  # type: ignore[index]
-    assert s["consumed"] == ["s-test", "v-test"]
+    assert s["routes"]["solver_worker.winnable_position"] == "w-test"  # type: ignore[index]
+    assert s["consumed"] == ["s-test", "v-test", "w-test"]

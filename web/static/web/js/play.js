@@ -6,6 +6,7 @@
 import { get } from "./api.js";
 import { startCountdown } from "./countdown.js";
 import "./table-input.js";
+import "./table-winnable.js";
 import { $, cfg, game, message, root } from "./table-page.js";
 import { afterMoves, closeAtDayEnd, line, reload, send, showResult, takeAttempt, watchDayEnd } from "./table-session.js";
 import { render } from "./table-view.js";

@@ -2,7 +2,7 @@
 
 import { get, post } from "./api.js";
 import * as R from "./rules.js";
-import { $, cfg, game, message, playing, tableEl } from "./table-page.js";
+import { $, cfg, game, message, playing, root, tableEl } from "./table-page.js";
 import { distribution, statsTiles } from "./stats-view.js";
 import { celebrate, clockFrom, clockText, render } from "./table-view.js";
 import { cardLabel } from "./cards.js";
@@ -20,6 +20,12 @@ export function takeAttempt(data) {
   syncBusy();
   showMode();
   render();
+  stored();
+}
+
+/** Tell the page's other parts (the still-winnable light) that the server holds every move shown. */
+function stored() {
+  root.dispatchEvent(new CustomEvent("dp:stored"));
 }
 
 /** The attempt's badge: ranked, ranked and assisted, or practice. */
@@ -226,6 +232,7 @@ async function refused(exc) {
 function settle() {
   syncBusy();
   if (game.busy) return;
+  stored();
   const waiting = line.idle.splice(0);
   for (const action of waiting) action();
   afterMoves();

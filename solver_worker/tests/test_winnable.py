@@ -1,0 +1,340 @@
+"""The still-winnable light (solver_worker.winnable): only on the caller's practice of a day that is over,
+only for the position the server stores, and only what the solver proved or the engine replayed."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pytest
+import time_machine
+from django.conf import settings
+from rest_framework.test import APIClient
+from rest_framework.throttling import ScopedRateThrottle
+
+from engine import Move, State, deal
+from games import days, services
+from games.models import Attempt
+from games.tests.factories import make_challenge, make_user, token_for
+from solver_worker import tasks, winnable
+
+pytestmark = pytest.mark.django_db
+
+DATA = json.loads((Path(__file__).parent / "data" / "winnable_forty_thieves.json").read_text())
+GAME, SEED = DATA["game"], DATA["seed"]
+WINNABLE_LOG: list[str] = DATA["winnable"]  # a win is still possible after it
+LOSING_MOVE: str = DATA["losing_move"]  # ... and none after this draw
+DAY = dt.date(2026, 12, 1)
+NOON = dt.datetime(2026, 12, 1, 12, 0, tzinfo=dt.UTC)
+NEXT_NOON = dt.datetime(2026, 12, 2, 12, 0, tzinfo=dt.UTC)
+
+
+@pytest.fixture(autouse=True)
+def fresh_keys(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Answers of this test only (the cache may be a Redis shared with earlier runs). Not with a real
+    worker: that process writes under the service's own prefix (the test deletes its keys instead)."""
+    if "broker" not in request.keywords:
+        monkeypatch.setattr(winnable, "KEY_PREFIX", f"test:winnable:{uuid.uuid4().hex}:")
+
+
+@pytest.fixture
+def clock():
+    with time_machine.travel(NEXT_NOON, tick=False) as traveller:
+        yield traveller
+
+
+@pytest.fixture
+def past(clock):
+    """A challenge of yesterday (its day is over: the deal is public)."""
+    return make_challenge(game=GAME, seed=SEED, day=DAY, solution=DATA["solution"])
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
+    return client
+
+
+def practice(challenge, moves: list[str], *, player=None) -> Attempt:
+    player = player or make_user()
+    attempt = services.attempt_start(player=player, challenge=challenge)
+    if moves:
+        services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=0, moves=moves)
+    attempt.refresh_from_db()
+    return attempt
+
+
+def url(attempt_id: Any) -> str:
+    return f"/api/v1/attempts/{attempt_id}/winnable"
+
+
+def ask(attempt: Attempt, client: APIClient | None = None):
+    return (client or client_for(attempt.player)).get(url(attempt.pk))
+
+
+def assert_error(response, status: int, code: str) -> dict[str, Any]:
+    assert response.status_code == status, response.content
+    assert response["Content-Type"].startswith("application/json")
+    error = response.json()["error"]
+    assert error["code"] == code and error["message"]
+    return error
+
+
+def position_after(moves: list[str]) -> State:
+    state = State(deal(GAME, SEED))
+    for text in moves:
+        state.play(Move.parse(text))
+    return state
+
+
+# -- the verdict of a position ----------------------------------------------------------------------
+
+
+def test_a_position_with_a_win_is_winnable_and_the_win_replays() -> None:
+    state = position_after(WINNABLE_LOG)
+    replayed: list[tuple[Any, bool]] = []
+    real = winnable._wins
+
+    def wins(start: State, moves: list[str]) -> bool:
+        key = start.key()
+        won = real(start, moves)
+        replayed.append((key, won))
+        return won
+
+    with mock.patch.object(winnable, "_wins", side_effect=wins):
+        verdict = winnable.position_verdict(state)
+    assert verdict.state == winnable.WINNABLE and verdict.nodes > 0
+    assert replayed == [(state.key(), True)]  # the engine played the win from the player's position itself
+    assert position_after(WINNABLE_LOG).key() == state.key()  # which is left as it was
+
+
+def test_a_won_position_is_winnable_without_a_solve() -> None:
+    state = position_after(DATA["solution"])
+    assert state.won
+    assert winnable.position_verdict(state) == winnable.Verdict(winnable.WINNABLE, 0, 0.0)
+
+
+def test_a_position_the_solver_proves_lost_is_lost() -> None:
+    verdict = winnable.position_verdict(position_after([*WINNABLE_LOG, LOSING_MOVE]))
+    assert verdict.state == winnable.LOST and 0 < verdict.nodes < 10_000
+
+
+def test_what_the_budget_leaves_open_is_undecided_never_lost() -> None:
+    assert winnable.position_verdict(position_after([]), nodes=50).state == winnable.UNDECIDED
+    assert winnable.position_verdict(position_after(WINNABLE_LOG), nodes=50).state == winnable.UNDECIDED
+
+
+def test_a_win_the_engine_does_not_replay_is_not_reported_winnable() -> None:
+    from solver.result import SolveResult
+
+    fake = SolveResult(game=GAME, seed=SEED, status="solved", moves=["s", "wf1"], nodes=7)
+    with mock.patch.object(winnable, "solve_deal", return_value=fake):
+        assert winnable.position_verdict(position_after(WINNABLE_LOG)).state == winnable.UNDECIDED
+
+
+def test_the_cache_key_is_the_position_not_the_log() -> None:
+    undone = [*WINNABLE_LOG, "s", "u"]  # a draw and its undo: the same position, another log
+    a, b = position_after(WINNABLE_LOG), position_after(undone)
+    assert winnable.position_key(GAME, a) == winnable.position_key(GAME, b)
+    assert winnable.position_key(GAME, a) != winnable.position_key(GAME, position_after([*WINNABLE_LOG, "s"]))
+    assert winnable.position_key(GAME, a) != winnable.position_key("josephine", a)
+
+
+# -- the API on a past day's practice -----------------------------------------------------------------
+
+
+def test_the_light_follows_the_stored_position_green_then_red(past) -> None:
+    attempt = practice(past, WINNABLE_LOG)
+    assert not attempt.ranked
+    answer = ask(attempt)
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["state"] == "winnable" and body["words"] == "still winnable"
+    assert body["moves"] == len(WINNABLE_LOG) and body["attempt"] == attempt.pk and body["nodes"] > 0
+    services.attempt_append_moves(attempt_id=attempt.pk, player=attempt.player, start=len(WINNABLE_LOG), moves=["s"])
+    body = ask(attempt).json()
+    assert body["state"] == "lost" and body["words"] == "no longer winnable" and body["moves"] == len(WINNABLE_LOG) + 1
+
+
+def test_repeated_asks_and_other_logs_to_the_same_position_cost_no_solve(past) -> None:
+    first = practice(past, WINNABLE_LOG)
+    again = practice(past, [*WINNABLE_LOG, "s", "u"])  # another player, the same position by another log
+    with mock.patch.object(winnable, "solve_deal", wraps=winnable.solve_deal) as solves:
+        answers = [ask(first).json() for _ in range(3)] + [ask(again).json()]
+    assert solves.call_count == 1
+    assert {a["state"] for a in answers} == {"winnable"}
+    assert answers[-1]["moves"] == len(WINNABLE_LOG) + 2  # each answer names its own log's length
+
+
+def test_the_client_cannot_send_a_position(past) -> None:
+    """Query and body are ignored: the answer is for the stored log."""
+    attempt = practice(past, WINNABLE_LOG)
+    client = client_for(attempt.player)
+    body = client.get(url(attempt.pk) + "?moves=3&log=s,s,s").json()
+    assert body["moves"] == len(WINNABLE_LOG) and body["state"] == "winnable"
+    assert client.post(url(attempt.pk), {"moves": ["s"]}, format="json").status_code == 405
+
+
+def test_with_a_broker_the_request_only_sends_the_task_and_the_page_polls(past) -> None:
+    attempt = practice(past, WINNABLE_LOG)
+    sent: list[tuple[Any, ...]] = []
+    fake = mock.Mock()
+    fake.apply_async.side_effect = lambda args, **kwargs: sent.append((args, kwargs))
+    with mock.patch.object(winnable, "task", return_value=fake), mock.patch.object(winnable, "solve_deal") as solves:
+        first, second = ask(attempt), ask(attempt)
+    assert solves.call_count == 0  # no solve in the web request
+    assert first.status_code == second.status_code == 202
+    assert first.json()["state"] == "pending" and first.json()["retry_after_ms"] > 0
+    assert sent == [((attempt.pk, len(WINNABLE_LOG)), {"expires": winnable.TASK_EXPIRES_SECONDS})]  # sent once
+    assert tasks.winnable_position(*sent[0][0]) == "winnable"  # the worker's turn
+    done = ask(attempt)
+    assert done.status_code == 200 and done.json()["state"] == "winnable"
+
+
+def test_a_broker_that_is_down_leaves_the_light_grey_and_the_next_ask_tries_again(past) -> None:
+    attempt = practice(past, WINNABLE_LOG)
+    down = mock.Mock()
+    down.apply_async.side_effect = OSError("broker down")
+    with mock.patch.object(winnable, "task", return_value=down):
+        body = ask(attempt).json()
+    assert body["state"] == "undecided" and body["words"] == "solver undecided"
+    assert ask(attempt).json()["state"] == "winnable"  # not left marked pending
+
+
+def test_a_guests_own_past_practice_gets_the_light(past) -> None:
+    guest = services.guest_create()
+    attempt = practice(past, WINNABLE_LOG, player=guest)
+    assert ask(attempt).json()["state"] == "winnable"
+
+
+# -- never for today's deal, nor anybody else's game -------------------------------------------------------
+
+
+def test_today_by_any_route_is_refused_until_the_day_is_over() -> None:
+    with time_machine.travel(NOON, tick=False) as clock:
+        today = make_challenge(game=GAME, seed=SEED, day=DAY, solution=DATA["solution"])
+        player = make_user()
+        ranked = practice(today, WINNABLE_LOG, player=player)
+        assert ranked.ranked
+        owner = client_for(player)
+        error = assert_error(ask(ranked, owner), 403, "ranked_attempt")
+        assert "practice" in error["message"]
+        services.attempt_submit(attempt_id=ranked.pk, player=player)
+        todays_practice = practice(today, WINNABLE_LOG, player=player)  # practice of today's own deal
+        assert not todays_practice.ranked
+        error = assert_error(ask(todays_practice, owner), 404, "not_found")
+        assert "once that day is over" in error["message"]
+        assert error["details"] == {"ready_at": "2026-12-02T00:00:00+00:00", "ready_in_seconds": 12 * 3600}
+        guest = services.guest_create()
+        guests = practice(today, WINNABLE_LOG, player=guest)
+        assert guests.ranked
+        assert_error(ask(guests), 403, "ranked_attempt")
+        other = client_for(make_user())
+        for attempt in (ranked, todays_practice, guests):
+            assert_error(ask(attempt, other), 404, "not_found")  # someone else's: as if it did not exist
+            assert_error(APIClient().get(url(attempt.pk)), 401, "not_authenticated")  # nobody logged in
+        # rotating client addresses changes nothing
+        for address in ("203.0.113.9", "198.51.100.7, 10.0.0.1"):
+            assert owner.get(url(todays_practice.pk), HTTP_X_FORWARDED_FOR=address).status_code == 404
+        # a task sent anyway (a forged id, a forged length) solves nothing of today's
+        with mock.patch.object(winnable, "solve_deal") as solves:
+            assert tasks.winnable_position(todays_practice.pk, len(WINNABLE_LOG)) == "not_eligible"
+            assert tasks.winnable_position(ranked.pk, 0) == "not_eligible"
+        assert solves.call_count == 0
+        # the day ends while the practice is open: from midnight on the light answers
+        clock.move_to(dt.datetime(2026, 12, 1, 23, 59, 59, tzinfo=dt.UTC))
+        assert ask(todays_practice, owner).status_code == 404
+        clock.move_to(dt.datetime(2026, 12, 2, 0, 0, tzinfo=dt.UTC))
+        body = ask(todays_practice, owner).json()
+        assert body["state"] == "winnable" and body["moves"] == len(WINNABLE_LOG)
+        # a ranked game stays without the light after its day too
+        assert_error(ask(ranked, owner), 403, "ranked_attempt")
+
+
+def test_another_players_past_practice_is_not_found(past) -> None:
+    attempt = practice(past, WINNABLE_LOG)
+    snooper = client_for(make_user())
+    missing = assert_error(snooper.get(url(10**9)), 404, "not_found")
+    theirs = assert_error(ask(attempt, snooper), 404, "not_found")
+    assert theirs["message"] == missing["message"].replace(str(10**9), str(attempt.pk))  # the same words
+    guest = services.guest_create()
+    assert_error(ask(attempt, client_for(guest)), 404, "not_found")
+
+
+def test_bad_ids_are_clean_json_errors(past) -> None:
+    client = client_for(make_user())
+    for attempt_id in ("0", "99999999999999999999", "-1", "abc", "1.5"):
+        answer = client.get(url(attempt_id))
+        assert answer.status_code == 404 and answer["Content-Type"].startswith("application/json"), attempt_id
+        assert answer.json()["error"]["code"] == "not_found"
+
+
+def test_a_forged_task_length_solves_nothing(past) -> None:
+    attempt = practice(past, WINNABLE_LOG)
+    for moves in (-1, len(WINNABLE_LOG) + 1):
+        assert tasks.winnable_position(attempt.pk, moves) == "not_eligible"
+    assert tasks.winnable_position(10**9, 0) == "not_eligible"
+    assert tasks.winnable_position(attempt.pk, len(WINNABLE_LOG)) == "winnable"
+
+
+@pytest.mark.throttled
+def test_asking_is_throttled_per_player(past, monkeypatch: pytest.MonkeyPatch) -> None:
+    from django.core.cache import cache
+
+    monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, "winnable", "4/min")
+    attempt = practice(past, WINNABLE_LOG)
+    other = practice(past, WINNABLE_LOG)
+    keys = [f"throttle_winnable_{a.player_id}" for a in (attempt, other)]
+    cache.delete_many(keys)  # only these keys: the cache may be a shared Redis
+    try:
+        assert [ask(attempt).status_code for _ in range(4)] == [200] * 4
+        assert_error(ask(attempt), 429, "throttled")
+        assert ask(other).status_code == 200  # per player, not for everybody
+    finally:
+        cache.delete_many(keys)
+
+
+# -- with a real worker and broker, as in production ------------------------------------------------------
+
+
+@pytest.mark.broker
+@pytest.mark.slow
+@pytest.mark.redis(reason="a real broker for the worker")
+@pytest.mark.postgres(reason="the worker process needs a database it can share")
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_answers_while_the_page_polls(tmp_path: Path) -> None:
+    import time
+
+    from celery import current_app
+    from django.core.cache import cache
+
+    from tests.processes import celery_worker
+    from tests.test_end_to_end import database_url
+
+    yesterday = days.today() - dt.timedelta(days=1)
+    challenge = make_challenge(game=GAME, seed=SEED, day=yesterday, solution=DATA["solution"])
+    attempt = practice(challenge, WINNABLE_LOG)
+    lost = [*WINNABLE_LOG, LOSING_MOVE]
+    cache.delete_many([winnable.position_key(GAME, position_after(m)) for m in (WINNABLE_LOG, lost)])
+    current_app.control.purge()  # the service's app (config loads it with Django): nothing left from a run
+    client = client_for(attempt.player)
+    log = tmp_path / "worker.log"
+    with celery_worker(log, queues=settings.CELERY_WINNABLE_QUEUE, env={"DATABASE_URL": database_url()}):
+        for moves, expected in ((WINNABLE_LOG, "winnable"), (lost, "lost")):
+            if moves is lost:
+                services.attempt_append_moves(
+                    attempt_id=attempt.pk, player=attempt.player, start=len(WINNABLE_LOG), moves=[LOSING_MOVE]
+                )
+            first = client.get(url(attempt.pk))
+            assert first.status_code == 202 and first.json()["state"] == "pending"  # the request solved nothing
+            deadline = time.monotonic() + 60
+            body = first.json()
+            while body["state"] == "pending" and time.monotonic() < deadline:
+                time.sleep(body["retry_after_ms"] / 1000)
+                body = client.get(url(attempt.pk)).json()
+            assert body["state"] == expected, f"{body}\nworker log:\n{log.read_text()[-3000:]}"
+            assert body["moves"] == len(moves)
