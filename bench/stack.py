@@ -7,11 +7,12 @@ Used by the stack test (tests/test_stack.py) and by bench/day.py:
   own folder, as the Dockerfile does at build time);
 - ``worker-validation``: ``celery -A config worker -Q <validation queue>``;
 - ``worker-solver``: ``celery -A config worker -Q <solver queue> --concurrency 1``;
+- ``worker-winnable``: ``celery -A config worker -Q <winnable queue>`` (the still-winnable light);
 - ``beat``: ``celery -A config beat``.
 
 All with ``DJANGO_DEBUG=false`` (HTTPS redirect and secure cookies off: plain HTTP on 127.0.0.1) and
 ``LOG_FORMAT=json``, on a PostgreSQL database created for the run (dropped at the end) and on the
-given Redis database with names unique to the run: queues ``<run>-validation`` / ``<run>-solver``,
+given Redis database with names unique to the run: queues ``<run>-validation`` / ``-solver`` / ``-winnable``,
 cache prefix ``<run>``, boards under the database's own name. ``stop()`` deletes every Redis key the
 run made that carries its id, its queues' bindings and unacknowledged entries; nothing is flushed.
 """
@@ -44,6 +45,7 @@ COMMANDS = {
     "web": ["gunicorn", "-c", "config/gunicorn.py", "config.wsgi:application"],
     "worker-validation": ["celery", "-A", "config", "worker", "-Q"],
     "worker-solver": ["celery", "-A", "config", "worker", "-Q"],
+    "worker-winnable": ["celery", "-A", "config", "worker", "-Q"],
     "beat": ["celery", "-A", "config", "beat"],
 }
 
@@ -113,6 +115,10 @@ class Stack:
         return f"{self.run}-solver"
 
     @property
+    def winnable_queue(self) -> str:
+        return f"{self.run}-winnable"
+
+    @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
@@ -133,6 +139,7 @@ class Stack:
             "CACHE_KEY_PREFIX": self.run,
             "CELERY_QUEUE": self.validation_queue,
             "CELERY_SOLVER_QUEUE": self.solver_queue,
+            "CELERY_WINNABLE_QUEUE": self.winnable_queue,
             "SOLVER_SECONDS": str(self.solver_seconds),
             "SOLVER_MAX_SEEDS": str(self.solver_max_seeds),
             "METRICS_TOKEN": self.metrics_token,
@@ -215,10 +222,21 @@ class Stack:
             ],
         )
         self._spawn(
+            "worker-winnable",
+            [
+                *COMMANDS["worker-winnable"],
+                self.winnable_queue,
+                "--hostname",
+                f"winnable-{self.run}@{host}",
+                "--loglevel=INFO",
+                "--concurrency=1",
+            ],
+        )
+        self._spawn(
             "beat", [*COMMANDS["beat"], "--loglevel=INFO", f"--schedule={self.workdir / 'celerybeat-schedule'}"]
         )
         deadline = time.monotonic() + timeout
-        waiting = {"web", "worker-validation", "worker-solver", "beat"}
+        waiting = {"web", "worker-validation", "worker-solver", "worker-winnable", "beat"}
         while waiting:
             for name in sorted(waiting):
                 proc = self.procs[name]

@@ -228,7 +228,9 @@ def test_docker_compose_runs_the_tested_processes() -> None:
     """docker-compose.yml (not run here: no Docker engine) describes exactly the processes above."""
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = compose["services"]
-    assert {"web", "worker-validation", "worker-solver", "beat", "postgres", "redis"} <= set(services)
+    assert {"web", "worker-validation", "worker-solver", "worker-winnable", "beat", "postgres", "redis"} <= set(
+        services
+    )
     for name, words in COMMANDS.items():
         command = services[name]["command"]
         command = command if isinstance(command, str) else " ".join(command)
@@ -236,7 +238,8 @@ def test_docker_compose_runs_the_tested_processes() -> None:
         assert services[name]["restart"] == "unless-stopped", name
     assert "-Q validation" in services["worker-validation"]["command"]
     assert "-Q solver" in services["worker-solver"]["command"]
-    for name in ("web", "worker-validation", "worker-solver", "postgres", "redis"):
+    assert "-Q winnable" in services["worker-winnable"]["command"]
+    for name in ("web", "worker-validation", "worker-solver", "worker-winnable", "postgres", "redis"):
         assert "healthcheck" in services[name], name
     env = services["web"]["environment"]
     assert env["DJANGO_DEBUG"] == "false"
