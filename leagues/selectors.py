@@ -24,6 +24,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db.models import BigIntegerField, Count, F, OuterRef, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
+from games.services import player_is_guest
 from leaderboard.selectors import (
     LeaderboardPage,
     board_page_of,
@@ -64,6 +65,25 @@ class AllTimePage:
 def normalize_invite_code(code: str) -> str:
     """Codes are shown in lower case; a code typed in capitals or with spaces around still works."""
     return code.strip().lower()
+
+
+@dataclass(frozen=True)
+class InvitePreview:
+    """What an invite link tells whoever holds it: the league's name and who invites (its owner;
+    None for a guest, whose internal name means nothing). Nothing else: no id, no members."""
+
+    name: str
+    owner: str | None
+
+
+def league_invite_preview(*, invite_code: str) -> InvitePreview | None:
+    """The league this invite code opens, as its invite page may show it; None for an unknown code."""
+    code = normalize_invite_code(invite_code)
+    league = League.objects.select_related("owner").filter(invite_code=code).first() if code else None
+    if league is None:
+        return None
+    owner = league.owner
+    return InvitePreview(name=league.name, owner=None if player_is_guest(owner) else owner.get_username())
 
 
 def _with_member_counts(qs: QuerySet[League]) -> QuerySet[League]:

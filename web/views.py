@@ -220,8 +220,10 @@ def leagues(request: HttpRequest) -> HttpResponse:
 @ensure_csrf_cookie
 def league_join(request: HttpRequest, code: str) -> HttpResponse:
     """A shareable invite link. A player joins with a button (POST /api/v1/leagues/join); a visitor is
-    offered to log in or sign up and come back here. Nothing of the league is looked up or shown."""
-    return render(request, "web/league_join.html", {"code": code})
+    offered to log in or sign up and come back here. The page names the league and who invites (its
+    owner), nothing else of it; an unknown code is a 404 that says the link does not work."""
+    invite = league_selectors.league_invite_preview(invite_code=code)
+    return render(request, "web/league_join.html", {"code": code, "invite": invite}, status=200 if invite else 404)
 
 
 @login_required
