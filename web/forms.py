@@ -3,9 +3,8 @@ signing up with the names the API accepts, an account's e-mail address and the p
 
 from __future__ import annotations
 
-from typing import Any
-
 from collections.abc import Iterable
+from typing import Any
 
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm

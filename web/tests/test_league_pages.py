@@ -106,7 +106,7 @@ def test_the_invite_link_offers_a_player_the_join_button(client: Client, world: 
     assert f'data-code="{code}"' in html and 'id="join-button"' in html
     assert 'src="/static/web/js/league-join.js"' in html and "csrftoken" in response.cookies
     # The invite names the league and who invites, nothing else of it (no members, no id).
-    assert "Join <span id=\"league-name\">Night Owls</span>" in html and "<b>olga</b> invites you" in html
+    assert 'Join <span id="league-name">Night Owls</span>' in html and "<b>olga</b> invites you" in html
     assert f'/leagues/{world["league"].pk}"' not in html and "mia" not in html
 
 
