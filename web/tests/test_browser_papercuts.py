@@ -351,7 +351,7 @@ def _seed_tops() -> list[str]:
     return [column[-1]["card"] for column in visible(State(deal("klondike", SEED)))["tableau"]]
 
 
-def test_safe_cards_go_home_in_practice_and_only_when_asked_in_ranked_play(page: Any) -> None:
+def test_safe_cards_go_home_only_when_asked_remembered_apart_for_ranked_and_practice(page: Any) -> None:
     tops = _seed_tops()
     assert tops[0] == "AC" and tops[4] == "AH"
     make_challenge(game="klondike", seed=SEED)
@@ -380,11 +380,14 @@ def test_safe_cards_go_home_in_practice_and_only_when_asked_in_ranked_play(page:
     assert Attempt.objects.get(player__username="ada", ranked=True).moves[:2] == ["t1f1", "t5f2"]
     option.uncheck()
 
-    # Practice: on by default (the ranked choice is remembered apart); an undo is not undone again.
+    # Practice: remembered apart (off until turned on there); an undo is not undone again.
     page.goto(f"/play/{yesterday}/klondike")
     page.wait_for_selector("#game[data-ready=true]")
-    assert page.locator("#safe-home").is_checked()
+    assert not page.locator("#safe-home").is_checked()
     start(page)
+    page.wait_for_timeout(600)
+    assert log_length(page) == 0
+    page.locator("#safe-home").check()
     page.wait_for_function("window.patience.game.attempt.moves.length >= 2 && !window.patience.game.busy")
     assert page.evaluate("window.patience.game.attempt.moves")[:2] == ["t1f1", "t5f2"]
     n = log_length(page)
@@ -392,7 +395,10 @@ def test_safe_cards_go_home_in_practice_and_only_when_asked_in_ranked_play(page:
     wait_log(page, n + 1)
     page.wait_for_timeout(500)
     assert log_length(page) == n + 1 and page.evaluate("window.patience.game.attempt.moves.at(-1)") == "u"
-    page.goto(f"/play/{days.today()}/klondike")  # back to ranked: still off there
+    page.reload()
+    page.wait_for_selector("#game[data-ready=true]")
+    assert page.locator("#safe-home").is_checked()  # remembered for practice
+    page.goto(f"/play/{days.today()}/klondike")  # ranked: turned off there, it stays off
     page.wait_for_selector("#game[data-ready=true]")
     assert not page.locator("#safe-home").is_checked()
 

@@ -21,12 +21,11 @@ export const game = {
   safeHome: false, // the option: safe cards go to the foundations by themselves (R.safeMoves)
 };
 
-// "Safe cards home", remembered in the browser apart for ranked and practice play: off in ranked play
-// until the player turns it on there, on in practice until turned off.
+// "Safe cards home", remembered in the browser apart for ranked and practice play (turned on for
+// practice, it stays off in ranked play until turned on there too). Off until the player turns it on.
 const safeHomeKey = (ranked) => `dp:safe-home:${ranked ? "ranked" : "practice"}`;
 export function safeHomeWanted(ranked) {
-  const stored = localStorage.getItem(safeHomeKey(ranked));
-  return stored === null ? !ranked : stored === "1";
+  return localStorage.getItem(safeHomeKey(ranked)) === "1";
 }
 export function safeHomeRemember(ranked, on) {
   localStorage.setItem(safeHomeKey(ranked), on ? "1" : "0");
