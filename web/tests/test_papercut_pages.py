@@ -234,6 +234,7 @@ def test_an_unknown_address_is_the_site_s_404_page(settings: Any, debug: bool) -
         assert response.status_code == 404, path
         assert "Nothing here" in html and "Daily Patience" in html, path
         assert "Page not found at" not in html and "URLconf" not in html, path  # not Django's debug page
+    assert Client(enforce_csrf_checks=True).post("/nope", {}).status_code == 404  # not a CSRF 403
     api = client.get("/api/v1/nowhere")
     assert api.status_code == 404 and api.json()["error"]["code"] == "not_found"
     assert client.post("/api/nope", {}).json()["error"]["code"] == "not_found"
