@@ -21,9 +21,10 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db.models import BigIntegerField, Count, F, OuterRef, Q, QuerySet, Subquery, Sum, Value
+from django.db.models import BigIntegerField, Count, Exists, F, OuterRef, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
+from games.models import Guest
 from games.services import player_is_guest
 from leaderboard.selectors import (
     LeaderboardPage,
@@ -42,6 +43,7 @@ class LeagueMember:
     player: str
     joined_at: dt.datetime
     owner: bool
+    guest: bool = False  # a guest's internal name (guest-1a2b3c) is shown as "Guest"
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,7 @@ class AllTimeEntry:
     played: int
     score: int
     moves: int
+    guest: bool = False  # shown as "Guest"
 
 
 @dataclass(frozen=True)
@@ -114,13 +117,14 @@ def leagues_of_player(*, player: AbstractBaseUser) -> list[League]:
 
 def league_members(*, league: League) -> list[LeagueMember]:
     """The members in the order they joined (the owner first)."""
-    memberships = Membership.objects.filter(league=league).select_related("player").order_by("joined_at", "id")
+    memberships = Membership.objects.filter(league=league).select_related("player__guest").order_by("joined_at", "id")
     return [
         LeagueMember(
             player_id=m.player_id,
             player=m.player.get_username(),
             joined_at=m.joined_at,
             owner=m.player_id == league.owner_id,
+            guest=hasattr(m.player, "guest"),
         )
         for m in memberships
     ]
@@ -172,15 +176,23 @@ def league_alltime_board(*, league: League, offset: int, limit: int) -> AllTimeP
             played=total(Count("id")),
             total_score=total(Sum("score")),
             total_moves=total(Sum("moves")),
+            guest=Exists(Guest.objects.filter(user_id=OuterRef("player_id"))),
         )
         .order_by("-wins", "-total_score", "total_moves", "username", "player_id")
     )
     count = Membership.objects.filter(league=league).count()
-    page = members.values_list("player_id", "username", "wins", "played", "total_score", "total_moves")
+    page = members.values_list("player_id", "username", "wins", "played", "total_score", "total_moves", "guest")
     entries = [
         AllTimeEntry(
-            rank=offset + i + 1, player_id=pid, player=name, wins=wins, played=played, score=score, moves=moves
+            rank=offset + i + 1,
+            player_id=pid,
+            player=name,
+            wins=wins,
+            played=played,
+            score=score,
+            moves=moves,
+            guest=guest,
         )
-        for i, (pid, name, wins, played, score, moves) in enumerate(page[offset : offset + limit])
+        for i, (pid, name, wins, played, score, moves, guest) in enumerate(page[offset : offset + limit])
     ]
     return AllTimePage(since=since, total=count, entries=entries)

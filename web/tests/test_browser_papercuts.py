@@ -288,6 +288,17 @@ def test_the_invite_page_names_the_league_and_who_invites(page: Any, browser: An
         assert visitor.locator("h1").inner_text() == "This invite link does not work"
     finally:
         context.close()
+    # A guest who joined is "Guest" among the members, never its internal name.
+    from games import services as game_services
+    from leagues.services import league_join
+
+    guest = game_services.guest_create()
+    league_join(player=guest, invite_code=league.invite_code)
+    page.goto(f"/leagues/{league.pk}")
+    page.wait_for_selector("#league[data-ready=true]")
+    members = page.locator("#members li").all_inner_texts()
+    assert [m.split()[0] for m in members] == ["ada", "Guest"], members
+    assert guest.get_username() not in page.locator("#league").inner_text()
 
 
 # --- 10. the site's 404 page ----------------------------------------------------------------------------

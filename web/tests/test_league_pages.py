@@ -151,3 +151,21 @@ def test_the_invite_of_a_guest_s_league_names_no_guest(client: Client) -> None:
 def test_league_static_files_are_served(client: Client) -> None:
     for name in ("leagues.js", "league.js", "league-join.js", "boards.js", "board.js"):
         assert client.get(f"/static/web/js/{name}").status_code == 200, name
+
+
+def test_a_guest_member_is_marked_as_a_guest_for_the_page(client: Client, world: dict) -> None:
+    """The league's roster says which members are guests: the page shows them as "Guest"."""
+    from games import services as game_services
+    from leagues.services import league_join
+
+    guest = game_services.guest_create()
+    league_join(player=guest, invite_code=world["league"].invite_code)
+    client.force_login(world["mia"])
+    roster = client.get(f"/api/v1/leagues/{world['league'].pk}").json()["roster"]
+    assert [(m["player"], m["guest"]) for m in roster] == [
+        ("olga", False),
+        ("mia", False),
+        (guest.get_username(), True),
+    ]
+    board = client.get(f"/api/v1/leagues/{world['league'].pk}/boards/all-time").json()["entries"]
+    assert {e["player"]: e["guest"] for e in board} == {"olga": False, "mia": False, guest.get_username(): True}
