@@ -376,7 +376,7 @@ def test_safe_cards_go_home_only_when_asked_remembered_apart_for_ranked_and_prac
     option = page.locator("#safe-home")
     assert not option.is_checked()
     words = page.locator("label.safe-home").inner_text()
-    assert "Safe cards home" in words and "no other move could need them" in words
+    assert "Safe cards home" in words and "no other move could ever need goes to its foundation" in words
     start(page)
     page.wait_for_timeout(600)
     assert log_length(page) == 0 and not option.is_checked()  # nothing moves by itself
