@@ -25,7 +25,8 @@ app.loader.import_default_modules()
 names = ["games.validate_submission", "games.resend_pending_submissions", "games.close_expired_attempts",
          "solver_worker.prepare_upcoming_days",
          "solver_worker.prepare_challenge", "solver_worker.verify_seed", "solver_worker.solve_seed",
-         "solver_worker.review_sweep", "solver_worker.review_attempt", "games.delete_idle_guests"]
+         "solver_worker.review_sweep", "solver_worker.review_attempt", "games.delete_idle_guests",
+         "web.send_password_reset"]
 print(json.dumps({
     "routes": {n: app.amqp.router.route({}, n)["queue"].name for n in names},
     "registered": [n for n in names if n in app.tasks],
@@ -60,8 +61,9 @@ def test_solver_work_and_validations_go_to_separate_queues() -> None:
         "solver_worker.review_sweep": "validation",  # quick: it only queues the reviews
         "solver_worker.review_attempt": "solver",  # a burst of reviews after midnight never holds up validations
         "games.delete_idle_guests": "validation",
+        "web.send_password_reset": "validation",  # quick: one mail
     }
-    assert len(s["registered"]) == 10  # type: ignore[arg-type]
+    assert len(s["registered"]) == 11  # type: ignore[arg-type]
     assert s["consumed"] == ["solver", "validation"]  # a worker without -Q does both
     assert s["beat"] == [
         "games.close_expired_attempts",

@@ -93,3 +93,21 @@ class ResetForm(PasswordResetForm):
 
     def get_users(self, email: str) -> Iterable[Any]:
         return [user for user in super().get_users(email) if not services.player_is_guest(user)]
+
+
+RESET_SUBJECT = "web/password_reset_subject.txt"
+RESET_BODY = "web/password_reset_email.txt"
+
+
+def reset_mail_send(*, email: str, domain: str, use_https: bool) -> None:
+    """Mail a reset link to every account (not a guest) with this address; nothing if none has it.
+    Run by the task ``web.send_password_reset``, so that the page's answer takes the same time whether
+    or not an account has the address (a mail server's delay would tell)."""
+    form = ResetForm({"email": email})
+    if form.is_valid():
+        form.save(
+            domain_override=domain,
+            use_https=use_https,
+            subject_template_name=RESET_SUBJECT,
+            email_template_name=RESET_BODY,
+        )

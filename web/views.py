@@ -9,6 +9,7 @@ address names something that exists and fill in the frame around it.
 from __future__ import annotations
 
 import functools
+import logging
 import secrets
 from collections.abc import Callable
 from itertools import groupby
@@ -19,16 +20,20 @@ from django.conf import settings
 from django.contrib import auth
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.urls import Resolver404, resolve, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_POST
+from kombu.exceptions import OperationalError as KombuOperationalError
+from redis import RedisError
 
 from core import limits
+from core.circuit import BROKER
 from core.errors import ApplicationError
+from core.tasks import task
 from engine import GAME_IDS, GAMES
 from games import days, selectors, services
 from games.models import Challenge
@@ -36,9 +41,11 @@ from games.services.reviews import BROWSER_COOKIE, BROWSER_COOKIE_SECONDS
 from leaderboard import selectors as board_selectors
 from leagues import selectors as league_selectors
 from leagues.errors import LeagueNotFound
-from web.forms import EmailForm, LoginForm, ResetForm, SignupForm
+from web.forms import EmailForm, LoginForm, ResetForm, SignupForm, reset_mail_send
 
 ARCHIVE_DAYS = 60
+
+logger = logging.getLogger(__name__)
 
 
 def friendly_404(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -364,8 +371,6 @@ class PasswordResetView(auth_views.PasswordResetView):
     address asked for (core.limits.RESET), checked before anything is looked up."""
 
     template_name = "web/password_reset_form.html"
-    email_template_name = "web/password_reset_email.txt"
-    subject_template_name = "web/password_reset_subject.txt"
     form_class = ResetForm
     success_url = reverse_lazy("web:password_reset_done")
 
@@ -379,7 +384,22 @@ class PasswordResetView(auth_views.PasswordResetView):
             response = self.form_invalid(form)
             response.status_code = 429
             return response
-        return super().form_valid(form)
+        # The same work whatever the address: one task sent, which looks the accounts up and mails them.
+        reset_mail_queue(email=email, domain=self.request.get_host(), use_https=self.request.is_secure())
+        return HttpResponseRedirect(self.get_success_url())
+
+
+def reset_mail_queue(*, email: str, domain: str, use_https: bool) -> None:
+    """Send the reset mail's task; while the broker is down (``core.circuit.BROKER``), mail in the request."""
+    kwargs = {"email": email, "domain": domain, "use_https": use_https}
+    if not BROKER.is_open():
+        try:
+            task("web.send_password_reset").apply_async(kwargs=kwargs, retry=False, ignore_result=True)
+            return
+        except (KombuOperationalError, RedisError, OSError) as exc:
+            BROKER.trip(exc)
+            logger.warning("could not queue a password-reset mail (%s): sent in the request", exc)
+    reset_mail_send(**kwargs)
 
 
 class PasswordResetDoneView(auth_views.PasswordResetDoneView):

@@ -257,3 +257,35 @@ def test_a_guest_s_own_game_page_says_guest(client: Client) -> None:
     assert f"/players/{guest.get_username()}" not in html
     header = client.get("/").content.decode()
     assert '<span class="me guest"' in header
+
+
+def test_the_request_does_the_same_work_whether_or_not_an_account_has_the_address(monkeypatch: Any) -> None:
+    """The mail is looked up and sent by a task (web.send_password_reset), queued for every valid
+    request: a mail server's delay cannot tell an attacker which addresses have accounts."""
+    from core.tasks import task
+
+    with_email("ada", "ada@example.com")
+    sent: list[dict[str, Any]] = []
+    monkeypatch.setattr(type(task("web.send_password_reset")), "apply_async", lambda self, **kw: sent.append(kw))
+    for email in ("ada@example.com", "nobody@example.com"):
+        assert ask_reset(email).status_code == 302
+    assert [call["kwargs"]["email"] for call in sent] == ["ada@example.com", "nobody@example.com"]
+    assert mail.outbox == []  # nothing sent in the request itself
+
+
+def test_with_the_broker_down_the_mail_is_sent_in_the_request(monkeypatch: Any) -> None:
+    from kombu.exceptions import OperationalError
+
+    from core.circuit import BROKER
+    from core.tasks import task
+
+    with_email("ada", "ada@example.com")
+
+    def down(self: Any, **kwargs: Any) -> None:
+        raise OperationalError("broker down")
+
+    monkeypatch.setattr(type(task("web.send_password_reset")), "apply_async", down)
+    assert ask_reset("ada@example.com").status_code == 302
+    assert len(mail.outbox) == 1 and BROKER.is_open()
+    assert ask_reset("ada@example.com").status_code == 302  # the circuit is open: not even a try
+    assert len(mail.outbox) == 2
