@@ -371,6 +371,25 @@ if not THROTTLE:  # e.g. for a load benchmark from one address; also switches of
 # and hour (core.limits), on every entry point: the API, the pages and the admin.
 SIGNUP_LIMIT_PER_HOUR = env.int("SIGNUP_LIMIT_PER_HOUR", default=10)
 GUEST_LIMIT_PER_HOUR = env.int("GUEST_LIMIT_PER_HOUR", default=30)
+PASSWORD_RESET_LIMIT_PER_HOUR = env.int("PASSWORD_RESET_LIMIT_PER_HOUR", default=5)
+
+# --- E-mail (password resets) -------------------------------------------------
+# EMAIL_URL (django-environ): smtp+tls://user:password@host:587 (smtp:// plain, smtp+ssl:// for 465).
+# Unset: printed to standard error in debug (Django's console backend), SMTP on localhost:25 otherwise.
+# The tests' runner swaps in Django's in-memory outbox whatever this says.
+_email = env.email_url("EMAIL_URL", default="consolemail://" if DEBUG else "smtp://localhost:25")
+EMAIL_BACKEND = _email["EMAIL_BACKEND"]
+EMAIL_HOST = _email.get("EMAIL_HOST") or "localhost"
+EMAIL_PORT = int(_email.get("EMAIL_PORT") or 25)
+EMAIL_HOST_USER = _email.get("EMAIL_HOST_USER") or ""
+EMAIL_HOST_PASSWORD = _email.get("EMAIL_HOST_PASSWORD") or ""
+EMAIL_USE_TLS = bool(_email.get("EMAIL_USE_TLS", False))
+EMAIL_USE_SSL = bool(_email.get("EMAIL_USE_SSL", False))
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Daily Patience <noreply@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
+# A reset link works once (the token hashes the password) and for this long.
+PASSWORD_RESET_TIMEOUT = env.int("PASSWORD_RESET_SECONDS", default=3600)
 
 # A move log is at most 5,000 short strings: no API body needs more than this.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=256 * 1024)

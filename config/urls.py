@@ -21,8 +21,9 @@ urlpatterns = [
     path("api/v1/", include("leagues.urls")),
     path("api/v1/", include("solver_worker.urls")),
     path("", include("web.urls")),
-    # Must stay last: any other /api/ path is a JSON 404.
+    # Must stay last: any other /api/ path is a JSON 404, any other path the site's 404 page.
     re_path(r"^api/", views.ApiNotFound.as_view(), name="api-not-found"),
+    re_path(r"^", views.no_page, name=views.NO_PAGE),
 ]
 
 handler400 = "config.views.bad_request"

@@ -8,8 +8,11 @@ from collections.abc import Callable
 from django.conf import settings
 from django.core.cache import caches
 from django.db import DatabaseError, connection
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
+from django.shortcuts import render
+from django.urls import Resolver404, resolve
 from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_safe
 from rest_framework import exceptions
 from rest_framework.request import Request
@@ -103,6 +106,27 @@ class ApiNotFound(APIView):
 
     def initial(self, request: Request, *args: object, **kwargs: object) -> None:
         raise exceptions.NotFound(f"No API endpoint at {request.path}.")
+
+
+NO_PAGE = "no-page"
+
+
+@csrf_exempt  # a POST to nowhere is a 404, as before the route existed, not a CSRF 403
+def no_page(request: HttpRequest) -> HttpResponse:
+    """Catch-all for unknown paths outside /api/: the site's own 404 page, also under DEBUG (where
+    Django's handler404 is not used and a new user running bin/serve would get the technical page).
+
+    Being a route, it would stop CommonMiddleware's APPEND_SLASH redirect (which only fires when the
+    path resolves to nothing): so it redirects itself when the path with a slash is a real page."""
+    path = request.path_info
+    if settings.APPEND_SLASH and not path.endswith("/"):
+        try:
+            match = resolve(path + "/")
+        except Resolver404:
+            match = None
+        if match is not None and match.url_name != NO_PAGE and getattr(match.func, "should_append_slash", True):
+            return HttpResponsePermanentRedirect(request.get_full_path(force_append_slash=True))
+    return render(request, "404.html", {"request_path": request.path}, status=404)
 
 
 def _is_api(request: HttpRequest) -> bool:

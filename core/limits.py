@@ -189,22 +189,27 @@ class CreationLimit:
     name: str
     setting: str
     default_per_hour: int
+    what: str = ""  # in the refusal: "Too many {what} ..."
 
     @property
     def per_hour(self) -> int:
         return int(getattr(settings, self.setting, self.default_per_hour))
 
 
-SIGNUP = CreationLimit("signup", "SIGNUP_LIMIT_PER_HOUR", 10)
-GUEST = CreationLimit("guest", "GUEST_LIMIT_PER_HOUR", 30)
+SIGNUP = CreationLimit("signup", "SIGNUP_LIMIT_PER_HOUR", 10, "new accounts")
+GUEST = CreationLimit("guest", "GUEST_LIMIT_PER_HOUR", 30, "new guest players")
+# Password-reset e-mails: per client address, and per e-mail address asked for (``who``), whether or
+# not an account has it, so the refusal says nothing about accounts.
+RESET = CreationLimit("reset", "PASSWORD_RESET_LIMIT_PER_HOUR", 5, "password reset e-mails")
 
 
-def creation_guard(*, request: Any, limit: CreationLimit) -> None:
-    """Count one sign-up (or guest) from the client's address; :class:`Throttled` past the hour's limit."""
+def creation_guard(*, request: Any, limit: CreationLimit, who: str | None = None) -> None:
+    """Count one sign-up (or guest, or reset e-mail) from the client's address, or for ``who`` when
+    given; :class:`Throttled` past the hour's limit."""
     if not enabled():
         return
     hour = int(time.time() // 3600)
-    key = _key(f"create-{limit.name}-{hour}", client_address(request))
+    key = _key(f"create-{limit.name}-{hour}", client_address(request) if who is None else f"who:{who}")
     _cache_call("add", key, 0, 3600 + 60)
     count = _cache_call("incr", key, default=None)
     if count is None:  # the entry vanished in between (evicted): count this one as the first
@@ -212,8 +217,8 @@ def creation_guard(*, request: Any, limit: CreationLimit) -> None:
         count = 1
     if int(count) > limit.per_hour:
         wait = _seconds((hour + 1) * 3600 - time.time())
-        what = "accounts" if limit is SIGNUP else "guest players"
-        raise Throttled(f"Too many new {what} from your address: try again in {wait} seconds.", wait=wait)
+        source = "from your address" if who is None else "for this address"
+        raise Throttled(f"Too many {limit.what} {source}: try again in {wait} seconds.", wait=wait)
 
 
 def limits_forget(*, usernames: tuple[str, ...] = (), addresses: tuple[str, ...] = ()) -> None:
@@ -223,6 +228,6 @@ def limits_forget(*, usernames: tuple[str, ...] = (), addresses: tuple[str, ...]
     hour = int(time.time() // 3600)
     for address in addresses:
         keys.append(_key("login-address", address))
-        keys += [_key(f"create-{limit.name}-{hour}", address) for limit in (SIGNUP, GUEST)]
+        keys += [_key(f"create-{limit.name}-{hour}", address) for limit in (SIGNUP, GUEST, RESET)]
     keys += [key + ":turn" for key in keys if ":login-" in key]
     _cache_call("delete_many", keys)

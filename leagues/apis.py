@@ -149,6 +149,7 @@ class LeagueDetailApi(APIView):
             player = serializers.CharField()
             joined_at = serializers.DateTimeField()
             owner = serializers.BooleanField()
+            guest = serializers.BooleanField(help_text='A guest player (not signed up): the page shows "Guest".')
 
         roster = MemberOutput(many=True, help_text="The members, in the order they joined.")
 
@@ -268,6 +269,7 @@ class LeagueAllTimeBoardApi(APIView):
             played = serializers.IntegerField(help_text="Unassisted ranked results since the league was created.")
             score = serializers.IntegerField(help_text="Total score.")
             moves = serializers.IntegerField(help_text="Total moves.")
+            guest = serializers.BooleanField(help_text='A guest player (not signed up): the page shows "Guest".')
 
         league = serializers.IntegerField()
         since = serializers.DateField(help_text="The league's creation day: results of earlier days do not count.")

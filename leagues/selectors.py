@@ -21,9 +21,11 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.db.models import BigIntegerField, Count, F, OuterRef, Q, QuerySet, Subquery, Sum, Value
+from django.db.models import BigIntegerField, Count, Exists, F, OuterRef, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
+from games.models import Guest
+from games.services import player_is_guest
 from leaderboard.selectors import (
     LeaderboardPage,
     board_page_of,
@@ -41,6 +43,7 @@ class LeagueMember:
     player: str
     joined_at: dt.datetime
     owner: bool
+    guest: bool = False  # a guest's internal name (guest-1a2b3c) is shown as "Guest"
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,7 @@ class AllTimeEntry:
     played: int
     score: int
     moves: int
+    guest: bool = False  # shown as "Guest"
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,25 @@ class AllTimePage:
 def normalize_invite_code(code: str) -> str:
     """Codes are shown in lower case; a code typed in capitals or with spaces around still works."""
     return code.strip().lower()
+
+
+@dataclass(frozen=True)
+class InvitePreview:
+    """What an invite link tells whoever holds it: the league's name and who invites (its owner;
+    None for a guest, whose internal name means nothing). Nothing else: no id, no members."""
+
+    name: str
+    owner: str | None
+
+
+def league_invite_preview(*, invite_code: str) -> InvitePreview | None:
+    """The league this invite code opens, as its invite page may show it; None for an unknown code."""
+    code = normalize_invite_code(invite_code)
+    league = League.objects.select_related("owner").filter(invite_code=code).first() if code else None
+    if league is None:
+        return None
+    owner = league.owner
+    return InvitePreview(name=league.name, owner=None if player_is_guest(owner) else owner.get_username())
 
 
 def _with_member_counts(qs: QuerySet[League]) -> QuerySet[League]:
@@ -94,13 +117,14 @@ def leagues_of_player(*, player: User) -> list[League]:
 
 def league_members(*, league: League) -> list[LeagueMember]:
     """The members in the order they joined (the owner first)."""
-    memberships = Membership.objects.filter(league=league).select_related("player").order_by("joined_at", "id")
+    memberships = Membership.objects.filter(league=league).select_related("player__guest").order_by("joined_at", "id")
     return [
         LeagueMember(
             player_id=m.player_id,
             player=m.player.get_username(),
             joined_at=m.joined_at,
             owner=m.player_id == league.owner_id,
+            guest=hasattr(m.player, "guest"),
         )
         for m in memberships
     ]
@@ -152,15 +176,23 @@ def league_alltime_board(*, league: League, offset: int, limit: int) -> AllTimeP
             played=total(Count("id")),
             total_score=total(Sum("score")),
             total_moves=total(Sum("moves")),
+            guest=Exists(Guest.objects.filter(user_id=OuterRef("player_id"))),
         )
         .order_by("-wins", "-total_score", "total_moves", "username", "player_id")
     )
     count = Membership.objects.filter(league=league).count()
-    page = members.values_list("player_id", "username", "wins", "played", "total_score", "total_moves")
+    page = members.values_list("player_id", "username", "wins", "played", "total_score", "total_moves", "guest")
     entries = [
         AllTimeEntry(
-            rank=offset + i + 1, player_id=pid, player=name, wins=wins, played=played, score=score, moves=moves
+            rank=offset + i + 1,
+            player_id=pid,
+            player=name,
+            wins=wins,
+            played=played,
+            score=score,
+            moves=moves,
+            guest=guest,
         )
-        for i, (pid, name, wins, played, score, moves) in enumerate(page[offset : offset + limit])
+        for i, (pid, name, wins, played, score, moves, guest) in enumerate(page[offset : offset + limit])
     ]
     return AllTimePage(since=since, total=count, entries=entries)

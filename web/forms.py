@@ -1,13 +1,14 @@
 """Forms of the pages: logging in (the pages and the admin) under the login limits of core.limits,
-and signing up with the names the API accepts."""
+signing up with the names the API accepts, an account's e-mail address and the password reset."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
-from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm
 
 from core.errors import ApplicationError
 from core.limits import Throttled, login_guard
@@ -40,21 +41,73 @@ class LimitedLoginMixin:
             raise forms.ValidationError(exc.message, code="throttled") from None
 
 
+FORM_ERRORS_ID = "form-errors"  # the id of a form's own errors (web/form.html), which its fields point to
+
+
 class LoginForm(LimitedLoginMixin, AuthenticationForm):
-    pass
+    def full_clean(self) -> None:
+        """A wrong name or password is the form's error, not a field's: both fields are marked
+        invalid and point to it, so a screen reader says why on either."""
+        super().full_clean()
+        if self.is_bound and self.non_field_errors():
+            for name in ("username", "password"):
+                self.fields[name].widget.attrs.update({"aria-invalid": "true", "aria-describedby": FORM_ERRORS_ID})
 
 
 class AdminLoginForm(LimitedLoginMixin, AdminAuthenticationForm):
     pass
 
 
+EMAIL_HELP = "Optional. Only used to send you a link if you forget your password."
+
+
 class SignupForm(UserCreationForm):
     """Django's sign-up form for the passwords; the name is checked as the API checks it
     (games.services.player_name_clean: NFKC first, then the rules), and the view creates the
-    player through games.services.player_create (taken and look-alike names)."""
+    player through games.services.player_create (taken and look-alike names). The e-mail address
+    is optional: without it a forgotten password cannot be reset."""
+
+    email = forms.EmailField(label="E-mail", required=False, help_text=EMAIL_HELP)
+
+    class Meta(UserCreationForm.Meta):
+        fields = ("username", "email")
 
     def clean_username(self) -> str:
         try:
             return services.player_name_clean(username=self.cleaned_data["username"])
         except ApplicationError as exc:
             raise forms.ValidationError(exc.message, code=exc.code) from None
+
+
+class EmailForm(forms.Form):
+    """An account's e-mail address (empty: none), for password resets."""
+
+    email = forms.EmailField(label="E-mail", required=False, help_text=EMAIL_HELP)
+
+
+class ResetForm(PasswordResetForm):
+    """Django's reset form, for accounts only: a guest has neither a password nor an address, and is
+    left out even if a row says otherwise. The page answers the same whether or not anyone matched."""
+
+    email = forms.EmailField(label="E-mail", max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "email"}))
+
+    def get_users(self, email: str) -> Iterable[Any]:
+        return [user for user in super().get_users(email) if not services.player_is_guest(user)]
+
+
+RESET_SUBJECT = "web/password_reset_subject.txt"
+RESET_BODY = "web/password_reset_email.txt"
+
+
+def reset_mail_send(*, email: str, domain: str, use_https: bool) -> None:
+    """Mail a reset link to every account (not a guest) with this address; nothing if none has it.
+    Run by the task ``web.send_password_reset``, so that the page's answer takes the same time whether
+    or not an account has the address (a mail server's delay would tell)."""
+    form = ResetForm({"email": email})
+    if form.is_valid():
+        form.save(
+            domain_override=domain,
+            use_https=use_https,
+            subject_template_name=RESET_SUBJECT,
+            email_template_name=RESET_BODY,
+        )

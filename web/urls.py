@@ -24,4 +24,13 @@ urlpatterns = [
     path("accounts/logout/", views.LogoutView.as_view(), name="logout"),
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/guest/", views.guest_play, name="guest"),
+    path("accounts/account/", views.account, name="account"),
+    path("accounts/password-reset/", views.PasswordResetView.as_view(), name="password_reset"),
+    path("accounts/password-reset/sent/", views.PasswordResetDoneView.as_view(), name="password_reset_done"),
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path("accounts/reset/done/", views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),
 ]

@@ -9,26 +9,32 @@ address names something that exists and fill in the frame around it.
 from __future__ import annotations
 
 import functools
+import logging
 import secrets
 from collections.abc import Callable
 from itertools import groupby
 from typing import Any
 from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.contrib import auth
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
-from django.urls import Resolver404, resolve
+from django.urls import Resolver404, resolve, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_POST
+from kombu.exceptions import OperationalError as KombuOperationalError
+from redis import RedisError
 
 from core import limits
 from core.auth import request_player
+from core.circuit import BROKER
 from core.errors import ApplicationError
+from core.tasks import task
 from engine import GAME_IDS, GAMES
 from games import days, selectors, services
 from games.models import Challenge
@@ -36,9 +42,11 @@ from games.services.reviews import BROWSER_COOKIE, BROWSER_COOKIE_SECONDS
 from leaderboard import selectors as board_selectors
 from leagues import selectors as league_selectors
 from leagues.errors import LeagueNotFound
-from web.forms import LoginForm, SignupForm
+from web.forms import EmailForm, LoginForm, ResetForm, SignupForm, reset_mail_send
 
 ARCHIVE_DAYS = 60
+
+logger = logging.getLogger(__name__)
 
 
 def friendly_404(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -180,7 +188,9 @@ def game_review(request: HttpRequest, attempt_id: int) -> HttpResponse:
             "attempt": attempt,
             "challenge": challenge,
             "name": GAMES[challenge.game].name,
-            "player_name": attempt.player.get_username(),
+            # A guest's internal name (guest-1a2b3c) is nobody's to read: the page says "Guest".
+            "player_name": "Guest" if services.player_is_guest(attempt.player) else attempt.player.get_username(),
+            "player_guest": services.player_is_guest(attempt.player),
             "over": selectors.challenge_is_over(challenge),
         },
     )
@@ -221,8 +231,10 @@ def leagues(request: HttpRequest) -> HttpResponse:
 @ensure_csrf_cookie
 def league_join(request: HttpRequest, code: str) -> HttpResponse:
     """A shareable invite link. A player joins with a button (POST /api/v1/leagues/join); a visitor is
-    offered to log in or sign up and come back here. Nothing of the league is looked up or shown."""
-    return render(request, "web/league_join.html", {"code": code})
+    offered to log in or sign up and come back here. The page names the league and who invites (its
+    owner), nothing else of it; an unknown code is a 404 that says the link does not work."""
+    invite = league_selectors.league_invite_preview(invite_code=code)
+    return render(request, "web/league_join.html", {"code": code, "invite": invite}, status=200 if invite else 404)
 
 
 @login_required
@@ -328,7 +340,10 @@ def signup(request: HttpRequest) -> HttpResponse:
             limits.creation_guard(request=request, limit=limits.SIGNUP)
             # The account, its name keys and the guest's games, leagues and results: one transaction.
             user = services.player_create(
-                username=form.cleaned_data["username"], password=form.cleaned_data["password1"], guest=guest
+                username=form.cleaned_data["username"],
+                password=form.cleaned_data["password1"],
+                guest=guest,
+                email=form.cleaned_data.get("email") or "",
             )
         except limits.Throttled as exc:
             form.add_error(None, exc.message)
@@ -339,3 +354,81 @@ def signup(request: HttpRequest) -> HttpResponse:
         auth.login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect(_next_url(request) or "web:home")
     return render(request, "web/signup.html", context)
+
+
+@login_required
+def account(request: HttpRequest) -> HttpResponse:
+    """The account's e-mail address, for password resets. A guest signs up instead (it has no password)."""
+    if services.player_is_guest(request.user):
+        return redirect(f"{reverse_lazy('web:signup')}?next={request.path}")
+    form = EmailForm(request.POST or None, initial={"email": getattr(request.user, "email", "")})
+    saved = False
+    if request.method == "POST" and form.is_valid():
+        services.player_email_set(player=request_player(request), email=form.cleaned_data["email"] or "")
+        saved = True
+    return render(request, "web/account.html", {"form": form, "saved": saved})
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Ask for a reset link by e-mail. The answer is the same page whether or not an account has the
+    address (Django's view sends only if one has); asking is limited per client address and per
+    address asked for (core.limits.RESET), checked before anything is looked up."""
+
+    template_name = "web/password_reset_form.html"
+    form_class = ResetForm
+    success_url = reverse_lazy("web:password_reset_done")
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        email = form.cleaned_data["email"]
+        try:
+            limits.creation_guard(request=self.request, limit=limits.RESET)
+            limits.creation_guard(request=self.request, limit=limits.RESET, who=limits.account_key(email))
+        except limits.Throttled as exc:
+            form.add_error(None, exc.message)
+            response = self.form_invalid(form)
+            response.status_code = 429
+            return response
+        # The same work whatever the address: one task sent, which looks the accounts up and mails them.
+        reset_mail_queue(email=email, domain=self.request.get_host(), use_https=self.request.is_secure())
+        return HttpResponseRedirect(self.get_success_url())
+
+
+def reset_mail_queue(*, email: str, domain: str, use_https: bool) -> None:
+    """Send the reset mail's task; while the broker is down (``core.circuit.BROKER``), mail in the request."""
+    kwargs: dict[str, object] = {"email": email, "domain": domain, "use_https": use_https}
+    if not BROKER.is_open():
+        try:
+            task("web.send_password_reset").apply_async(kwargs=kwargs, retry=False, ignore_result=True)
+            return
+        except (KombuOperationalError, RedisError, OSError) as exc:
+            BROKER.trip(exc)
+            logger.warning("could not queue a password-reset mail (%s): sent in the request", exc)
+    reset_mail_send(email=email, domain=domain, use_https=use_https)
+
+
+class PasswordResetDoneView(auth_views.PasswordResetDoneView):
+    template_name = "web/password_reset_done.html"
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        return {**super().get_context_data(**kwargs), "timeout_minutes": settings.PASSWORD_RESET_TIMEOUT // 60}
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """The link from the e-mail: a new password. The token hashes the password and the last login, so
+    it works once, and for PASSWORD_RESET_TIMEOUT seconds; a guest never gets one."""
+
+    template_name = "web/password_reset_confirm.html"
+    success_url = reverse_lazy("web:password_reset_complete")
+
+    def get_user(self, uidb64: str) -> Any:
+        user = super().get_user(uidb64)
+        return None if user is None or services.player_is_guest(user) else user  # None: "the link is invalid"
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        limits.limits_forget(usernames=(form.user.get_username(),))  # the owner is back: no back-off left
+        return response
+
+
+class PasswordResetCompleteView(auth_views.PasswordResetCompleteView):
+    template_name = "web/password_reset_complete.html"

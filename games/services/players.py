@@ -69,14 +69,15 @@ def _name_keys_create(*, user: User, name: str) -> None:
         raise Conflict(f"The username {name!r} is taken, or looks too much like a name just taken.") from None
 
 
-def player_create(*, username: str, password: str, guest: User | None = None) -> User:
+def player_create(*, username: str, password: str, guest: User | None = None, email: str = "") -> User:
     """A new player (a 400 for a bad name or weak password, a 409 for a taken or look-alike name).
     With ``guest``, the guest's games, leagues and results become the new player's in the same
-    transaction (see :func:`guest_claim`): the sign-up and the claim succeed or fail together."""
-
+    transaction (see :func:`guest_claim`): the sign-up and the claim succeed or fail together.
+    ``email`` (optional, checked by the caller's form) is only ever used to reset a forgotten password."""
     name = player_name_clean(username=username)
+    email = User.objects.normalize_email(email.strip()) if email else ""
     try:
-        validate_password(password, user=User(username=name))
+        validate_password(password, user=User(username=name, email=email))
     except DjangoValidationError as exc:
         raise BadRequest(" ".join(exc.messages)) from None
     if User.objects.filter(username__iexact=name).exists():  # also players made before name keys
@@ -84,7 +85,7 @@ def player_create(*, username: str, password: str, guest: User | None = None) ->
     with transaction.atomic():
         try:
             with transaction.atomic():
-                user = User.objects.create_user(username=name, password=password)
+                user = User.objects.create_user(username=name, email=email, password=password)
         except IntegrityError:
             raise _name_taken(name) from None
         _name_keys_create(user=user, name=name)
@@ -120,6 +121,15 @@ def guest_create() -> User:
         except IntegrityError:
             continue  # that name (or a look-alike) is taken: draw another
     raise Conflict("no guest name is free right now: try again")  # pragma: no cover - 16 M names
+
+
+def player_email_set(*, player: User, email: str) -> None:
+    """A player's e-mail address for password resets ("" removes it). A guest has none: it has no
+    password to reset, and signs up instead."""
+    if player_is_guest(player):
+        raise BadRequest("A guest has no e-mail address: sign up first.")
+    player.email = User.objects.normalize_email(email.strip()) if email else ""
+    player.save(update_fields=["email"])
 
 
 def player_is_guest(player: User | AnonymousUser) -> bool:

@@ -165,6 +165,7 @@ def test_detail_for_a_member(world: dict[str, Any]) -> None:
         world["league"].invite_code,
     )
     assert [(m["player"], m["owner"]) for m in body["roster"]] == [("olga", True), ("mia", False)]
+    assert [m["guest"] for m in body["roster"]] == [False, False]
 
 
 def test_a_non_member_sees_nothing_of_a_league(world: dict[str, Any]) -> None:
@@ -394,6 +395,6 @@ def test_alltime_board(world: dict[str, Any]) -> None:
     assert (body["league"], body["total"], body["offset"], body["limit"]) == (world["id"], 2, 0, 50)
     assert body["since"] == world["league"].created_at.date().isoformat()
     assert body["entries"] == [
-        {"rank": 1, "player": "mia", "wins": 1, "played": 1, "score": 700, "moves": 80},
-        {"rank": 2, "player": "olga", "wins": 0, "played": 0, "score": 0, "moves": 0},
+        {"rank": 1, "player": "mia", "wins": 1, "played": 1, "score": 700, "moves": 80, "guest": False},
+        {"rank": 2, "player": "olga", "wins": 0, "played": 0, "score": 0, "moves": 0, "guest": False},
     ]

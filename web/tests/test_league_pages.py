@@ -105,7 +105,9 @@ def test_the_invite_link_offers_a_player_the_join_button(client: Client, world: 
     html = response.content.decode()
     assert f'data-code="{code}"' in html and 'id="join-button"' in html
     assert 'src="/static/web/js/league-join.js"' in html and "csrftoken" in response.cookies
-    assert "Night Owls" not in html and "olga" not in html  # joining shows the league, not the link
+    # The invite names the league and who invites, nothing else of it (no members, no id).
+    assert 'Join <span id="league-name">Night Owls</span>' in html and "<b>olga</b> invites you" in html
+    assert f'/leagues/{world["league"].pk}"' not in html and "mia" not in html
 
 
 def test_the_invite_link_sends_a_visitor_to_sign_up_or_log_in_and_back(client: Client, world: dict) -> None:
@@ -113,7 +115,7 @@ def test_the_invite_link_sends_a_visitor_to_sign_up_or_log_in_and_back(client: C
     html = client.get(f"/leagues/join/{code}").content.decode()
     back = f"/leagues/join/{code}"
     assert f'href="/accounts/signup/?next={back}"' in html and f'href="/accounts/login/?next={back}"' in html
-    assert 'id="join-button"' not in html and "Night Owls" not in html
+    assert 'id="join-button"' not in html and "Night Owls" in html  # a visitor sees whose league it is
     password = "not-a-common-pass-42"
     response = client.post(
         "/accounts/signup/",
@@ -129,6 +131,41 @@ def test_an_invite_code_with_odd_characters_is_escaped(client: Client) -> None:
     assert "<script>x" not in html and "&quot;&gt;&lt;script&gt;x" in html
 
 
+def test_an_unknown_invite_code_says_the_link_does_not_work(client: Client, world: dict) -> None:
+    client.force_login(world["sam"])
+    response = client.get("/leagues/join/nosuchcode")
+    html = response.content.decode()
+    assert response.status_code == 404 and "This invite link does not work" in html
+    assert 'id="join-button"' not in html and "league-join.js" not in html and "Night Owls" not in html
+
+
+def test_the_invite_of_a_guest_s_league_names_no_guest(client: Client) -> None:
+    from games import services as game_services
+
+    guest = game_services.guest_create()
+    league = make_league(owner=guest, members=[], name="Guest Table")
+    html = client.get(f"/leagues/join/{league.invite_code}").content.decode()
+    assert "Guest Table" in html and guest.get_username() not in html
+
+
 def test_league_static_files_are_served(client: Client) -> None:
     for name in ("leagues.js", "league.js", "league-join.js", "boards.js", "board.js"):
         assert client.get(f"/static/web/js/{name}").status_code == 200, name
+
+
+def test_a_guest_member_is_marked_as_a_guest_for_the_page(client: Client, world: dict) -> None:
+    """The league's roster says which members are guests: the page shows them as "Guest"."""
+    from games import services as game_services
+    from leagues.services import league_join
+
+    guest = game_services.guest_create()
+    league_join(player=guest, invite_code=world["league"].invite_code)
+    client.force_login(world["mia"])
+    roster = client.get(f"/api/v1/leagues/{world['league'].pk}").json()["roster"]
+    assert [(m["player"], m["guest"]) for m in roster] == [
+        ("olga", False),
+        ("mia", False),
+        (guest.get_username(), True),
+    ]
+    board = client.get(f"/api/v1/leagues/{world['league'].pk}/boards/all-time").json()["entries"]
+    assert {e["player"]: e["guest"] for e in board} == {"olga": False, "mia": False, guest.get_username(): True}

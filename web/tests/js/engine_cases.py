@@ -6,6 +6,8 @@ For every log of the engine's vectors (replay and assisted), each step: the visi
 the move, and the engine's verdict (illegal; played, with the visible state after it; whether the
 page could have known the outcome, i.e. no draw, redeal, undo or turn-up) and the legal moves. For
 every perft position: the legal moves and the counts of sequences of moves the page can play itself.
+Each step also carries ``safe``: the face-up column tops and the waste's top that the solver's safe
+rule (solver.safe.is_safe) would send home, for the table's "safe cards home" option.
 """
 
 from __future__ import annotations
@@ -13,9 +15,13 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 from engine import DRAW, REDEAL, IllegalMoveError, InvalidMoveError, Move, State, deal, find_rules
+from engine.rules import Build
 from engine.view import visible
+from solver.safe import is_safe
 
 DATA = Path(__file__).resolve().parents[3] / "engine" / "tests" / "data"
 STEP_LIMIT = 400
@@ -26,12 +32,37 @@ def local(state: State, move: Move) -> bool:
     return move.kind not in (DRAW, REDEAL)
 
 
+RANKS, SUITS = "A23456789TJQK", "CDHS"
+
+
+def solver_safe(game: str, view: dict[str, Any]) -> list[str]:
+    """The visible cards (column tops, the waste's top) the solver's rule deems safe to send home, asked
+    of solver.safe.is_safe through the only parts of its state it reads: the piles' heights (per suit,
+    two decks: the higher pile, then the lower), whether there are two decks, whether building is by suit."""
+    rules = find_rules(game)
+    heights: dict[str, list[int]] = {s: [] for s in SUITS}
+    for pile in view["foundations"]:
+        if pile:
+            heights[pile[-1][1]].append(RANKS.index(pile[-1][0]) + 1)
+    found: list[int] = []
+    for s in SUITS:
+        found += sorted(heights[s] + [0] * (rules.decks - len(heights[s])), reverse=True)
+    st = SimpleNamespace(two=rules.decks == 2, suit_build=rules.build is Build.SUIT, found=found)
+    cards = [col[-1]["card"] for col in view["tableau"] if col and col[-1]["up"]] + view["waste"][-1:]
+    return sorted({c for c in cards if is_safe(st, RANKS.index(c[0]) * 4 + SUITS.index(c[1]))})  # type: ignore[arg-type]
+
+
 def play_case(game: str, seed: int, moves: list[str]) -> dict[str, object]:
     state = State(deal(game, seed))
     steps: list[dict[str, object]] = []
     for text in moves[:STEP_LIMIT]:
         before = visible(state)
-        step: dict[str, object] = {"before": before, "move": text, "legal": [str(m) for m in state.legal_moves()]}
+        step: dict[str, object] = {
+            "before": before,
+            "move": text,
+            "legal": [str(m) for m in state.legal_moves()],
+            "safe": solver_safe(game, before),
+        }
         down = sum(state.down)
         try:
             if text == "u":

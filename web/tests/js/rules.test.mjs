@@ -72,3 +72,51 @@ test("text that is no move is refused, never played", () => {
     assert.ok(R.applyVisible(rules, state, text).error, text);
   }
 });
+
+// --- the "safe cards home" option: the solver's safe rule, its conservative part ---------------------
+
+test("safe cards: the page's rule is the solver's on column tops, and never sends what the solver would not", () => {
+  let safeTops = 0;
+  let sent = 0;
+  for (const log of cases.logs) {
+    const rules = rulesOf(log.game);
+    log.steps.forEach((step, i) => {
+      const where = `${log.game} ${log.seed} step ${i}`;
+      const state = step.before;
+      for (const column of state.tableau) {
+        if (!column.length || !column.at(-1).up) continue;
+        const card = column.at(-1).card;
+        const page = R.isSafeCard(rules, state, card);
+        assert.equal(page, step.safe.includes(card), `${where}: ${card} at a column's top`);
+        if (page) safeTops += 1;
+      }
+      const move = R.safeMove(rules, state);
+      if (!move) return;
+      sent += 1;
+      const card = R.parseMove(move).src === "w" ? state.waste.at(-1) : state.tableau[R.parseMove(move).from].at(-1).card;
+      assert.ok(step.safe.includes(card), `${where}: ${move} sends ${card}, which the solver does not call safe`);
+      if (rules.draw !== 1) assert.notEqual(move[0], "w", `${where}: with draw ${rules.draw} the waste is left alone`);
+      assert.ok(R.legalMoves(rules, state).includes(move), `${where}: ${move} is a legal move`);
+    });
+  }
+  assert.ok(safeTops > 50 && sent > 50, `${safeTops} safe tops, ${sent} moves sent`);
+});
+
+test("safe cards: a hand-made Klondike position", () => {
+  const rules = rulesOf("klondike");
+  const up = (card) => ({ card, up: true });
+  const state = {
+    tableau: [[up("2H")], [up("3H")], [up("2C")], [up("KS"), up("QH")], [], [], []],
+    stock: 0, waste: ["AS"], foundations: [["AH"], ["AD", "2D"], ["AC"], []],
+    redeals_left: null, score: 0, moves: 0, foundation_cards: 4, won: false, can_undo: false,
+  };
+  // Lemma K: a card goes home once both suits of the other colour are at its rank and its twin one below.
+  assert.equal(R.isSafeCard(rules, state, "2H"), false); // the spades are at 0: the A♠ may still need it
+  assert.equal(R.isSafeCard(rules, state, "2C"), true); // both red aces are home
+  assert.equal(R.isSafeCard(rules, state, "AS"), true); // an ace always
+  assert.equal(R.isSafeCard(rules, state, "3H"), false); // not its pile's next card
+  assert.equal(R.safeMove(rules, state), "t3f3"); // column tops first
+  assert.deepEqual(R.safeMoves(rules, state), ["t3f3", "wf4", "t1f1"]); // then A♠ (draw 1: the waste), then 2H
+  const draw3 = { ...rules, draw: 3 };
+  assert.deepEqual(R.safeMoves(draw3, state), ["t3f3"], "draw 3: the waste's A♠ is left alone, and so 2H waits");
+});

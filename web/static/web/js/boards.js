@@ -11,8 +11,11 @@ export function duration(ms) {
   return `${minutes}:${seconds}.${String(centis % 100).padStart(2, "0")}`;
 }
 
-function playerCell(player, assisted) {
-  return el("td", {}, el("a", { href: `/players/${encodeURIComponent(player)}`, text: player }),
+function playerCell(player, assisted, guest = false) {
+  // A guest (league boards) is "Guest": its internal name (guest-1a2b3c) means nothing to anyone.
+  const name = guest ? el("span", { class: "guest", text: "Guest" })
+    : el("a", { href: `/players/${encodeURIComponent(player)}`, text: player });
+  return el("td", {}, name,
     assisted ? el("span", { class: "small", title: "assisted: a hint, or an undo that took back a look at a hidden card", text: " (assisted)" }) : null);
 }
 
@@ -42,7 +45,7 @@ export function allTimeTable(entries, me) {
   const rows = entries.map((e) =>
     el("tr", { class: e.player === me ? "me" : "" },
       el("td", { class: "num", text: String(e.rank) }),
-      playerCell(e.player, false),
+      playerCell(e.player, false, e.guest),
       el("td", { class: "num", text: String(e.wins) }),
       el("td", { class: "num", text: String(e.played) }),
       el("td", { class: "num", text: String(e.score) })));

@@ -39,17 +39,23 @@ function showInvite(code) {
   inviteBox.hidden = false;
 }
 
+/** A player's name linking its profile; a guest is "Guest" (its internal name means nothing to anyone). */
+function playerName(name, guest) {
+  return guest ? el("span", { class: "guest", text: "Guest" }) : el("a", { href: `/players/${encodeURIComponent(name)}`, text: name });
+}
+
 function showLeague(league) {
   document.title = `${league.name} · Daily Patience`;
   document.getElementById("league-name").textContent = league.name;
   const meta = document.getElementById("league-meta");
   meta.className = "league-meta";
-  meta.replaceChildren(`Owner `, el("a", { href: `/players/${encodeURIComponent(league.owner)}`, text: league.owner }),
+  const ownerGuest = league.roster.some((m) => m.owner && m.guest);
+  meta.replaceChildren(`Owner `, playerName(league.owner, ownerGuest),
     ` · ${league.members} member${league.members === 1 ? "" : "s"} · since ${league.created_at.slice(0, 10)}`);
   showInvite(league.invite_code);
   document.getElementById("members").replaceChildren(...league.roster.map((m) =>
     el("li", { class: m.player === me ? "me" : "" },
-      el("a", { href: `/players/${encodeURIComponent(m.player)}`, text: m.player }),
+      playerName(m.player, m.guest),
       m.owner ? el("span", { class: "badge", text: "owner" }) : null,
       el("span", { class: "small", text: ` joined ${m.joined_at.slice(0, 10)}` }))));
   const owner = league.owner === me;

@@ -25,7 +25,7 @@ async function init() {
     const [games, challenge] = await Promise.all([get("games"), get(`daily/${cfg.date}/${cfg.game}`)]);
     game.rules = games.find((rules) => rules.id === cfg.game);
     game.solution = challenge.solution;
-    showSolution();
+    await showSolution(); // a past day's moves, each card named, listed before the page says it is ready
     if (cfg.authenticated === "true" && cfg.attempt) {
       const attempt = await get(`attempts/${cfg.attempt}`);
       takeAttempt(attempt);

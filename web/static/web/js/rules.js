@@ -333,3 +333,74 @@ export function finishStep(rules, state, progress) {
   if (stock === "r" && moved) return { move: "r", progress: { moved: false } };
   return null;
 }
+
+// --- safe cards: sent to the foundations by themselves (an option of the table) ---------------------
+// The solver's safe rule (solver/safe.py), its conservative part only: a column's top card, or the
+// waste's top in a draw-1 game (with draw 3 taking a waste card regroups later passes), never a card
+// elsewhere in the talon, and never in a two-deck game whose foundations give cards back.
+
+const OTHER_COLOUR = { C: ["D", "H"], S: ["D", "H"], D: ["C", "S"], H: ["C", "S"] };
+const TWIN = { C: "S", S: "C", D: "H", H: "D" };
+
+/** Per suit, its foundation piles' heights, lowest first (a game's `decks` piles per suit). */
+function suitLevels(rules, state) {
+  const levels = Object.fromEntries([...SUITS].map((s) => [s, []]));
+  for (const pile of state.foundations) {
+    if (pile.length) levels[suitOf(pile.at(-1))].push(rankOf(pile.at(-1)) + 1); // the top card says the height
+  }
+  for (const s of SUITS) {
+    while (levels[s].length < rules.decks) levels[s].push(0);
+    levels[s].sort((a, b) => a - b);
+  }
+  return levels;
+}
+
+/**
+ * Is `card` safe to send home: could no other move ever need it? r is its rank (0 for an ace).
+ * One deck, alternate colours (Klondike, Lemma K): its pile is at r, both suits of the other colour
+ * at r or more, the other suit of its colour at r - 1 or more. Two decks, no card coming back down
+ * (the Forty Thieves family): its suit's lower pile is at r, and with alternate colours (Maria) both
+ * other-colour suits' lower piles at r or more. An ace is always safe.
+ */
+export function isSafeCard(rules, state, card) {
+  const r = rankOf(card);
+  const s = suitOf(card);
+  const low = suitLevels(rules, state); // low[x][0]: the lower pile of suit x
+  if (low[s][0] !== r) return false; // it must go onto its suit's (lower) pile
+  if (r === 0) return true;
+  const others = OTHER_COLOUR[s];
+  if (rules.decks === 1) {
+    if (rules.build !== "alternate") return false;
+    return others.every((o) => low[o][0] >= r) && low[TWIN[s]][0] >= r - 1;
+  }
+  if (rules.foundation_to_tableau) return false;
+  return rules.build === "suit" || others.every((o) => low[o][0] >= r);
+}
+
+/** The first safe card's move to its foundation ("t3f1", "wf2"), or null. */
+export function safeMove(rules, state) {
+  if (state.won) return null;
+  const tops = [];
+  state.tableau.forEach((column, i) => { if (column.length && column.at(-1).up) tops.push([`t${i + 1}`, column.at(-1).card]); });
+  if (rules.draw === 1 && state.waste.length) tops.push(["w", state.waste.at(-1)]);
+  for (const [pile, card] of tops) {
+    if (!isSafeCard(rules, state, card)) continue;
+    const f = foundationFor(state, card);
+    if (f >= 0) return `${pile}f${f + 1}`;
+  }
+  return null;
+}
+
+/** Safe moves one after the other while the visible position decides them (a turn-up ends the chain:
+ * its card is the server's to show). Each is an ordinary move of the log. */
+export function safeMoves(rules, state) {
+  const moves = [];
+  let now = state;
+  for (let move = safeMove(rules, now); move; move = safeMove(rules, now)) {
+    moves.push(move);
+    const outcome = applyVisible(rules, now, move);
+    if (!outcome.state) break;
+    now = outcome.state;
+  }
+  return moves;
+}

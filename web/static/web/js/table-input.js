@@ -2,8 +2,8 @@
 
 import { el, post } from "./api.js";
 import * as R from "./rules.js";
-import { $, game, message, playing, tableEl } from "./table-page.js";
-import { line, modeText, play, start, submit, undo, whenIdle, whenReady } from "./table-session.js";
+import { $, cfg, game, message, playing, safeHomeFor, safeHomeRemember, tableEl } from "./table-page.js";
+import { afterMoves, line, modeText, play, start, submit, undo, whenIdle, whenReady } from "./table-session.js";
 import { launchFrom, render } from "./table-view.js";
 import { cardWords, moveWords, movePiles, pileWords } from "./words.js";
 
@@ -362,3 +362,15 @@ fourColour.addEventListener("change", () => {
   localStorage.setItem("dp:four-colour", fourColour.checked ? "1" : "0");
   document.body.classList.toggle("four-colour", fourColour.checked);
 });
+
+// "Safe cards home": before an attempt the checkbox shows the option for the next one (ranked or not).
+const safeHome = $("safe-home");
+if (safeHome) {
+  safeHomeFor(cfg.nextRanked === "true");
+  safeHome.addEventListener("change", () => {
+    const ranked = game.attempt ? Boolean(game.attempt.ranked && !game.attempt.finished_at) : cfg.nextRanked === "true";
+    safeHomeRemember(ranked, safeHome.checked);
+    game.safeHome = safeHome.checked;
+    if (game.safeHome && playing()) whenIdle(afterMoves);
+  });
+}

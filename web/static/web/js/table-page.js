@@ -18,7 +18,24 @@ export const game = {
   hint: null, // {from, to}: the piles of the last hint, shown on the table until the next move
   watching: null, // the replay player while a log is watched on the table
   saved: null, // the game's own state while a replay is shown
+  safeHome: false, // the option: safe cards go to the foundations by themselves (R.safeMoves)
 };
+
+// "Safe cards home", remembered in the browser apart for ranked and practice play (turned on for
+// practice, it stays off in ranked play until turned on there too). Off until the player turns it on.
+const safeHomeKey = (ranked) => `dp:safe-home:${ranked ? "ranked" : "practice"}`;
+export function safeHomeWanted(ranked) {
+  return localStorage.getItem(safeHomeKey(ranked)) === "1";
+}
+export function safeHomeRemember(ranked, on) {
+  localStorage.setItem(safeHomeKey(ranked), on ? "1" : "0");
+}
+/** The option for this kind of play, on the page's checkbox too. */
+export function safeHomeFor(ranked) {
+  game.safeHome = safeHomeWanted(ranked);
+  const box = $("safe-home");
+  if (box) box.checked = game.safeHome;
+}
 
 export const playing = () =>
   Boolean(game.attempt && !game.attempt.finished_at && game.state && !game.state.won && !game.watching);

@@ -2,7 +2,7 @@
 
 import { get, post } from "./api.js";
 import * as R from "./rules.js";
-import { $, cfg, game, message, playing, root, tableEl } from "./table-page.js";
+import { $, cfg, game, message, playing, root, safeHomeFor, tableEl } from "./table-page.js";
 import { distribution, statsTiles } from "./stats-view.js";
 import { celebrate, clockFrom, clockText, render } from "./table-view.js";
 import { cardLabel } from "./cards.js";
@@ -19,6 +19,7 @@ export function takeAttempt(data) {
   line.intents = [];
   syncBusy();
   showMode();
+  safeHomeFor(Boolean(data.ranked));
   render();
   stored();
 }
@@ -271,6 +272,14 @@ export async function afterMoves() {
     play(finish);
     return;
   }
+  // The option: safe cards go home by themselves, as ordinary moves of the log (not while the finish
+  // plays through the stock: it counts the cards it sends home to decide on a redeal).
+  // Nor right after an undo, which would take back what the player just took back.
+  const safe = game.safeHome && !finishing && game.attempt.moves.at(-1) !== "u" ? R.safeMoves(game.rules, game.state) : [];
+  if (safe.length) {
+    play(safe);
+    return;
+  }
   const step = R.finishStep(game.rules, game.state, finishing);
   if (step) {
     finishing = step.progress;
@@ -372,6 +381,7 @@ export async function start() {
     $("result").hidden = true;
     message(game.attempt.ranked ? "Ranked attempt started: good luck!" : "Practice attempt started.");
     tableEl.querySelector('[data-pile="t1"]')?.focus({ preventScroll: true });
+    afterMoves(); // a safe card dealt on a column's top goes home at once, if the option is on
   } catch (exc) {
     message(exc.message, "error");
   }

@@ -2,17 +2,38 @@
 
 import { el, get } from "./api.js";
 import { createPlayer, pagedSource, wholeSource } from "./replay.js";
-import { $, cfg, game, message } from "./table-page.js";
+import { $, cfg, game, message, tableEl } from "./table-page.js";
 import { render } from "./table-view.js";
 import { moveWords } from "./words.js";
 
 // --- watching a log on the table: the day's solution, or a finished game ---------------------------
 
-export function showSolution() {
+// The day's solution with its frames (GET .../solution, public once the day is over), fetched once.
+let solutionData = null;
+function solutionWithFrames() {
+  solutionData ??= get(`daily/${cfg.date}/${cfg.game}/solution`).catch((exc) => { solutionData = null; throw exc; });
+  return solutionData;
+}
+
+/** The solution's moves in words, each card named ("8♥ from column 3 to a foundation"): the day is
+ * over, so the deal is public and every frame can say which card moves, before anything is watched. */
+export async function showSolution() {
   const list = $("solution-moves");
   if (!list || !game.solution) return;
-  list.replaceChildren(...game.solution.map((move, i) => el("li", { dataset: { step: String(i + 1) } },
-    el("button", { type: "button", class: "link step", text: moveWords(move) }))));
+  list.replaceChildren(el("li", { class: "loading", text: "Loading the solution…" }));
+  try {
+    const data = await solutionWithFrames();
+    listMoves(list, data, wholeSource(data));
+  } catch {
+    list.replaceChildren(...game.solution.map((move, i) => el("li", { dataset: { step: String(i + 1) } },
+      el("button", { type: "button", class: "link step", text: moveWords(move) }))));
+  }
+  list.dataset.ready = "true";
+}
+
+function listMoves(list, data, source) {
+  list.replaceChildren(...data.moves.map((move, i) => el("li", { dataset: { step: String(i + 1) } },
+    el("button", { type: "button", class: "link step", text: moveWords(move, source.frame(i)) }))));
 }
 
 /** Play a log on the table from its frames (visible states from the server); the game waits aside.
@@ -23,12 +44,9 @@ async function watch(path, list, { paged = false } = {}) {
     if (paged) {
       source = await pagedSource(path, get);
     } else {
-      const data = await get(path);
+      const data = list === $("solution-moves") ? await solutionWithFrames() : await get(path);
       source = wholeSource(data);
-      if (list) {
-        list.replaceChildren(...data.moves.map((move, i) => el("li", { dataset: { step: String(i + 1) } },
-          el("button", { type: "button", class: "link step", text: moveWords(move, source.frame(i)) }))));
-      }
+      if (list && list.dataset.ready !== "true") listMoves(list, data, source);
     }
     stopWatching();
     game.saved = game.state;
@@ -48,6 +66,10 @@ async function watch(path, list, { paged = false } = {}) {
     });
     $("result")?.classList.add("docked"); // the result waits below the table while a game plays on it
     $("watch").hidden = false;
+    // The table in view while it plays (pressed from the list below it, it may be off the screen);
+    // from then on only the list scrolls (keepInList), never the page.
+    const box = tableEl.getBoundingClientRect();
+    if (box.top < 0 || box.top > window.innerHeight / 2) tableEl.scrollIntoView({ block: "start" });
     game.watching.speed(Number($("watch-speed").value));
     await game.watching.seek(0);
   } catch (exc) {

@@ -1,0 +1,291 @@
+"""Papercuts of the pages (issue 25): errors that look like errors, password reset by e-mail (and the
+attacks on it), the site's own 404 page under DEBUG, a guest's name, the e-mail on the account page."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import uuid
+from typing import Any
+
+import pytest
+import time_machine
+from django.contrib.auth import get_user_model
+from django.contrib.auth.tokens import default_token_generator
+from django.core import mail
+from django.test import Client
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
+
+from games import services
+from games.tests.factories import make_challenge, make_user
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "not-a-common-pass-42"
+NEW_PASSWORD = "another long passphrase 7"
+
+
+def address() -> str:
+    """A client address of this test alone: a shared Redis keeps the limits' counts across runs."""
+    n = uuid.uuid4().int
+    return f"10.{n % 250}.{(n >> 8) % 250}.{(n >> 16) % 250 + 1}"
+
+
+@pytest.fixture
+def client() -> Client:
+    return Client(HTTP_HOST="localhost", REMOTE_ADDR=address())
+
+
+def field_tag(html: str, name: str) -> str:
+    match = re.search(rf'<input[^>]*name="{name}"[^>]*>', html)
+    assert match, name
+    return match.group(0)
+
+
+# --- errors that look like errors ----------------------------------------------------------------------
+
+
+def test_a_sign_up_error_is_an_error_tied_to_its_field(client: Client) -> None:
+    response = client.post("/accounts/signup/", {"username": "ada", "password1": PASSWORD, "password2": PASSWORD + "x"})
+    assert response.status_code == 200
+    html = response.content.decode()
+    tag = field_tag(html, "password2")
+    assert 'aria-invalid="true"' in tag and "id_password2_error" in tag
+    error = re.search(r'<ul class="errorlist" id="id_password2_error">(.*?)</ul>', html, re.S)
+    assert error and "<b>Error:</b>" in error.group(1) and "match" in error.group(1)
+    assert 'aria-invalid="true"' not in field_tag(html, "username")  # only the field at fault
+    assert "<ul>" not in re.sub(r'<div class="helptext".*?</div>', "", html, flags=re.S)  # help lists in divs
+
+
+def test_a_wrong_login_marks_both_fields_and_points_to_the_error(client: Client) -> None:
+    make_user("ada")
+    html = client.post("/accounts/login/", {"username": "ada", "password": "wrong password 1"}).content.decode()
+    block = re.search(r'<div id="form-errors" class="errorlist nonfield" role="alert">(.*?)</div>', html, re.S)
+    assert block and "<b>Error:</b>" in block.group(1)
+    for name in ("username", "password"):
+        tag = field_tag(html, name)
+        assert 'aria-invalid="true"' in tag and 'aria-describedby="form-errors"' in tag, tag
+    fresh = client.get("/accounts/login/").content.decode()
+    assert "form-errors" not in fresh and 'aria-invalid="true"' not in fresh
+    assert 'href="/accounts/password-reset/"' in fresh and "Forgot password?" in fresh
+
+
+def test_error_styles_are_not_the_help_text_s_grey() -> None:
+    from pathlib import Path
+
+    css = (Path(__file__).resolve().parents[1] / "static" / "web" / "css" / "site.css").read_text()
+    rule = re.search(r"\.auth-form \.errorlist \{([^}]*)\}", css)
+    assert rule and "color: var(--red)" in rule.group(1) and "font-weight: 600" in rule.group(1)
+
+
+# --- the e-mail address: optional at sign-up and on the account page ---------------------------------
+
+
+def test_sign_up_takes_an_optional_e_mail(client: Client) -> None:
+    data = {"username": "ada", "password1": PASSWORD, "password2": PASSWORD}
+    assert client.post("/accounts/signup/", {**data, "email": "Ada@Example.COM"}).status_code == 302
+    assert get_user_model().objects.get(username="ada").email == "Ada@example.com"
+    other = Client(REMOTE_ADDR=address())
+    assert other.post("/accounts/signup/", {**data, "username": "bea"}).status_code == 302
+    assert get_user_model().objects.get(username="bea").email == ""
+    bad = Client(REMOTE_ADDR=address()).post("/accounts/signup/", {**data, "username": "cy", "email": "not-an-address"})
+    assert bad.status_code == 200 and 'id="id_email_error"' in bad.content.decode()
+    assert not get_user_model().objects.filter(username="cy").exists()
+
+
+def test_the_account_page_sets_and_removes_the_e_mail(client: Client) -> None:
+    user = make_user("ada")
+    assert client.get("/accounts/account/").status_code == 302  # log in first
+    client.force_login(user)
+    assert 'id="account-link"' in client.get("/players/ada").content.decode()
+    assert 'id="account-link"' not in client.get("/players/bea").content.decode()  # not someone else's
+    html = client.post("/accounts/account/", {"email": "ada@example.com"}).content.decode()
+    assert "a reset link would go to ada@example.com" in html
+    user.refresh_from_db()
+    assert user.email == "ada@example.com"
+    client.post("/accounts/account/", {"email": ""})
+    user.refresh_from_db()
+    assert user.email == ""
+
+
+def test_a_guest_has_no_e_mail_to_set(client: Client) -> None:
+    guest = services.guest_create()
+    client.force_login(guest)
+    response = client.get("/accounts/account/")
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/signup/")
+    client.post("/accounts/account/", {"email": "guest@example.com"})
+    guest.refresh_from_db()
+    assert guest.email == ""
+    with pytest.raises(Exception, match="guest"):
+        services.player_email_set(player=guest, email="guest@example.com")
+
+
+# --- password reset by e-mail ---------------------------------------------------------------------------
+
+
+def ask_reset(email: str, client: Client | None = None) -> Any:
+    return (client or Client(REMOTE_ADDR=address())).post("/accounts/password-reset/", {"email": email})
+
+
+def reset_link() -> str:
+    assert len(mail.outbox) == 1, [m.subject for m in mail.outbox]
+    match = re.search(r"https?://[^/\s]+(/accounts/reset/[^\s]+/)", mail.outbox[0].body)
+    assert match, mail.outbox[0].body
+    return match.group(1)
+
+
+def with_email(name: str, email: str) -> Any:
+    user = make_user(name)
+    user.email = email
+    user.save()
+    return user
+
+
+def test_a_reset_link_is_mailed_and_works_once(client: Client) -> None:
+    user = with_email("ada", "ada@example.com")
+    response = ask_reset("ADA@example.com")  # the address as typed: any case
+    assert response.status_code == 302 and response["Location"] == "/accounts/password-reset/sent/"
+    assert mail.outbox[0].to == ["ada@example.com"] and "ada" in mail.outbox[0].body
+    link = reset_link()
+    form = client.get(link, follow=True)
+    assert form.status_code == 200 and "Choose a new password" in form.content.decode()
+    set_url = form.redirect_chain[-1][0]
+    done = client.post(set_url, {"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD})
+    assert done.status_code == 302 and done["Location"] == "/accounts/reset/done/"
+    user.refresh_from_db()
+    assert user.check_password(NEW_PASSWORD)
+    login = Client(REMOTE_ADDR=address()).post("/accounts/login/", {"username": "ada", "password": NEW_PASSWORD})
+    assert login.status_code == 302
+    # Used once: the same link, even in another browser, no longer works.
+    again = Client(REMOTE_ADDR=address()).get(link, follow=True)
+    assert "This link does not work" in again.content.decode()
+    other = "x" + NEW_PASSWORD
+    assert client.post(set_url, {"new_password1": other, "new_password2": other}).status_code == 200
+    user.refresh_from_db()
+    assert user.check_password(NEW_PASSWORD)
+
+
+def test_a_reset_link_expires(settings: Any) -> None:
+    settings.PASSWORD_RESET_TIMEOUT = 3600
+    with time_machine.travel(dt.datetime(2026, 3, 1, 12, tzinfo=dt.UTC), tick=False) as clock:
+        user = with_email("ada", "ada@example.com")
+        ask_reset("ada@example.com")
+        link = reset_link()
+        clock.shift(dt.timedelta(seconds=3601))
+        page = Client(REMOTE_ADDR=address()).get(link, follow=True).content.decode()
+        assert "This link does not work" in page
+    user.refresh_from_db()
+    assert user.check_password(PASSWORD)
+
+
+def test_the_answer_does_not_tell_whether_an_account_has_the_address() -> None:
+    with_email("ada", "ada@example.com")
+    known, unknown = ask_reset("ada@example.com"), ask_reset("nobody@example.com")
+    assert (known.status_code, known["Location"]) == (unknown.status_code, unknown["Location"])
+    assert len(mail.outbox) == 1  # only the account's address gets a mail
+    pages = [Client().get(r["Location"]).content.decode() for r in (known, unknown)]
+    assert pages[0] == pages[1] and "If an account has that address" in pages[0]
+
+
+def test_a_guest_never_gets_a_reset_link() -> None:
+    guest = services.guest_create()
+    type(guest).objects.filter(pk=guest.pk).update(email="guest@example.com")  # even if a row said so
+    response = ask_reset("guest@example.com")
+    assert response.status_code == 302 and mail.outbox == []
+    # A token made for a guest by hand is refused too.
+    guest.refresh_from_db()
+    uid = urlsafe_base64_encode(force_bytes(guest.pk))
+    token = default_token_generator.make_token(guest)
+    page = Client().get(f"/accounts/reset/{uid}/{token}/", follow=True).content.decode()
+    assert "This link does not work" in page
+
+
+@pytest.mark.throttled
+def test_asking_is_limited_per_address_and_per_e_mail(settings: Any) -> None:
+    settings.PASSWORD_RESET_LIMIT_PER_HOUR = 2
+    run = uuid.uuid4().hex[:8]  # addresses of this run alone: a shared Redis keeps the counts for the hour
+    known, unknown = f"ada-{run}@example.com", f"nobody-{run}@example.com"
+    with_email("ada", known)
+    one = Client(REMOTE_ADDR=address())
+    statuses = [ask_reset(f"someone{i}-{run}@example.com", one).status_code for i in range(3)]
+    assert statuses == [302, 302, 429]
+    refused = ask_reset(known, one)
+    assert refused.status_code == 429
+    assert "Too many password reset e-mails from your address" in refused.content.decode()
+    # One e-mail address asked for from many client addresses: limited too, and the same for an
+    # address no account has (the count is of the address asked for, looked up after).
+    for email in (known, unknown):
+        answers = [ask_reset(email.upper() if i % 2 else email).status_code for i in range(3)]
+        assert answers == [302, 302, 429], email
+    assert len(mail.outbox) == 2  # ada's two, nothing more
+
+
+# --- the site's own 404 page, also under DEBUG ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("debug", [True, False])
+def test_an_unknown_address_is_the_site_s_404_page(settings: Any, debug: bool) -> None:
+    settings.DEBUG = debug
+    client = Client(raise_request_exception=False)
+    for path in ("/nope", "/no/such/page/", "/players/ada/extra", "/static-not"):
+        response = client.get(path)
+        html = response.content.decode()
+        assert response.status_code == 404, path
+        assert "Nothing here" in html and "Daily Patience" in html, path
+        assert "Page not found at" not in html and "URLconf" not in html, path  # not Django's debug page
+    assert Client(enforce_csrf_checks=True).post("/nope", {}).status_code == 404  # not a CSRF 403
+    api = client.get("/api/v1/nowhere")
+    assert api.status_code == 404 and api.json()["error"]["code"] == "not_found"
+    assert client.post("/api/nope", {}).json()["error"]["code"] == "not_found"
+    # The catch-all keeps APPEND_SLASH: a page's address without its slash still leads to it.
+    moved = client.get("/accounts/login?next=/archive")
+    assert moved.status_code == 301 and moved["Location"] == "/accounts/login/?next=/archive"
+    assert client.get("/archive").status_code == 200
+
+
+# --- a guest's name is "Guest" ----------------------------------------------------------------------------
+
+
+def test_a_guest_s_own_game_page_says_guest(client: Client) -> None:
+    challenge = make_challenge(game="klondike", seed=2026)
+    guest = services.guest_create()
+    attempt = services.attempt_start(player=guest, challenge=challenge)
+    client.force_login(guest)
+    html = client.get(f"/games/{attempt.pk}").content.decode()
+    assert "Guest's Klondike" in html and guest.get_username() + "'s" not in html
+    assert f"/players/{guest.get_username()}" not in html
+    header = client.get("/").content.decode()
+    assert '<span class="me guest"' in header
+
+
+def test_the_request_does_the_same_work_whether_or_not_an_account_has_the_address(monkeypatch: Any) -> None:
+    """The mail is looked up and sent by a task (web.send_password_reset), queued for every valid
+    request: a mail server's delay cannot tell an attacker which addresses have accounts."""
+    from core.tasks import task
+
+    with_email("ada", "ada@example.com")
+    sent: list[dict[str, Any]] = []
+    monkeypatch.setattr(type(task("web.send_password_reset")), "apply_async", lambda self, **kw: sent.append(kw))
+    for email in ("ada@example.com", "nobody@example.com"):
+        assert ask_reset(email).status_code == 302
+    assert [call["kwargs"]["email"] for call in sent] == ["ada@example.com", "nobody@example.com"]
+    assert mail.outbox == []  # nothing sent in the request itself
+
+
+def test_with_the_broker_down_the_mail_is_sent_in_the_request(monkeypatch: Any) -> None:
+    from kombu.exceptions import OperationalError
+
+    from core.circuit import BROKER
+    from core.tasks import task
+
+    with_email("ada", "ada@example.com")
+
+    def down(self: Any, **kwargs: Any) -> None:
+        raise OperationalError("broker down")
+
+    monkeypatch.setattr(type(task("web.send_password_reset")), "apply_async", down)
+    assert ask_reset("ada@example.com").status_code == 302
+    assert len(mail.outbox) == 1 and BROKER.is_open()
+    assert ask_reset("ada@example.com").status_code == 302  # the circuit is open: not even a try
+    assert len(mail.outbox) == 2
