@@ -3,9 +3,9 @@
 axe-core (npm, MPL-2.0) is a test-only tool pinned in package.json / package-lock.json at the
 repository's root; `npm ci` installs it into node_modules/ (bin/setup does so where npm is present).
 Where it is missing the audits are skipped with the reason; in CI (CI set) that is a failure. Each
-audit runs axe's WCAG 2.0/2.1/2.2 A and AA rules on the page as it stands and fails on any serious or
-critical violation, listing the rule and the nodes; test-artifacts/a11y/ gets a summary per page and a
-screenshot of each page as it was checked.
+audit runs axe's WCAG 2.0/2.1/2.2 A and AA rules, and its best practices (landmarks, headings), on the
+page as it stands and fails on any serious or critical violation, listing the rule and the nodes;
+test-artifacts/a11y/ gets a summary per page and a screenshot of each page as it was checked.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from web.tests.test_browser import (
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+RULE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
 BLOCKING = ("critical", "serious")
 DESKTOP_1366 = {"width": 1366, "height": 768}
 SIZES = {"desktop-1366x768": DESKTOP_1366, "phone-390x844": PHONE}
@@ -80,7 +80,7 @@ class Audit:
                     nodes: v.nodes.map((n) => ({target: n.target.join(" "), summary: n.failureSummary,
                         html: n.html.slice(0, 160)}))}));
             }""",
-            WCAG_TAGS,
+            RULE_TAGS,
         )
         self.pages += 1
         slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
@@ -100,6 +100,17 @@ class Audit:
         out.mkdir(parents=True, exist_ok=True)
         (out / f"{self.label}.txt").write_text("\n".join(self.lines) + "\n")
         assert not self.blocking, f"{len(self.blocking)} serious or critical violations:\n" + "\n".join(self.blocking)
+
+
+def reset_link_kwargs(username: str) -> dict[str, str]:
+    """The uidb64 and token of a password reset link for a new player (Django's default token generator)."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.tokens import default_token_generator
+    from django.utils.encoding import force_bytes
+    from django.utils.http import urlsafe_base64_encode
+
+    user = get_user_model().objects.create_user(username=username, password="a long passphrase 42")
+    return {"uidb64": urlsafe_base64_encode(force_bytes(user.pk)), "token": default_token_generator.make_token(user)}
 
 
 def opening_moves(game: str, count: int = 6) -> list[str]:
@@ -175,6 +186,13 @@ def test_every_page_has_no_serious_accessibility_violation(
         if name not in not_pages:
             page.goto(reverse(f"web:{name}"))
             audit.check(page, f"visitor {name}")
+    for name in sorted(  # a password reset link's page (Django's uidb64 and token), when there is one
+        p.name
+        for p in get_resolver("web.urls").url_patterns
+        if isinstance(p, URLPattern) and p.name and {"uidb64", "token"} <= set(p.pattern.regex.groupindex)
+    ):
+        page.goto(reverse(f"web:{name}", kwargs=reset_link_kwargs(f"reset-{viewport['width']}")))
+        audit.check(page, f"visitor {name}")
     page.goto(f"/board/{today}/klondike")
     page.wait_for_selector("#board[data-ready=true]")
     audit.check(page, "visitor board today")
@@ -220,6 +238,10 @@ def test_every_page_has_no_serious_accessibility_violation(
     username = f"p{viewport['width']}"
     sign_up(page, username)
     audit.check(page, "home, signed in")
+    for name in no_arguments:  # the same pages for a player (an account page among them, when there is one)
+        if name not in not_pages | {"home", "login", "signup"}:
+            page.goto(reverse(f"web:{name}"))
+            audit.check(page, f"player {name}")
     for game in GAME_IDS:
         page.goto(f"/play/{today}/{game}")
         table_ready(page)
@@ -396,4 +418,29 @@ def test_the_table_is_played_by_keyboard_alone(browser: Any, live_server: Any) -
     page.wait_for_function("document.querySelectorAll('#announce span').length === 2")  # the move, the turn-up
     assert spoken(page)[0].endswith("from column 7 to column 2."), spoken(page)
     assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_the_audit_fails_on_a_page_with_violations(browser: Any, live_server: Any, axe_script: Path) -> None:
+    """The audit is not blind: a nameless button and grey-on-cream text added to the home page are serious or
+    critical violations that it reports with their nodes."""
+    page = new_page(browser, live_server, DESKTOP_1366)
+    page.goto("/")
+    audit = Audit("self-check", axe_script)
+    assert not [v for v in audit.check(page, "home") if v["impact"] in BLOCKING]
+    page.evaluate(
+        """() => {
+            const main = document.querySelector("main");
+            main.append(document.createElement("button"));
+            const faint = document.createElement("p");
+            faint.textContent = "Faint words";
+            faint.style.color = "#c9c5bb";
+            main.append(faint);
+        }"""
+    )
+    found = {v["id"]: v for v in audit.check(page, "home, spoilt")}
+    assert found["button-name"]["impact"] == "critical" and found["color-contrast"]["impact"] == "serious", found
+    assert len(audit.blocking) == 2 and "<button></button>" in audit.blocking[0], audit.blocking
+    with pytest.raises(AssertionError, match="2 serious or critical violations"):
+        audit.finish()
     page.context.close()
