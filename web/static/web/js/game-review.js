@@ -4,7 +4,7 @@
 
 import { el, get, post } from "./api.js";
 import { createPlayer, frameState, wholeSource } from "./replay.js";
-import { cardWords, moveWords } from "./words.js";
+import { cardName, cardWords, moveWords } from "./words.js";
 
 const box = document.getElementById("game-review");
 const id = box.dataset.attempt;
@@ -14,8 +14,10 @@ let shown = null; // {moves, frames, marks: {step: class}}
 let game = null; // the game played, kept while a win is watched
 
 function card(text) {
-  if (!text || text === "??") return el("span", { class: "mini-card down", text: "▒" });
+  // Each card an image named in words, for screen readers ("king of diamonds", not "K♦" or "▒").
+  if (!text || text === "??") return el("span", { class: "mini-card down", text: "▒", role: "img", "aria-label": "face-down card" });
   return el("span", { class: `mini-card ${"DH".includes(text[1]) ? "red" : "black"}`, title: cardWords(text),
+    role: "img", "aria-label": cardName(text),
     text: `${text[0] === "T" ? "10" : text[0]}${{ C: "♣", D: "♦", H: "♥", S: "♠" }[text[1]]}` });
 }
 

@@ -138,7 +138,7 @@ export function play(moves) {
   const said = [];
   for (const [i, move] of moves.entries()) {
     const outcome = R.applyVisible(game.rules, game.state, move);
-    if (!outcome.error) said.push(moveWords(move, game.state));
+    if (!outcome.error) said.push(moveWords(move, game.state, true));
     if (outcome.error) {
       if (!shown) message(withCardWords(outcome.error), "error");
       break;
@@ -162,10 +162,29 @@ export function play(moves) {
   flush();
 }
 
-/** Moves in words for screen readers (a polite live region: it waits for the reader to finish). */
-function announce(text) {
+/**
+ * Moves and their outcomes in words for screen readers: a polite live region (it waits for the reader to
+ * finish), one line added per event (a move, then the card it turned up): additions are read, the
+ * region keeps the last three.
+ */
+export function announce(text) {
   const box = $("announce");
-  if (box) box.textContent = `${text}.`;
+  if (!box || !text) return;
+  const line = document.createElement("span");
+  line.textContent = /[.!?]$/.test(text) ? `${text} ` : `${text}. `;
+  box.append(line);
+  while (box.childNodes.length > 3) box.firstChild.remove();
+}
+
+/** "Turned up 9 of spades in column 7": the tableau cards face down on the table and face up in ``after``. */
+function turnedUp(before, after) {
+  const said = [];
+  after.tableau.forEach((column, i) => {
+    const top = column.at(-1);
+    const was = before.tableau[i]?.[column.length - 1];
+    if (top?.up && was && !was.up) said.push(`Turned up ${cardLabel(top.card)} in column ${i + 1}`);
+  });
+  return said;
 }
 
 /** For tests and the console: the moves as the server takes them (the page's checks first). */
@@ -200,6 +219,8 @@ async function flush() {
     for (const key of ["assisted", "ranked", "finished_at"]) if (key in answer) game.attempt[key] = answer[key];
     showMode();
     if (batch.at(-1) === "s" && answer.state.waste.length) announce(`Drew ${cardLabel(answer.state.waste.at(-1))}`);
+    const turned = turnedUp(game.state, state);
+    if (turned.length) announce(turned.join(". "));
     const changed = JSON.stringify(state) !== JSON.stringify(game.state);
     game.state = state;
     tableEl.classList.remove("busy");
@@ -341,8 +362,10 @@ function shareText(submission) {
 
 export function showResult(submission, pending) {
   const panel = $("result");
+  const appears = panel.hidden;
   if (panel.hidden) panel.classList.remove("docked");
   panel.hidden = false;
+  if (appears) $("result-title").focus({ preventScroll: true }); // the keyboard is where the game went on
   const r = submission.result;
   if (pending || submission.status === "pending") {
     $("result-title").textContent = game.state.won ? "Won! Checking…" : "Submitted. Checking…";
@@ -367,6 +390,7 @@ export function showResult(submission, pending) {
     $("result-text").textContent = withCardWords(
       `The replay stopped at move ${(error.index ?? 0) + 1}: ${error.reason || "invalid log"}`);
   }
+  if (!pending && submission.status !== "pending") announce(`${$("result-title").textContent} ${$("result-text").textContent}`);
   panel.dataset.status = submission.status;
   panel.dataset.review = r && r.review ? "held" : "";
   if (submission.status === "valid" && r && r.won && !pending) celebrate();

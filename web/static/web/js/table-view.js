@@ -24,16 +24,25 @@ export function showOnTable(piles, kind) {
   to?.classList.add(`${kind}-to`);
 }
 
-/** "top card king of diamonds, 3 face-down cards under it" (a column in words, for screen readers). */
+/**
+ * A column in words, for screen readers, from the top card down: "top card jack of hearts, on queen of
+ * clubs and king of diamonds, 3 face-down cards under them" (the pile is one control: its cards are not
+ * read out one by one, so the name carries every card a player can see).
+ */
 function columnWords(column) {
   const top = column.at(-1);
   const down = column.filter((c) => !c.up).length;
-  const text = top.up ? `top card ${cardLabel(top.card)}` : "a face-down card";
-  return down && top.up ? `${text}, ${down} face-down card${down === 1 ? "" : "s"} under it` : text;
+  if (!top.up) return `${down} face-down card${down === 1 ? "" : "s"}`;
+  const under = column.slice(0, -1).filter((c) => c.up).map((c) => cardLabel(c.card)).reverse();
+  let text = `top card ${cardLabel(top.card)}`;
+  if (under.length) text += `, on ${under.length > 1 ? `${under.slice(0, -1).join(", ")} and ${under.at(-1)}` : under[0]}`;
+  if (down) text += `, ${down} face-down card${down === 1 ? "" : "s"} under ${under.length ? "them" : "it"}`;
+  return text;
 }
 
+/** A pile: one control, named in words (its cards are drawn for the eye; the name says them). */
 function slot(pile, label, extraClass = "") {
-  return el("div", { class: `pile ${extraClass}`, dataset: { pile }, tabindex: "0", "aria-label": label });
+  return el("div", { class: `pile ${extraClass}`, dataset: { pile }, tabindex: "0", role: "button", "aria-label": label });
 }
 
 // --- motion: cards fly from where they were to where they are (FLIP), turn-ups flip ----------------

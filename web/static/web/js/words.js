@@ -5,6 +5,15 @@ const SUIT_SIGNS = { C: "♣", D: "♦", H: "♥", S: "♠" };
 const CARD = /\b([A2-9TJQK])([CDHS])\b/g;
 const MOVE = /^([wtf])(\d*)([tf])(\d+)(?::(\d+))?$/;
 
+const SUIT_NAMES = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
+const RANK_NAMES = { A: "ace", J: "jack", Q: "queen", K: "king", T: "10" };
+
+/** "KD" -> "king of diamonds": a card as it is said (screen readers, the live region). */
+export function cardName(card) {
+  if (!card || card === "??") return "a face-down card";
+  return `${RANK_NAMES[card[0]] || card[0]} of ${SUIT_NAMES[card[1]]}`;
+}
+
 /** "TH" -> "10♥"; a hidden card is "a face-down card". */
 export function cardWords(card) {
   if (!card || card === "??") return "a face-down card";
@@ -39,9 +48,10 @@ export function movedCard(move, state) {
 
 /**
  * A move in words. With the visible state before it, the card is named:
- * "8♥ from column 3 to a foundation", "Q♠ and 2 cards on it from column 4 to column 8".
+ * "8♥ from column 3 to a foundation", "Q♠ and 2 cards on it from column 4 to column 8";
+ * spoken (for the live region), "8 of hearts from column 3 to a foundation".
  */
-export function moveWords(move, state = null) {
+export function moveWords(move, state = null, spoken = false) {
   if (move === "s") return "Draw from the stock";
   if (move === "r") return "Turn the waste over: a new pass through the stock";
   if (move === "u") return "Undo the last move";
@@ -50,7 +60,7 @@ export function moveWords(move, state = null) {
   const [, src, from, dst, to, count] = m;
   const n = count ? Number(count) : 1;
   const card = movedCard(move, state);
-  let what = card ? cardWords(card) : n > 1 ? `${n} cards` : "A card";
+  let what = card ? (spoken ? cardName(card) : cardWords(card)) : n > 1 ? `${n} cards` : "A card";
   if (card && n > 1) what += ` and ${n - 1} card${n > 2 ? "s" : ""} on it`;
   const source = src === "w" ? "the waste" : src === "t" ? `column ${from}` : `foundation ${from}`;
   const target = dst === "f" ? "a foundation" : `column ${to}`;
