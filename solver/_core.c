@@ -105,7 +105,7 @@ static void init_zobrist(void) {
 /* ---- state (state.py) ------------------------------------------------------------------ */
 
 typedef struct {
-    int two, klondike, draw, runs, king_only, suit_build, ncols, p_in_key, nfound, any_talon;
+    int two, klondike, draw, runs, king_only, suit_build, ncols, p_in_key, nfound;
     int passes, p, left, tlen;
     int len[MAXCOLS];
     int down[MAXCOLS];
@@ -427,7 +427,7 @@ static int safe_move(const State *s, Move *m) {
         *m = (Move){W2F, -1, -1, 0, 1, (short)(s->p - 1), 0, 0};
         return 1;
     }
-    if (s->any_talon && s->klondike && s->draw == 1 && s->passes < 0) { /* Corollary S (safe.py) */
+    if (s->klondike && s->draw == 1 && s->passes < 0) { /* Corollary S (safe.py) */
         Route r[MAXROUTES];
         int n = stock_routes(s, r);
         for (int q = 0; q < n; q++)
@@ -650,28 +650,7 @@ static int twin_idle(const State *s, int c, int u, uint64_t playable, uint64_t t
     return !((s->kids[c] | (s->kids[u] & ~(1ULL << c))) & near);
 }
 
-/* Lemma F's (a)-(d) for taking z down from its foundation (moves.py's _card_down_use). */
-static int card_down_use(const State *s, int z, const signed char *fu, int has_empty) {
-    int r = z >> 2, su = z & 3;
-    if (r == 0) return 1;
-    for (int k = 0; k < 2; k++) {
-        int t = OTHER_COLOUR[su][k];
-        int w = (r - 1) * 4 + t;
-        if (fu[w] >= 0 || s->found[t] == r || fu[r * 4 + t] >= 0) return 1;
-        for (int j = 0; j < s->tlen; j++)
-            if (s->talon[j] == w) return 1;
-    }
-    for (int q = 0; q < 4; q++) {
-        if (q == su || !s->found[q]) continue;
-        int x = (s->found[q] - 1) * 4 + q;
-        if (has_empty && x >> 2 == KING) return 1;
-        for (int k = 0; k < s->nparents[x]; k++)
-            if (fu[(int)s->parents[x][k]] >= 0) return 1;
-    }
-    return 0;
-}
-
-static void gen_moves(const State *s, MoveList *ml, Rng *rng, int twins, int postpone) {
+static void gen_moves(const State *s, MoveList *ml, Rng *rng) {
     ml->n = 0;
     uint64_t playable = 0;
     const int *found = s->found;
@@ -695,7 +674,7 @@ static void gen_moves(const State *s, MoveList *ml, Rng *rng, int twins, int pos
             if (empty < 0) empty = i;
         }
     }
-    int twin_rule = twins && s->two && !s->runs && !s->klondike && nempty <= 1;
+    int twin_rule = s->two && !s->runs && !s->klondike && nempty <= 1;
     uint64_t topbits = 0, nearbits = 0; /* Lemma T: computed on first need */
     int bits_done = 0;
     signed char fu[52];
@@ -832,23 +811,12 @@ static void gen_moves(const State *s, MoveList *ml, Rng *rng, int twins, int pos
         for (int su = 0; su < 4; su++) {
             if (found[su] && !klondike_safe(found, found[su] - 1, su)) {
                 int card = (found[su] - 1) * 4 + su;
-                int use = 1;
-                if (postpone) { /* Lemma F */
-                    if (!fu_done) {
-                        memset(fu, -1, sizeof fu);
-                        for (int i = 0; i < s->ncols; i++)
-                            for (int q = s->down[i]; q < s->len[i]; q++) fu[s->col[i][q]] = (signed char)i;
-                        fu_done = 1;
-                    }
-                    use = card_down_use(s, card, fu, empty >= 0);
-                }
                 for (int k = 0; k < s->nparents[card]; k++) {
                     const Tops *t = &tops[(int)s->parents[card][k]];
                     for (int r = 0; r < t->n; r++)
-                        if (use || first_movable(s, t->c[r], fu, empty >= 0) < (1 << 30))
-                            add(ml, -100, (Move){F2T, (signed char)su, (signed char)t->c[r], 0, 1, -1, 0, 0});
+                        add(ml, -100, (Move){F2T, (signed char)su, (signed char)t->c[r], 0, 1, -1, 0, 0});
                 }
-                if (empty >= 0 && card >> 2 == KING && use)
+                if (empty >= 0 && card >> 2 == KING)
                     add(ml, -150, (Move){F2T, (signed char)su, (signed char)empty, 0, 1, -1, 0, 0});
             }
         }
@@ -995,8 +963,8 @@ typedef struct {
     Vec path, hist, frames, moves, best;
     MoveList ml;
     Rng rng;
-    int width, keep_best, best_left, nomem, dead, twins, postpone;
-    long long nodes, dead_cuts;
+    int keep_best, best_left, nomem;
+    long long nodes;
 } Search;
 
 #define PATH(S) ((Move *)(S)->path.p)
@@ -1084,16 +1052,8 @@ static int enter(Search *S) {
         S->nomem = 1;
         return -1;
     }
-    if (S->dead && lost(s)) { /* Lemma D at this node: lost, so pruned (and remembered) */
-        S->dead_cuts++;
-        table_unpin(&S->table, slot, 0);
-        for (int i = 0; i < safe; i++) pop_move(S);
-        return 0;
-    }
-    gen_moves(s, &S->ml, &S->rng, S->twins, S->postpone);
-    int n = S->ml.n;
-    if (S->width >= 0 && n > S->width) n = S->width;
-    return open_frame(S, n, safe, slot);
+    gen_moves(s, &S->ml, &S->rng);
+    return open_frame(S, S->ml.n, safe, slot);
 }
 
 
@@ -1304,7 +1264,7 @@ static int beam_enter(Search *S, SeenSet *seen, Heap *h, const Move *base, size_
         S->nomem = 1;
         return -1;
     }
-    gen_moves(s, &S->ml, &S->rng, S->twins, 0);
+    gen_moves(s, &S->ml, &S->rng);
     int n = 0;
     for (int i = 0; i < S->ml.n; i++) { /* nothing drawn: the waste's top or no talon card */
         Move *q = &S->ml.m[i];
@@ -1357,7 +1317,6 @@ static int run(Search *S, double seconds, long long cap, long long *depth_out) {
         *depth_out = 0;
         S->best_left = 1 << 30; /* search.py returns no figures with this verdict */
         S->best.n = 0;
-        S->dead_cuts = 0;
         return ST_UNSOLVABLE;
     }
     while (S->frames.n) {
@@ -1391,7 +1350,7 @@ static int run(Search *S, double seconds, long long cap, long long *depth_out) {
         }
     }
     *depth_out = depth;
-    return (S->width < 0 && !S->rng.on) ? ST_UNSOLVABLE : ST_UNKNOWN;
+    return S->rng.on ? ST_UNKNOWN : ST_UNSOLVABLE; /* a jittered restart proves nothing */
 }
 
 /* ---- Python glue -------------------------------------------------------------------------- */
@@ -1611,14 +1570,13 @@ static void search_free(Search *S) {
 }
 
 static PyObject *core_search(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *names[] = {"state", "seconds", "max_nodes", "table_mb", "width", "rng", "noise",
-                            "keep_best", "dead", "prefix", "twins", "postpone", "any_talon", NULL};
+    static char *names[] = {"state", "seconds", "max_nodes", "table_mb", "rng", "noise", "keep_best", "prefix", NULL};
     PyObject *st, *rng = Py_None, *prefix = Py_None;
     double seconds, table_mb, noise = 0;
     long long max_nodes = -1;
-    int width = -1, keep_best = 0, dead = 0, twins = 0, postpone = 0, any_talon = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdLd|iOdppOppp", names, &st, &seconds, &max_nodes, &table_mb, &width,
-                                     &rng, &noise, &keep_best, &dead, &prefix, &twins, &postpone, &any_talon))
+    int keep_best = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdLd|OdpO", names, &st, &seconds, &max_nodes, &table_mb, &rng, &noise,
+                                     &keep_best, &prefix))
         return NULL;
     uint32_t mt[625];
     if (rng != Py_None) {
@@ -1649,7 +1607,6 @@ static PyObject *core_search(PyObject *self, PyObject *args, PyObject *kw) {
         free(s);
         return NULL;
     }
-    s->any_talon = any_talon;
     if (prefix != Py_None && play_prefix(s, prefix) < 0) {
         free(s);
         return NULL;
@@ -1663,11 +1620,7 @@ static PyObject *core_search(PyObject *self, PyObject *args, PyObject *kw) {
     S->path.size = S->best.size = S->moves.size = sizeof(Move);
     S->hist.size = sizeof(Hist);
     S->frames.size = sizeof(Frame);
-    S->width = width;
     S->keep_best = keep_best;
-    S->dead = dead;
-    S->twins = twins;
-    S->postpone = postpone;
     S->best_left = 1 << 30;
     S->rng.on = rng != Py_None;
     if (S->rng.on) {
@@ -1694,8 +1647,8 @@ static PyObject *core_search(PyObject *self, PyObject *args, PyObject *kw) {
     PyObject *path = status == ST_SOLVED ? moves_to_list(PATH(S), S->path.n) : PyList_New(0);
     PyObject *best = moves_to_list((Move *)S->best.p, S->best.n);
     if (path && best)
-        result = Py_BuildValue("(iOLLLiOLLL)", status, path, S->nodes, depth, S->table.replaced, S->best_left, best,
-                               (long long)S->table.stored, (long long)(buckets * BUCKET), S->dead_cuts);
+        result = Py_BuildValue("(iOLLLiOLL)", status, path, S->nodes, depth, S->table.replaced, S->best_left, best,
+                               (long long)S->table.stored, (long long)(buckets * BUCKET));
     Py_XDECREF(path);
     Py_XDECREF(best);
 done:
@@ -1805,13 +1758,13 @@ out:
 }
 
 static PyObject *core_beam(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *names[] = {"state", "seconds", "max_nodes", "width", "cap", "weights", "twins", NULL};
+    static char *names[] = {"state", "seconds", "max_nodes", "width", "cap", "weights", NULL};
     PyObject *st;
     double seconds;
     long long max_nodes = -1, cap = 400, w[6];
-    int width = 100, twins = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdLiL(LLLLLL)|p", names, &st, &seconds, &max_nodes, &width, &cap,
-                                     &w[0], &w[1], &w[2], &w[3], &w[4], &w[5], &twins))
+    int width = 100;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdLiL(LLLLLL)", names, &st, &seconds, &max_nodes, &width, &cap, &w[0],
+                                     &w[1], &w[2], &w[3], &w[4], &w[5]))
         return NULL;
     if (width < 1 || cap < 1 || (long long)width * cap > 20000000LL) {
         PyErr_SetString(PyExc_ValueError, "width and cap must be at least 1, and width x cap at most 20,000,000");
@@ -1836,8 +1789,6 @@ static PyObject *core_beam(PyObject *self, PyObject *args, PyObject *kw) {
     S->path.size = S->moves.size = sizeof(Move);
     S->hist.size = sizeof(Hist);
     S->frames.size = sizeof(Frame);
-    S->width = -1;
-    S->twins = twins;
     S->best_left = 1 << 30;
     size_t slots = 64; /* a level enters at most width x (cap + 1) positions: room for twice that */
     while (slots < 2 * (size_t)width * (size_t)(cap + 1)) slots *= 2;

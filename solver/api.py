@@ -20,87 +20,26 @@ from .shortcut import shortcut
 from .shorten import shorten
 from .state import SearchMove, SearchState
 
-# Schedule: the first share of the budget goes to one complete depth-first search (the
-# only phase that can prove a deal lost, and often the quickest win); the rest to restarts:
-# depth-first searches of at most RESTART_NODES nodes each, with the move order jittered
-# (a random bonus below RESTART_NOISE on every move's score, seeded by the restart's
-# number, so results stay deterministic under a node budget). A restart can only find
-# wins. Measured at 4 s on seeds 1-10/1-20 it beat both plain depth-first search and a
-# best-first search in every game (e.g. Klondike 19/20 vs 16/20, Josephine 4/10 vs 2/10).
-# In the games with a limited stock and no face-down cards the stock-step beam (``beam``,
-# BEAM_SHARE below) runs between the two.
+# The schedule (docs/solver.md, "The schedule's constants", has the measurements behind each
+# figure): one complete depth-first search first (the only phase that proves a loss), then, in
+# the games with a limited stock and no face-down cards, the stock-step beam, then restarts.
 DEPTH_FIRST_SHARE = 0.25
-# Klondike: most deals not won at once are lost, and only the complete search proves it.
-# Measured on the 96 draw-3 deals the study had left undecided, 400,000 nodes each: the
-# complete search alone decided 18 (4 won, 14 lost), the 25% split 13 (6 won, 7 lost);
-# 70% keeps all but one of the first's decisions and room for the restarts' wins.
-# Those deals were a biased sample (the restarts had failed on them). On fresh deals
-# (seeds 1001000-1001099, 500,000 nodes each) draw 3 decided 81 with 70% and 80 with 25%,
-# but draw 1 decided 81 with 70% and 85 with 25%: so at first only draw 3 got the larger share.
-# With Corollary S (``safe``: draw 1's safe cards from anywhere in the talon) draw 1's proofs of
-# loss got cheaper, and at the service's budget the share pays there too (eighth session):
-# seeds 1-100 at 10 s decide 95 / 3 / 2 with 25% and 95 / 4 / 1 with 70% (seed 25 is lost in
-# 17 M nodes of complete search), and seeds 1000000-1000299 at 2 s 269 / 11 / 20 and 269 / 12 / 19:
-# no win lost either way. So both Klondikes give the complete search 70%.
-KLONDIKE_DEPTH_FIRST_SHARE = 0.7
-# Restarts of 3,000 nodes with a jitter below 2,000 (eighth session; before: 1,000 and 400),
-# measured at 2 s per deal on fresh seeds 2001-2040 (solved of 40, old -> new): Forty Thieves
-# 13 -> 19 (and seeds 2041-2080: 10 -> 15), Maria 19 -> 27, Josephine 19 -> 21, Forty and Eight
-# 33 -> 37, Limited 35 -> 38; Klondike (seeds 1000000-1000299) 269 -> 272 won, Klondike draw 3
-# (seeds 1000000-1000199) 154 -> 161, proofs of loss unchanged. Around it (Forty Thieves and
-# Maria, solved of 40): jitter 1,000 17 and -, 1,500 18 and 27, 2,500 18 and 27, 4,000 14,
-# 8,000 11; 2,000 nodes 18 and 28, 5,000 16 and 25, 10,000 (jitter 1,000) 16. The scores
-# being jittered span about 2,000, so the dives follow the order only loosely.
+KLONDIKE_DEPTH_FIRST_SHARE = 0.7  # most Klondike deals not won at once are lost: proofs need room
+# Restarts: capped dives with the move order jittered (seeded by the restart's number, so
+# deterministic under a node budget); half start from a prefix of the best line so far.
 RESTART_NODES = 3000
 RESTART_NOISE = 2000
-# Half the restarts (drawn by the restart's own generator) do not start from the deal but
-# from a random-length prefix of the *best line* so far: the line of the restart that got
-# the most cards up (ties: the latest). Progress then accumulates over restarts instead of
-# every dive starting over. A prefix is a line of legal moves from the deal, so a win from
-# it is prefix + the restart's line, replayed by the engine like every win.
 PREFIX_SHARE = 0.5
-
-# Lemma D (``dead``) at every new position of the complete search, not only at the root.
-# Measured with the core (seeds 1-20 of every game, 3,000,000 nodes each): the same decided
-# counts in every game, 1.5 to 10 times fewer nodes per second, and on the first 1,000,000
-# nodes of 30 real Klondike, Klondike-3 and Forty Thieves deals not one cut. So it is off;
-# the option stays tested (both searches, random small positions where it does cut).
-DEAD_EVERY_NODE = False
-
-# Lemma T (``safe``): in the one-card two-deck games, twin shuffles whose exposed card has no
-# use in sight are not generated (complete search and restarts alike). Measured with the
-# core (seeds 1-20 of the five games, 3,000,000 nodes each, docs/solver.md): 3 deals more
-# decided (68 -> 71 of 100) and 1-31% fewer nodes per game on the deals decided either way,
-# for about 10% fewer nodes per second. So it is on.
-TWIN_SHUFFLES = True
-
-# Lemma F (``safe``): in Klondike, a foundation's top card is taken down only when a move
-# that uses it could follow (complete search and restarts alike). Measured with the core
-# (seeds 1-20 and 1000000-1000049 of both Klondikes, 3,000,000 nodes each, docs/solver.md):
-# the same decided counts but one draw-3 deal fewer, nodes within 0.1% on the deals decided
-# either way, and nodes per second from 18% fewer to 6% more (load). So it is off; the
-# option stays tested.
-FOUNDATION_POSTPONE = False
-
-# The stock-step beam (``beam``): this share of the budget, between the complete search and the
-# restarts, in the games with a limited stock and no face-down cards. 0 turns it off.
-BEAM_SHARE = _BEAM_SHARE
+BEAM_SHARE = _BEAM_SHARE  # 0 turns the beam off
 
 # Which search loop runs: "c" (the compiled core, ``core``: the service's) or "python"
 # (``search``: the reference the tests hold the core to). Same moves, order and verdicts.
 CORES = ("c", "python")
 
-# Share of the budget the log shortening may use (after the search, within the budget).
+# Log shortening: this share of the budget, within it; wins longer than SHORTCUT_FROM moves
+# first take the shortcuts ``shortcut`` finds (a depth-first line can wander for thousands).
 SHORTEN_SHARE = 0.2
 SHORTEN_MAX = 2.0
-# Wins of more moves than this first take the shortcuts ``shortcut`` finds through them (a pass
-# over a line of this length costs about 0.1 s). A depth-first search's line can wander for
-# thousands of moves: a Lucas deal's complete search reached 20 cards left, an empty talon and
-# 7 empty columns by move 250, then took 4,700 more moves to dig out a run of 9 clubs one card at
-# a time. Before this (ninth session) 18 of the study's 19 undecided Lucas deals (52 rows over its
-# runs), and 4 rows of Maria's and 3 of Limited's, were won only by logs longer than the service
-# accepts (``MAX_LOG_LENGTH``), so they stayed undecided. A win still too long after its
-# shortcuts does not end the search: the restarts go on, and the shortest win is kept.
 SHORTCUT_FROM = 1000
 
 
@@ -131,15 +70,14 @@ def solve_deal(
     *,
     seconds: float = 10,
     max_nodes: int | None = None,
-    table_limit: int = 1_500_000,
     shorten_log: bool = True,
     core: str = "c",
     table_mb: float | None = None,
 ) -> SolveResult:
     """Find a winning log for ``deal`` or prove there is none, within the budget.
 
-    ``core`` picks the search loop (``CORES``); ``table_limit`` bounds the Python table in
-    entries, ``table_mb`` the compiled core's in MiB (default: SOLVER_TABLE_MB, see ``core``)."""
+    ``core`` picks the search loop (``CORES``); ``table_mb`` bounds the compiled core's table in
+    MiB (default: SOLVER_TABLE_MB, see ``core``)."""
     if core not in CORES:
         raise ValueError(f"core must be one of {CORES}, not {core!r}")
     if core == "c":
@@ -153,7 +91,6 @@ def solve_deal(
             deal,
             seconds=seconds,
             max_nodes=max_nodes,
-            table_limit=table_limit,
             shorten_log=shorten_log,
             core=core,
             table_mb=table_mb,
@@ -168,7 +105,6 @@ def _solve_deal(
     *,
     seconds: float,
     max_nodes: int | None,
-    table_limit: int,
     shorten_log: bool,
     core: str,
     table_mb: float | None,
@@ -185,23 +121,15 @@ def _solve_deal(
             deadline=start + share * seconds,
             max_nodes=first_cap,
             mb=table_mb,
-            dead=DEAD_EVERY_NODE,
-            twins=TWIN_SHUFFLES,
-            postpone=FOUNDATION_POSTPONE,
         )
     else:
         outcome = search(
             SearchState(deal),
             deadline=start + share * seconds,
             max_nodes=first_cap,
-            table_limit=table_limit,
-            dead=DEAD_EVERY_NODE,
-            twins=TWIN_SHUFFLES,
-            postpone=FOUNDATION_POSTPONE,
         )
     # the complete search's table: what it stored, its capacity, entries it had to replace
     stored, slots, evictions = outcome.stored, outcome.slots, outcome.evictions
-    outcome_dead = outcome.dead_cuts
     total, depth, restarts, beams = outcome.nodes, outcome.depth, 0, 0
     first_left = outcome.best_left
     best_line: list[SearchMove] = []
@@ -233,7 +161,7 @@ def _solve_deal(
         for width in widths_within(mb, BEAM_WIDTHS):  # the beam stays within the table's memory bound
             if time.perf_counter() >= beam_end or (beam_nodes is not None and beam_nodes <= 0):
                 break
-            b = beam_search(root, deadline=beam_end, max_nodes=beam_nodes, width=width, twins=TWIN_SHUFFLES, core=core)
+            b = beam_search(root, deadline=beam_end, max_nodes=beam_nodes, width=width, core=core)
             total += b.nodes
             if beam_nodes is not None:
                 beam_nodes -= b.nodes
@@ -264,8 +192,6 @@ def _solve_deal(
                 noise=RESTART_NOISE,
                 keep_best=True,
                 prefix=prefix,
-                twins=TWIN_SHUFFLES,
-                postpone=FOUNDATION_POSTPONE,
             )
         else:
             st = SearchState(deal)
@@ -275,12 +201,9 @@ def _solve_deal(
                 st,
                 deadline=deadline,
                 max_nodes=cap,
-                table_limit=table_limit,
                 rng=rng,
                 noise=RESTART_NOISE,
                 keep_best=True,
-                twins=TWIN_SHUFFLES,
-                postpone=FOUNDATION_POSTPONE,
             )
         total += outcome.nodes
         depth = max(depth, outcome.depth)
@@ -307,7 +230,6 @@ def _solve_deal(
             "beams": beams,
             "table_stored": stored,
             "table_slots": slots,
-            "dead_cuts": outcome_dead,
             "decide_us": int((decided_at - start) * 1e6),
             # fewest cards off the foundations on any line searched (0: won)
             "best_left": 0 if outcome.status == SOLVED else min(line_left, first_left),

@@ -176,7 +176,6 @@ def python_beam(
     max_nodes: int | None,
     width: int,
     cap: int = BEAM_CAP,
-    twins: bool = True,
     weights: Weights = WEIGHTS,
 ) -> BeamOutcome:
     """The reference beam (see the module's docstring); ``root`` is not changed."""
@@ -217,9 +216,7 @@ def python_beam(
             return 0
         seen.add(key)
         offer(st, base + path)
-        moves = [
-            m for m in gen_moves(st, None, 0, twins, False) if not (m.kind in (W2F, W2T) and (m.draws or m.redeal))
-        ]
+        moves = [m for m in gen_moves(st) if not (m.kind in (W2F, W2T) and (m.draws or m.redeal))]
         frames.append([moves, 0, safe])
         return 2
 
@@ -277,21 +274,18 @@ def beam_search(
     max_nodes: int | None,
     width: int,
     cap: int = BEAM_CAP,
-    twins: bool = True,
     weights: Weights = WEIGHTS,
     core: str = "c",
 ) -> BeamOutcome:
     """One beam of ``width`` from ``root`` (not changed), in the compiled core or, with
     ``core="python"``, in the reference above."""
     if core == "python":
-        return python_beam(
-            root, deadline=deadline, max_nodes=max_nodes, width=width, cap=cap, twins=twins, weights=weights
-        )
+        return python_beam(root, deadline=deadline, max_nodes=max_nodes, width=width, cap=cap, weights=weights)
     c_core.require()
     assert c_core._core is not None
     seconds = max(0.0, deadline - time.perf_counter())
     status, line, nodes, best_left, best = c_core._core.beam(
-        root, seconds, -1 if max_nodes is None else max_nodes, width, cap, tuple(weights), twins
+        root, seconds, -1 if max_nodes is None else max_nodes, width, cap, tuple(weights)
     )
     return BeamOutcome(
         "solved" if status == 0 else "unknown",

@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 from types import ModuleType
 
-from . import safe
 from .search import SOLVED, UNKNOWN, UNSOLVABLE, SearchOutcome
 from .state import SearchMove, SearchState
 
@@ -103,38 +102,28 @@ def search(
     deadline: float,
     max_nodes: int | None = None,
     mb: float | None = None,
-    width: int | None = None,
     rng: random.Random | None = None,
     noise: int = 0,
     keep_best: bool = False,
-    dead: bool = False,
     prefix: list[SearchMove] | None = None,
-    twins: bool = False,
-    postpone: bool = False,
 ) -> SearchOutcome:
     """``search.search`` in C. ``rng`` jitters the move order as in ``search.search``: the
     core runs Python's generator from ``rng``'s state (``rng`` itself is not advanced).
-    ``mb`` bounds the table (default: ``table_mb()``); ``dead``: Lemma D at every node, as
-    in ``search.search``; ``twins`` and ``postpone``: Lemmas T and F, as there. ``st`` is
+    ``mb`` bounds the table (default: ``table_mb()``). ``st`` is
     left as it is (the core searches a copy), ``prefix`` is played on the copy first (moves
     that do not fit raise ValueError); the lines returned start after it."""
     require()
     assert _core is not None
     seconds = max(0.0, deadline - time.perf_counter())
-    status, path, nodes, depth, replaced, best_left, best_path, stored, slots, cuts = _core.search(
+    status, path, nodes, depth, replaced, best_left, best_path, stored, slots = _core.search(
         st,
         seconds,
         -1 if max_nodes is None else max_nodes,
         table_mb() if mb is None else mb,
-        -1 if width is None else width,
         None if rng is None else rng.getstate()[1],
         noise,
         keep_best,
-        dead,
         prefix,
-        twins,
-        postpone,
-        safe.ANY_TALON_CARD,
     )
     verdict = _STATUS[status]
     if verdict == SOLVED:  # as ``search.search`` returns a win: no best line
@@ -144,5 +133,5 @@ def search(
         # A restart's best line stays as the core made it: it only goes back to the core as a
         # prefix, and naming its moves at every restart cost about a tenth of a solve's time.
         out = SearchOutcome(verdict, [], nodes, depth, replaced, best_left, best_path if keep_best else [])
-    out.stored, out.slots, out.dead_cuts = stored, slots, cuts
+    out.stored, out.slots = stored, slots
     return out

@@ -11,16 +11,15 @@ all empty columns are alike (only the first is a target), and a whole column nev
 to an empty column. A card the redeal would bring back that is also reachable in the
 current pass is only offered in the current pass (same position, passes left >= ).
 Klondike also leaves out (``safe``) foundation cards Lemma K would put straight back
-(Corollary K) and partial-run moves whose exposed card has no use in sight (Lemma P), and
-as an option (``postpone``) foundation cards taken down with no use in sight (Lemma F); the
-one-card two-deck games, with ``twins``, twin shuffles with no use in sight (Lemma T).
+(Corollary K) and partial-run moves whose exposed card has no use in sight (Lemma P); the
+one-card two-deck games twin shuffles with no use in sight (Lemma T).
 """
 
 from __future__ import annotations
 
 import random
 
-from .safe import _OTHER_COLOUR, klondike_safe
+from .safe import klondike_safe
 from .state import (
     RED,
     W2F,
@@ -98,13 +97,12 @@ class _Scan:
 
 
 def gen_moves(
-    st: SearchState, rng: random.Random | None = None, noise: int = 0, twins: bool = False, postpone: bool = False
+    st: SearchState, rng: random.Random | None = None, noise: int = 0, twins: bool = True
 ) -> list[SearchMove]:
     """Legal moves (up to key equivalence), best first; with ``rng``, each score gets a
-    random bonus below ``noise`` first (restarts use this to vary the order). With
-    ``twins`` (one-card two-deck games only), twin shuffles Lemma T in ``safe`` shows no
-    shortest win starts with are left out; with ``postpone`` (Klondike), so are the
-    foundation-to-column moves Lemma F leaves out.
+    random bonus below ``noise`` first (restarts use this to vary the order). In the one-card
+    two-deck games, twin shuffles Lemma T in ``safe`` shows no shortest win starts with are
+    left out (``twins=False`` only for the tests that check the lemma against the oracle).
 
     The kinds are scored in this order (the sort is stable: equal scores keep it): column
     moves, then talon moves, then Klondike's foundation-to-column moves."""
@@ -113,7 +111,7 @@ def gen_moves(
     _column_moves(scan, scored, twins=twins)
     _talon_moves(scan, scored, restart=rng is not None)
     if st.klondike:
-        _foundation_moves(scan, scored, postpone=postpone)
+        _foundation_moves(scan, scored)
     if rng is not None:
         rand = rng.random
         scored = [(score + noise * rand(), m) for score, m in scored]
@@ -240,24 +238,19 @@ def _talon_moves(scan: _Scan, scored: list[tuple[float, SearchMove]], *, restart
             scored.append((fill, SearchMove(W2T, -1, empty, 1, j, k1, rd, k2)))
 
 
-def _foundation_moves(scan: _Scan, scored: list[tuple[float, SearchMove]], *, postpone: bool) -> None:
+def _foundation_moves(scan: _Scan, scored: list[tuple[float, SearchMove]]) -> None:
     """Klondike: a foundation's top card back to a column, unless Lemma K would put it straight
-    back (Corollary K in ``safe``: no shortest win starts with that move), and (Lemma F, with
-    ``postpone``) only when a move that uses it could follow."""
+    back (Corollary K in ``safe``: no shortest win starts with that move)."""
     st = scan.st
-    cols, down, found = st.cols, st.down, st.found
+    found = st.found
     parents, tops, empty = scan.parents, scan.tops, scan.empty
     for s in range(4):
         if found[s] and not klondike_safe(found, found[s] - 1, s):
             card = (found[s] - 1) * 4 + s
-            use = True
-            if postpone:
-                use = _card_down_use(st, card, scan.faceup, parents, empty >= 0)
             for parent in parents[card]:
                 for b in tops.get(parent, ()):
-                    if use or _first_movable(cols[b], down[b], b, parents, scan.faceup, empty >= 0) < 1 << 30:
-                        scored.append((-100, foundation_to_column(s, b)))
-            if empty >= 0 and card >> 2 == KING and use:
+                    scored.append((-100, foundation_to_column(s, b)))
+            if empty >= 0 and card >> 2 == KING:
                 scored.append((-150, foundation_to_column(s, empty)))
 
 
@@ -274,31 +267,6 @@ def _first_movable(
             if faceup.get(parent, a) != a:
                 return i
     return 1 << 30
-
-
-def _card_down_use(
-    st: SearchState, z: int, faceup: dict[int, int], parents: tuple[tuple[int, ...], ...], has_empty: bool
-) -> bool:
-    """Lemma F's (a)-(d) (``safe``) for taking ``z`` down from its foundation (Klondike):
-    whether a card that builds on ``z`` is face up in a column, in the talon or on top of
-    its foundation, a parent of the card below ``z`` on its pile is face up, or another
-    foundation's top card has a parent face up (or is a king while a column is empty)."""
-    r, s = z >> 2, z & 3
-    if r == 0:
-        return True
-    found = st.found
-    for t in _OTHER_COLOUR[s]:
-        w = (r - 1) * 4 + t  # builds on z
-        if w in faceup or found[t] == r or w in st.talon:  # (a), (c)
-            return True
-        if r * 4 + t in faceup:  # (d): a parent of the card below z
-            return True
-    for q in range(4):
-        if q != s and found[q]:
-            x = (found[q] - 1) * 4 + q  # (b)
-            if (has_empty and x >> 2 == KING) or any(p in faceup for p in parents[x]):
-                return True
-    return False
 
 
 def _twin_idle(

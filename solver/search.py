@@ -45,7 +45,6 @@ class SearchOutcome:
     evictions: int = 0
     best_left: int = 1 << 30  # fewest cards off the foundations in any position entered
     best_path: list[SearchMove] = field(default_factory=list)  # its line (keep_best only)
-    dead_cuts: int = 0  # positions Lemma D proved lost inside the search (``dead``)
     stored: int = 0  # compiled core: table entries written (replaced ones aside)
     slots: int = 0  # compiled core: the table's capacity in entries
 
@@ -55,39 +54,27 @@ def search(
     *,
     deadline: float,
     max_nodes: int | None = None,
-    table_limit: int = 1_500_000,
-    width: int | None = None,
     rng: random.Random | None = None,
     noise: int = 0,
     keep_best: bool = False,
-    dead: bool = False,
-    twins: bool = False,
-    postpone: bool = False,
 ) -> SearchOutcome:
     """Search from ``st``, which is played on in place (restored only when the search fails).
     With ``keep_best`` the line to the entered position with the fewest cards left off the
-    foundations is kept (restarts grow their next tries from it). With ``dead`` Lemma D is
-    tried at every new position, not only the root: a position it proves lost is pruned
-    (its key stays in the table, as a lost position's may: pruning it loses no win). With
-    ``twins`` the move generator leaves out the twin shuffles of Lemma T (``safe``), with
-    ``postpone`` the Klondike foundation-to-column moves of Lemma F."""
+    foundations is kept (restarts grow their next tries from it)."""
     path: list[SearchMove] = []  # every move played from the root, safe ones included
     table: set[bytes] = set()
-    path_keys: list[bytes] = []
     frames: list[list[Any]] = []  # [moves, next index, safe moves played on entry]
     play, undo = st.play, st.undo
     nodes = 0
     depth = 0
-    evictions = 0
     node_cap = max_nodes if max_nodes is not None else 1 << 62
     clock = time.perf_counter
     best_left = 1 << 30
     best_path: list[SearchMove] = []
-    dead_cuts = 0
 
     def enter() -> int:
         """Play safe moves, then open a frame. 1: won, 0: pruned (undone), 2: opened."""
-        nonlocal evictions, best_left, dead_cuts
+        nonlocal best_left
         safe = 0
         while True:
             m = safe_move(st)
@@ -107,21 +94,8 @@ def search(
             for _ in range(safe):
                 undo(path.pop())
             return 0
-        if len(table) >= table_limit:
-            table.clear()
-            table.update(path_keys)
-            evictions += 1
         table.add(key)
-        if dead and lost(st):
-            dead_cuts += 1
-            for _ in range(safe):
-                undo(path.pop())
-            return 0
-        path_keys.append(key)
-        moves = gen_moves(st, rng, noise, twins, postpone)
-        if width is not None:
-            del moves[width:]
-        frames.append([moves, 0, safe])
+        frames.append([gen_moves(st, rng, noise), 0, safe])
         return 2
 
     r = enter()
@@ -143,23 +117,19 @@ def search(
             path.append(m)
             nodes += 1
             if (nodes % CHECK_EVERY == 0 and clock() > deadline) or nodes >= node_cap:
-                return SearchOutcome(UNKNOWN, [], nodes, depth, evictions, best_left, best_path, dead_cuts)
+                return SearchOutcome(UNKNOWN, [], nodes, depth, 0, best_left, best_path)
             r = enter()
             if r == 1:
-                return SearchOutcome(SOLVED, path, nodes, max(depth, len(frames)), evictions, dead_cuts=dead_cuts)
+                return SearchOutcome(SOLVED, path, nodes, max(depth, len(frames)))
             if r == 0:
                 undo(path.pop())
             elif len(frames) > depth:
                 depth = len(frames)
         else:
             frames.pop()
-            path_keys.pop()
             for _ in range(frame[2]):
                 undo(path.pop())
             if frames:
                 undo(path.pop())
-    # A search that tried only the first ``width`` moves of each position proves nothing.
-    complete = width is None and rng is None  # only the plain, full search proves a loss
-    return SearchOutcome(
-        UNSOLVABLE if complete else UNKNOWN, [], nodes, depth, evictions, best_left, best_path, dead_cuts
-    )
+    # only the plain search proves a loss: a jittered restart proves nothing
+    return SearchOutcome(UNKNOWN if rng is not None else UNSOLVABLE, [], nodes, depth, 0, best_left, best_path)

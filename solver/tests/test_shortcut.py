@@ -21,7 +21,7 @@ WANDERING = ("lucas", 1001924)
 
 def _first_win(game: str, seed: int) -> tuple[SearchState, list[SearchMove]]:
     st = SearchState(deal(game, seed))
-    outcome = core.search(st, deadline=time.perf_counter() + 30, max_nodes=100_000, twins=True)
+    outcome = core.search(st, deadline=time.perf_counter() + 30, max_nodes=100_000)
     assert outcome.status == "solved"
     return st, outcome.path
 
@@ -104,7 +104,7 @@ def test_shortcuts_keep_every_game_s_wins_wins(game):
             break
         d = deal(game, seed)
         st = SearchState(d)
-        outcome = core.search(st, deadline=time.perf_counter() + 30, max_nodes=50_000, twins=True)
+        outcome = core.search(st, deadline=time.perf_counter() + 30, max_nodes=50_000)
         if outcome.status != "solved":
             continue
         won += 1
