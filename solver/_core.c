@@ -36,12 +36,23 @@ enum { ST_SOLVED = 0, ST_UNSOLVABLE = 1, ST_UNKNOWN = 2 };
 #define MAXTALON 112
 #define MAXMOVES 4096 /* more than any position can have: < 16 columns x 13 run lengths x 5 + 224 stock routes x 6 */
 #define CHECK_EVERY 256
-#define DRAW_COST 50
-#define RESTART_DRAW_COST 200
-#define BURY_COST 50
 #define BUCKET 8
 
 static const int RED[4] = {0, 1, 1, 0};
+
+/* The move order's and the beam's weights: moves.py's Weights and beam.py's Weights, by name,
+ * handed over once by ``init`` (core.py, when it loads the module); no numbers here. */
+#define MOVE_WEIGHTS(X)                                                                                              \
+    X(up) X(up_clears) X(move) X(per_card) X(whole) X(turns) X(turns_per_card) X(built) X(frees) X(exposes)         \
+        X(whole_run) X(to_empty) X(waste_up) X(waste_build) X(waste_fill) X(stock_up) X(stock_build) X(stock_fill)  \
+            X(draw) X(restart_draw) X(bury) X(redeal) X(open_up) X(open_build) X(open_fill) X(open_draw) X(down)    \
+                X(king_down)
+#define BEAM_WEIGHTS(X) X(up) X(inv) X(brk) X(waste_inv) X(waste) X(empty)
+#define FIELD(name) long long name;
+static struct { MOVE_WEIGHTS(FIELD) } W;
+static struct { BEAM_WEIGHTS(FIELD) } BW;
+#undef FIELD
+static int weights_set = 0;
 static const int OTHER_COLOUR[4][2] = {{1, 2}, {0, 3}, {0, 3}, {1, 2}};
 
 typedef struct {
@@ -685,8 +696,8 @@ static void gen_moves(const State *s, MoveList *ml, Rng *rng) {
         const unsigned char *col = s->col[a];
         int top = col[size - 1];
         if (PLAYABLE(top)) {
-            int bonus = (size == 1 || (s->klondike && s->down[a] == size - 1)) ? 100 : 0;
-            add(ml, 1000 + bonus, (Move){T2F, (signed char)a, -1, 0, 1, -1, 0, 0});
+            long long bonus = (size == 1 || (s->klondike && s->down[a] == size - 1)) ? W.up_clears : 0;
+            add(ml, W.up + bonus, (Move){T2F, (signed char)a, -1, 0, 1, -1, 0, 0});
         }
         int longest = 1;
         if (s->runs) {
@@ -735,51 +746,50 @@ static void gen_moves(const State *s, MoveList *ml, Rng *rng) {
                 if (reach < 0) reach = first_movable(s, a, fu, empty >= 0);
                 if (!(rest > reach || PLAYABLE(col[rest - 1]) || twin_at_hand(s, base, fu))) continue;
             }
-            int score = 300 - 5 * n;
+            long long score = W.move - W.per_card * n;
             if (rest == 0) {
-                score += 150;
+                score += W.whole;
             } else {
                 int under = col[rest - 1];
                 if (s->klondike && s->down[a] == rest) {
-                    score += 400 + 10 * rest;
+                    score += W.turns + W.turns_per_card * rest;
                 } else if (rest >= s->down[a]) {
-                    if (s->builds[under * 52 + base]) score -= 450;
+                    if (s->builds[under * 52 + base]) score -= W.built;
                     if (PLAYABLE(under)) {
-                        score += 200;
+                        score += W.frees;
                     } else {
                         for (int k = 0; k < s->nparents[under]; k++) {
                             if (tops[(int)s->parents[under][k]].n) {
-                                score += 60;
+                                score += W.exposes;
                                 break;
                             }
                         }
                     }
-                    if (n == longest) score += 30;
+                    if (n == longest) score += W.whole_run;
                 }
             }
             for (int q = 0; q < nd; q++)
                 add(ml, score, (Move){T2T, (signed char)a, (signed char)dests[q], 0, (short)n, -1, 0, 0});
-            if (to_empty) add(ml, score - 200, (Move){T2T, (signed char)a, (signed char)empty, 0, (short)n, -1, 0, 0});
+            if (to_empty) add(ml, score - W.to_empty, (Move){T2T, (signed char)a, (signed char)empty, 0, (short)n, -1, 0, 0});
         }
     }
     Route pos[MAXROUTES];
     int np = stock_routes(s, pos);
     int limited = s->passes >= 0;
-    int dc = DRAW_COST;
+    long long dc = rng->on && limited ? W.restart_draw : W.draw;
     int bury = rng->on && s->passes == 0;
-    if (rng->on && limited) dc = RESTART_DRAW_COST;
     int buried[MAXTALON + 1];
     int buried_done = 0;
     int p = s->p, size = s->tlen;
     for (int q = 0; q < np; q++) {
         int j = pos[q].j, k1 = pos[q].k1, rd = pos[q].rd, k2 = pos[q].k2;
         int card = s->talon[j];
-        int cost = k1 + k2 + 5 * rd;
-        int up, build, fill;
+        long long cost = k1 + k2 + W.redeal * rd;
+        long long up, build, fill;
         if (cost == 0) {
-            up = 900, build = 450, fill = 100;
+            up = W.waste_up, build = W.waste_build, fill = W.waste_fill;
         } else if (limited) {
-            up = 250 - dc * cost, build = 200 - dc * cost, fill = 30 - dc * cost;
+            up = W.stock_up - dc * cost, build = W.stock_build - dc * cost, fill = W.stock_fill - dc * cost;
             if (bury) {
                 if (!buried_done) {
                     int acc = 0;
@@ -792,11 +802,12 @@ static void gen_moves(const State *s, MoveList *ml, Rng *rng) {
                     }
                     buried_done = 1;
                 }
-                int pen = BURY_COST * buried[j - p];
+                long long pen = W.bury * buried[j - p];
                 up -= pen, build -= pen, fill -= pen;
             }
         } else {
-            up = 700 - 3 * cost, build = 250 - 3 * cost, fill = 50 - 3 * cost;
+            long long oc = W.open_draw * cost;
+            up = W.open_up - oc, build = W.open_build - oc, fill = W.open_fill - oc;
         }
         if (PLAYABLE(card)) add(ml, up, (Move){W2F, -1, -1, (signed char)rd, 1, (short)j, (short)k1, (short)k2});
         for (int k = 0; k < s->nparents[card]; k++) {
@@ -814,10 +825,10 @@ static void gen_moves(const State *s, MoveList *ml, Rng *rng) {
                 for (int k = 0; k < s->nparents[card]; k++) {
                     const Tops *t = &tops[(int)s->parents[card][k]];
                     for (int r = 0; r < t->n; r++)
-                        add(ml, -100, (Move){F2T, (signed char)su, (signed char)t->c[r], 0, 1, -1, 0, 0});
+                        add(ml, W.down, (Move){F2T, (signed char)su, (signed char)t->c[r], 0, 1, -1, 0, 0});
                 }
                 if (empty >= 0 && card >> 2 == KING)
-                    add(ml, -150, (Move){F2T, (signed char)su, (signed char)empty, 0, 1, -1, 0, 0});
+                    add(ml, W.king_down, (Move){F2T, (signed char)su, (signed char)empty, 0, 1, -1, 0, 0});
             }
         }
     }
@@ -1074,7 +1085,6 @@ typedef struct {
     Cand *c;
     int n, width;
     long long seq;
-    long long w[6]; /* the score's weights (beam.py's WEIGHTS): up, inv, break, waste inv, waste, empty */
 } Heap;
 
 
@@ -1119,7 +1129,7 @@ static inline int lower_seen(uint32_t *m1, uint32_t *m2, int c) {
     return n;
 }
 
-static long long beam_score(const State *s, const long long *w) {
+static long long beam_score(const State *s) {
     long long inv = 0, brk = 0, winv = 0, empty = 0;
     uint32_t m1[4], m2[4];
     for (int i = 0; i < s->ncols; i++) {
@@ -1137,7 +1147,7 @@ static long long beam_score(const State *s, const long long *w) {
     memset(m1, 0, sizeof m1);
     memset(m2, 0, sizeof m2);
     for (int k = 0; k < s->p; k++) winv += lower_seen(m1, m2, s->talon[k]);
-    return -w[0] * s->left - w[1] * inv - w[2] * brk - w[3] * winv - w[4] * s->p + w[5] * empty;
+    return -BW.up * s->left - BW.inv * inv - BW.brk * brk - BW.waste_inv * winv - BW.waste * s->p + BW.empty * empty;
 }
 
 /* ``a`` ranks below ``b``: a lower score, or the same score found later. */
@@ -1163,7 +1173,7 @@ static int next_step(const State *s) { return s->p < s->tlen ? 0 : (s->passes > 
 /* Offer the position ``s`` (``base`` + ``path`` leads to it); kept when it is among the
  * ``width`` best. */
 static int heap_offer(Heap *h, const State *s, const Move *base, size_t nb, const Move *path, size_t np) {
-    long long score = beam_score(s, h->w), seq = h->seq++;
+    long long score = beam_score(s), seq = h->seq++;
     Cand *c;
     if (h->n < h->width) {
         c = &h->c[h->n++];
@@ -1570,6 +1580,10 @@ static void search_free(Search *S) {
 }
 
 static PyObject *core_search(PyObject *self, PyObject *args, PyObject *kw) {
+    if (!weights_set) {
+        PyErr_SetString(PyExc_RuntimeError, "the core has no weights: init() first (core.py does)");
+        return NULL;
+    }
     static char *names[] = {"state", "seconds", "max_nodes", "table_mb", "rng", "noise", "keep_best", "prefix", NULL};
     PyObject *st, *rng = Py_None, *prefix = Py_None;
     double seconds, table_mb, noise = 0;
@@ -1661,10 +1675,9 @@ done:
 /* The beam (beam.py): level by level, every level's states having drawn the same cards; at
  * each level the ``width`` best positions (beam_score) reachable without a draw from the last
  * level's states, each state's closure capped at ``cap`` moves, then one draw from each. */
-static int beam_run(Search *S, SeenSet *seen, const State *root, int width, long long cap, const long long *w,
-                    long long node_cap, double seconds, Move **win, size_t *nwin, Move **bestl, size_t *nbest) {
+static int beam_run(Search *S, SeenSet *seen, const State *root, int width, long long cap, long long node_cap, double seconds, Move **win, size_t *nwin, Move **bestl, size_t *nbest) {
     double deadline = now() + seconds;
-    Heap h = {calloc((size_t)width, sizeof(Cand)), 0, width, 0, {w[0], w[1], w[2], w[3], w[4], w[5]}};
+    Heap h = {calloc((size_t)width, sizeof(Cand)), 0, width, 0};
     Cand *beam = calloc((size_t)width, sizeof(Cand));
     int nbeam = 1, status = ST_UNKNOWN, best = 1 << 30;
     if (!h.c || !beam) {
@@ -1758,13 +1771,16 @@ out:
 }
 
 static PyObject *core_beam(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *names[] = {"state", "seconds", "max_nodes", "width", "cap", "weights", NULL};
+    if (!weights_set) {
+        PyErr_SetString(PyExc_RuntimeError, "the core has no weights: init() first (core.py does)");
+        return NULL;
+    }
+    static char *names[] = {"state", "seconds", "max_nodes", "width", "cap", NULL};
     PyObject *st;
     double seconds;
-    long long max_nodes = -1, cap = 400, w[6];
+    long long max_nodes = -1, cap = 400;
     int width = 100;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdLiL(LLLLLL)", names, &st, &seconds, &max_nodes, &width, &cap, &w[0],
-                                     &w[1], &w[2], &w[3], &w[4], &w[5]))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdLiL", names, &st, &seconds, &max_nodes, &width, &cap))
         return NULL;
     if (width < 1 || cap < 1 || (long long)width * cap > 20000000LL) {
         PyErr_SetString(PyExc_ValueError, "width and cap must be at least 1, and width x cap at most 20,000,000");
@@ -1801,7 +1817,7 @@ static PyObject *core_beam(PyObject *self, PyObject *args, PyObject *kw) {
     int status;
     long long node_cap = max_nodes >= 0 ? max_nodes : (1LL << 62);
     Py_BEGIN_ALLOW_THREADS
-    status = beam_run(S, &seen, root, width, cap, w, node_cap, seconds, &win, &nwin, &best, &nbest);
+    status = beam_run(S, &seen, root, width, cap, node_cap, seconds, &win, &nwin, &best, &nbest);
     Py_END_ALLOW_THREADS
     if (status < 0) {
         PyErr_NoMemory();
@@ -1822,6 +1838,39 @@ done:
     return result;
 }
 
+/* ``init(move_weights, beam_weights)``: the weights tables (moves.py's and beam.py's Weights),
+ * read by field name; a table with a field this file does not know is refused. */
+static int read_weights(PyObject *o, long long *out, const char *const *names, Py_ssize_t n) {
+    if (PyObject_Length(o) != n) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "init: the weights table has other fields");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = PyObject_GetAttrString(o, names[i]);
+        if (!v) return -1;
+        out[i] = PyLong_AsLongLong(v);
+        Py_DECREF(v);
+        if (out[i] == -1 && PyErr_Occurred()) return -1;
+    }
+    return 0;
+}
+
+static PyObject *core_init(PyObject *self, PyObject *args) {
+#define NAME(name) #name,
+    static const char *const move_names[] = {MOVE_WEIGHTS(NAME)}, *const beam_names[] = {BEAM_WEIGHTS(NAME)};
+#undef NAME
+    PyObject *mw, *bw;
+    if (!PyArg_ParseTuple(args, "OO", &mw, &bw)) return NULL;
+    long long m[sizeof W / sizeof(long long)], b[sizeof BW / sizeof(long long)];
+    if (read_weights(mw, m, move_names, sizeof W / sizeof(long long)) ||
+        read_weights(bw, b, beam_names, sizeof BW / sizeof(long long)))
+        return NULL;
+    memcpy(&W, m, sizeof W);
+    memcpy(&BW, b, sizeof BW);
+    weights_set = 1;
+    Py_RETURN_NONE;
+}
+
 static PyObject *core_entry_bytes(PyObject *self, PyObject *noargs) { return PyLong_FromSize_t(sizeof(Entry)); }
 
 static PyMethodDef methods[] = {
@@ -1832,8 +1881,9 @@ static PyMethodDef methods[] = {
      "status 0 solved, 1 unsolvable, 2 unknown. max_nodes < 0: no cap; rng: None (no jitter) or\n"
      "random.Random.getstate()[1]."},
     {"beam", (PyCFunction)(void (*)(void))core_beam, METH_VARARGS | METH_KEYWORDS,
-     "beam(state, seconds, max_nodes, width, cap, weights, twins=False)\n"
+     "beam(state, seconds, max_nodes, width, cap)\n"
      "-> (status, line, nodes, best_left, best_line); status 0 solved, 2 unknown (a beam proves nothing)."},
+    {"init", core_init, METH_VARARGS, "init(move_weights, beam_weights): the weights tables, by field name."},
     {"entry_bytes", core_entry_bytes, METH_NOARGS, "Bytes per table entry."},
     {NULL, NULL, 0, NULL}};
 

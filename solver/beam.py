@@ -51,7 +51,7 @@ BEAM_CAP = 400
 
 
 class Weights(NamedTuple):
-    """The score's weights (the core takes them as they are): a card off the foundations outweighs
+    """The score's weights (``core`` hands this table to the compiled core): a card off the foundations outweighs
     everything else; then cards lying above a lower card of their suit (in a column, or in the
     waste, which is dug from the top), cards not built on the card below them, the waste's size,
     and empty columns."""
@@ -98,8 +98,9 @@ def beam_applies(st: SearchState) -> bool:
     return not st.klondike and st.passes >= 0
 
 
-def score(st: SearchState, w: Weights = WEIGHTS) -> int:
+def score(st: SearchState) -> int:
     """The beam's score of a position (higher is better; see ``Weights``)."""
+    w = WEIGHTS
     inv = brk = 0
     builds = st.builds
     for col in st.cols:
@@ -176,7 +177,6 @@ def python_beam(
     max_nodes: int | None,
     width: int,
     cap: int = BEAM_CAP,
-    weights: Weights = WEIGHTS,
 ) -> BeamOutcome:
     """The reference beam (see the module's docstring); ``root`` is not changed."""
     node_cap = max_nodes if max_nodes is not None else 1 << 62
@@ -193,7 +193,7 @@ def python_beam(
 
     def offer(st: SearchState, line: list[SearchMove]) -> None:
         nonlocal seq
-        item = (score(st, weights), -seq, line, st.left, next_step(st))
+        item = (score(st), -seq, line, st.left, next_step(st))
         seq += 1
         if len(heap) < width:
             heapq.heappush(heap, item)
@@ -274,18 +274,17 @@ def beam_search(
     max_nodes: int | None,
     width: int,
     cap: int = BEAM_CAP,
-    weights: Weights = WEIGHTS,
     core: str = "c",
 ) -> BeamOutcome:
     """One beam of ``width`` from ``root`` (not changed), in the compiled core or, with
     ``core="python"``, in the reference above."""
     if core == "python":
-        return python_beam(root, deadline=deadline, max_nodes=max_nodes, width=width, cap=cap, weights=weights)
+        return python_beam(root, deadline=deadline, max_nodes=max_nodes, width=width, cap=cap)
     c_core.require()
     assert c_core._core is not None
     seconds = max(0.0, deadline - time.perf_counter())
     status, line, nodes, best_left, best = c_core._core.beam(
-        root, seconds, -1 if max_nodes is None else max_nodes, width, cap, tuple(weights)
+        root, seconds, -1 if max_nodes is None else max_nodes, width, cap
     )
     return BeamOutcome(
         "solved" if status == 0 else "unknown",

@@ -89,11 +89,27 @@ def table_mb() -> float:
 
 
 def require() -> None:
+    global _weighted
     if _core is None:
         raise CoreMissing(
             "the solver's compiled search core (solver/_core.c) is not built, or was "
             f"built from another version of it: run bin/setup ({_IMPORT_ERROR})"
         )
+    if not _weighted:
+        init_weights()
+        _weighted = True
+
+
+def init_weights() -> None:
+    """Hand the core the one weights table of the move order (``moves.WEIGHTS``) and of the
+    beam's score (``beam.WEIGHTS``), as they are now: the core holds no copy of the numbers."""
+    from . import beam, moves  # beam loads this module: a cycle at import time
+
+    assert _core is not None
+    _core.init(moves.WEIGHTS, beam.WEIGHTS)
+
+
+_weighted = False
 
 
 def search(

@@ -18,6 +18,7 @@ one-card two-deck games twin shuffles with no use in sight (Lemma T).
 from __future__ import annotations
 
 import random
+from typing import NamedTuple
 
 from .safe import klondike_safe
 from .state import (
@@ -33,15 +34,49 @@ from .state import (
 )
 
 KING = 12
-DRAW_COST = 50
-# Restarts only (they can only find wins, so any order is allowed there): in one-pass games
-# every card a stock move draws past is buried under the waste until everything drawn after
-# it has been played. Measured (see docs/solver.md) on Forty Thieves, Maria and Josephine,
-# greedy restart dives that played a deep stock card (an ace seven draws away) early
-# wasted the talon; so each draw costs more there, and more again for every buried card
-# that is needed soon (BURY_COST times 3 - gap, gap = rank above the suit's lower pile < 3).
-RESTART_DRAW_COST = 200
-BURY_COST = 50
+
+
+class Weights(NamedTuple):
+    """The move order's scores (higher first): the one table of them. ``gen_moves`` reads
+    ``WEIGHTS``, and ``core`` hands the same table to the compiled core when it loads it, so both
+    order moves alike (the core holds none of these numbers)."""
+
+    up: int = 1000  # a column's top to a foundation...
+    up_clears: int = 100  # ...more when it empties its column or (Klondike) turns a card
+    move: int = 300  # a column move (of a run: less per card, ``per_card``)
+    per_card: int = 5
+    whole: int = 150  # more: the column's whole content moves
+    turns: int = 400  # Klondike: it turns a face-down card, more the more lie under it
+    turns_per_card: int = 10
+    built: int = 450  # less: the unit already sits on a card it builds on
+    frees: int = 200  # the card it exposes can go up...
+    exposes: int = 60  # ...or has a place to go in a column
+    whole_run: int = 30  # the whole run moves
+    to_empty: int = 200  # less: into an empty column
+    waste_up: int = 900  # the waste's top card: to a foundation, a column, an empty column
+    waste_build: int = 450
+    waste_fill: int = 100
+    stock_up: int = 250  # a card draws away, passes limited: less per draw (``draw``)
+    stock_build: int = 200
+    stock_fill: int = 30
+    draw: int = 50
+    # Restarts only (they can only find wins, so any order is allowed there): in one-pass games
+    # every card a stock move draws past is buried under the waste until everything drawn after
+    # it has been played; greedy dives that played a deep stock card early wasted the talon
+    # (docs/solver.md). So a draw costs more there, and more again for every buried card needed
+    # soon (``bury`` times 3 - gap, gap = rank above the suit's lower pile < 3).
+    restart_draw: int = 200
+    bury: int = 50
+    redeal: int = 5  # a redeal costs as many draws
+    open_up: int = 700  # a card draws away, passes unlimited: less per draw (``open_draw``)
+    open_build: int = 250
+    open_fill: int = 50
+    open_draw: int = 3
+    down: int = -100  # Klondike: a foundation's top card back onto a column...
+    king_down: int = -150  # ...a king into an empty column
+
+
+WEIGHTS = Weights()
 
 
 def _parents(suit_build: bool) -> tuple[tuple[int, ...], ...]:
@@ -125,6 +160,7 @@ def _column_moves(scan: _Scan, scored: list[tuple[float, SearchMove]], *, twins:
     cols, builds, down = st.cols, st.builds, st.down
     parents, playable, tops, empty, nempty = scan.parents, scan.playable, scan.tops, scan.empty, scan.nempty
     king_only = st.king_only
+    w = WEIGHTS
     klondike = st.klondike
     # Lemma T (``safe``): one card moves at a time, two decks; with more than one empty
     # column neither kind of twin shuffle is ever left out.
@@ -135,8 +171,8 @@ def _column_moves(scan: _Scan, scored: list[tuple[float, SearchMove]], *, twins:
             continue
         top = col[-1]
         if top in playable:
-            bonus = 100 if size == 1 or (klondike and down[a] == size - 1) else 0
-            scored.append((1000 + bonus, column_to_foundation(a)))
+            bonus = w.up_clears if size == 1 or (klondike and down[a] == size - 1) else 0
+            scored.append((w.up + bonus, column_to_foundation(a)))
         longest = 1
         if st.runs:
             lowest = down[a]
@@ -169,37 +205,37 @@ def _column_moves(scan: _Scan, scored: list[tuple[float, SearchMove]], *, twins:
                     reach = _first_movable(col, down[a], a, parents, faceup, empty >= 0)
                 if not (rest > reach or col[rest - 1] in playable or _twin_at_hand(base, faceup, st.talon, st.found)):
                     continue  # Lemma P: no shortest win starts with this move
-            score = _column_move_score(scan, a, n, longest)
+            score = _column_move_score(scan, a, n, longest, w)
             for b in dests:
                 scored.append((score, column_to_column(a, b, n)))
             if to_empty:
-                scored.append((score - 200, column_to_column(a, empty, n)))
+                scored.append((score - w.to_empty, column_to_column(a, empty, n)))
 
 
-def _column_move_score(scan: _Scan, a: int, n: int, longest: int) -> int:
+def _column_move_score(scan: _Scan, a: int, n: int, longest: int, w: Weights) -> int:
     """How promising moving the top ``n`` cards of column ``a`` looks (``longest``: its run)."""
     st = scan.st
     col, builds, down = st.cols[a], st.builds, st.down
     rest = len(col) - n
     base = col[rest]
-    score = 300 - 5 * n
+    score = w.move - w.per_card * n
     if rest == 0:
-        return score + 150
+        return score + w.whole
     under = col[rest - 1]
     if st.klondike and down[a] == rest:
-        score += 400 + 10 * rest
+        score += w.turns + w.turns_per_card * rest
     elif rest >= down[a]:
         if builds[under * 52 + base]:
-            score -= 450  # the unit already sits on a card it builds on
+            score -= w.built
         if under in scan.playable:
-            score += 200
+            score += w.frees
         else:
             for parent in scan.parents[under]:
                 if parent in scan.tops:
-                    score += 60  # the card it exposes has a place to go
+                    score += w.exposes
                     break
         if n == longest:
-            score += 30
+            score += w.whole_run
     return score
 
 
@@ -212,23 +248,25 @@ def _talon_moves(scan: _Scan, scored: list[tuple[float, SearchMove]], *, restart
     talon = st.talon
     parents, playable, tops, empty = scan.parents, scan.playable, scan.tops, scan.empty
     limited = st.passes >= 0
-    dc = RESTART_DRAW_COST if restart and limited else DRAW_COST
+    w = WEIGHTS
+    dc = w.restart_draw if restart and limited else w.draw
     buried: list[int] | None = None  # restarts, one pass left: buried[k] = how needed the first k stock cards are
     bury = restart and st.passes == 0
     for j, k1, rd, k2 in stock_positions(st):
         card = talon[j]
-        cost = k1 + k2 + 5 * rd
+        cost = k1 + k2 + w.redeal * rd
         if cost == 0:
-            up, build, fill = 900, 450, 100
+            up, build, fill = w.waste_up, w.waste_build, w.waste_fill
         elif limited:
-            up, build, fill = 250 - dc * cost, 200 - dc * cost, 30 - dc * cost
+            up, build, fill = w.stock_up - dc * cost, w.stock_build - dc * cost, w.stock_fill - dc * cost
             if bury:
                 if buried is None:
                     buried = _buried(talon, st.p, st.found, st.two)
-                pen = BURY_COST * buried[j - st.p]  # no redeal left: j >= p here
+                pen = w.bury * buried[j - st.p]  # no redeal left: j >= p here
                 up, build, fill = up - pen, build - pen, fill - pen
         else:
-            up, build, fill = 700 - 3 * cost, 250 - 3 * cost, 50 - 3 * cost
+            oc = w.open_draw * cost
+            up, build, fill = w.open_up - oc, w.open_build - oc, w.open_fill - oc
         if card in playable:
             scored.append((up, SearchMove(W2F, -1, -1, 1, j, k1, rd, k2)))
         for parent in parents[card]:
@@ -249,9 +287,9 @@ def _foundation_moves(scan: _Scan, scored: list[tuple[float, SearchMove]]) -> No
             card = (found[s] - 1) * 4 + s
             for parent in parents[card]:
                 for b in tops.get(parent, ()):
-                    scored.append((-100, foundation_to_column(s, b)))
+                    scored.append((WEIGHTS.down, foundation_to_column(s, b)))
             if empty >= 0 and card >> 2 == KING:
-                scored.append((-150, foundation_to_column(s, empty)))
+                scored.append((WEIGHTS.king_down, foundation_to_column(s, empty)))
 
 
 def _first_movable(

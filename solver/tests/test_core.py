@@ -208,3 +208,33 @@ def test_a_core_built_from_another_source_is_refused(tmp_path):
     source.write_text("/* another version */")
     assert core.stale(core._core, source)
     assert not core.stale(core._core, tmp_path / "absent.c")
+
+
+def test_the_core_reads_the_one_weights_table(monkeypatch):
+    """The move order's and the beam's weights live in ``moves.WEIGHTS`` and ``beam.WEIGHTS``
+    only: with other weights handed to the core, both searches still agree node for node, and
+    search otherwise than with the shipped ones. A table with a field the core does not know is
+    refused."""
+    from solver import beam, moves
+
+    d = deal("forty-thieves", 3)
+    shipped = both(d, max_nodes=3000, rng=random.Random(5), noise=400, keep_best=True)[1]
+    swapped = moves.WEIGHTS._replace(draw=5, to_empty=0, up=10, waste_up=2000)
+    monkeypatch.setattr(moves, "WEIGHTS", swapped)
+    monkeypatch.setattr(beam, "WEIGHTS", beam.WEIGHTS._replace(up=1, empty=9000))
+    try:
+        core.init_weights()
+        py, c = both(d, max_nodes=3000, rng=random.Random(5), noise=400, keep_best=True)
+        assert_same(d, py, c)
+        assert (c.nodes, c.best_left, c.best_path) != (shipped.nodes, shipped.best_left, shipped.best_path)
+        b_py, b_c = (
+            beam.beam_search(SearchState(d), deadline=1e18, max_nodes=3000, width=5, cap=60, core=k)
+            for k in ("python", "c")
+        )
+        assert (b_c.nodes, b_c.best_left, b_c.best_path) == (b_py.nodes, b_py.best_left, b_py.best_path)
+        assert core._core is not None
+        with pytest.raises(ValueError, match="other fields"):
+            core._core.init((*swapped, 1), beam.WEIGHTS)
+    finally:
+        monkeypatch.undo()
+        core.init_weights()
