@@ -25,8 +25,8 @@ compares only positions that have drawn the same cards:
 A beam only ever returns a win (or nothing): it proves no loss. Its best line (fewest cards left)
 seeds the restarts' best line (``api``).
 
-The compiled core runs it (``_core.c``, ``beam_run``); this module holds the same algorithm in
-Python, the reference the tests hold the core to: the same moves in the same order, the same
+The compiled core runs it (``core.beam``); this module holds the same algorithm in Python
+(``python_beam``), the reference the tests hold the core to: the same moves in the same order, the same
 scores and ties, the same nodes, the same line.
 """
 
@@ -36,7 +36,6 @@ import heapq
 import time
 from typing import Any, NamedTuple
 
-from . import core as c_core
 from .moves import gen_moves
 from .safe import safe_move
 from .state import W2F, W2T, SearchMove, SearchState
@@ -153,11 +152,7 @@ def next_step(st: SearchState) -> SearchMove | None:
 
 
 def replay(root: SearchState, line: list[SearchMove]) -> SearchState:
-    st = SearchState.__new__(SearchState)
-    for name in SearchState.__slots__:
-        setattr(st, name, getattr(root, name))
-    st.cols = [list(c) for c in root.cols]
-    st.down, st.found, st.talon, st.hist = list(root.down), list(root.found), list(root.talon), []
+    st = root.copy()
     for m in line:
         if m == DRAW:
             st.p += 1
@@ -265,31 +260,3 @@ def python_beam(
         if out_of_budget or not beam:
             break
     return BeamOutcome("unknown", [], nodes, best_left, best_path)
-
-
-def beam_search(
-    root: SearchState,
-    *,
-    deadline: float,
-    max_nodes: int | None,
-    width: int,
-    cap: int = BEAM_CAP,
-    core: str = "c",
-) -> BeamOutcome:
-    """One beam of ``width`` from ``root`` (not changed), in the compiled core or, with
-    ``core="python"``, in the reference above."""
-    if core == "python":
-        return python_beam(root, deadline=deadline, max_nodes=max_nodes, width=width, cap=cap)
-    c_core.require()
-    assert c_core._core is not None
-    seconds = max(0.0, deadline - time.perf_counter())
-    status, line, nodes, best_left, best = c_core._core.beam(
-        root, seconds, -1 if max_nodes is None else max_nodes, width, cap
-    )
-    return BeamOutcome(
-        "solved" if status == 0 else "unknown",
-        [SearchMove._make(m) for m in line],
-        nodes,
-        best_left,
-        [SearchMove._make(m) for m in best],
-    )

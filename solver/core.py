@@ -16,9 +16,13 @@ import importlib
 import os
 import random
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
+from . import beam as beam_module
+from . import moves
+from .beam import BEAM_CAP, BeamOutcome, widths_within
 from .search import SOLVED, UNKNOWN, UNSOLVABLE, SearchOutcome
 from .state import SearchMove, SearchState
 
@@ -103,13 +107,50 @@ def require() -> None:
 def init_weights() -> None:
     """Hand the core the one weights table of the move order (``moves.WEIGHTS``) and of the
     beam's score (``beam.WEIGHTS``), as they are now: the core holds no copy of the numbers."""
-    from . import beam, moves  # beam loads this module: a cycle at import time
-
     assert _core is not None
-    _core.init(moves.WEIGHTS, beam.WEIGHTS)
+    _core.init(moves.WEIGHTS, beam_module.WEIGHTS)
 
 
 _weighted = False
+
+
+class Compiled:
+    """The compiled core behind the search phases' interface (``search.Searcher``), with the
+    table bound ``mb`` (MiB; default ``table_mb()``)."""
+
+    def __init__(self, mb: float | None = None) -> None:
+        require()
+        self.mb = table_mb() if mb is None else mb
+
+    def search(
+        self,
+        root: SearchState,
+        *,
+        deadline: float,
+        max_nodes: int | None = None,
+        rng: random.Random | None = None,
+        noise: int = 0,
+        keep_best: bool = False,
+        prefix: Sequence[SearchMove] = (),
+    ) -> SearchOutcome:
+        return search(
+            root,
+            deadline=deadline,
+            max_nodes=max_nodes,
+            mb=self.mb,
+            rng=rng,
+            noise=noise,
+            keep_best=keep_best,
+            prefix=prefix,
+        )
+
+    def beam(
+        self, root: SearchState, *, deadline: float, max_nodes: int | None, width: int, cap: int = BEAM_CAP
+    ) -> BeamOutcome:
+        return beam(root, deadline=deadline, max_nodes=max_nodes, width=width, cap=cap)
+
+    def beam_widths(self) -> tuple[int, ...]:
+        return widths_within(self.mb)  # a beam stays within the table's memory bound
 
 
 def search(
@@ -121,7 +162,7 @@ def search(
     rng: random.Random | None = None,
     noise: int = 0,
     keep_best: bool = False,
-    prefix: list[SearchMove] | None = None,
+    prefix: Sequence[SearchMove] = (),
 ) -> SearchOutcome:
     """``search.search`` in C. ``rng`` jitters the move order as in ``search.search``: the
     core runs Python's generator from ``rng``'s state (``rng`` itself is not advanced).
@@ -151,3 +192,18 @@ def search(
         out = SearchOutcome(verdict, [], nodes, depth, replaced, best_left, best_path if keep_best else [])
     out.stored, out.slots = stored, slots
     return out
+
+
+def beam(root: SearchState, *, deadline: float, max_nodes: int | None, width: int, cap: int = BEAM_CAP) -> BeamOutcome:
+    """``beam.python_beam`` in C: one beam of ``width`` from ``root`` (not changed)."""
+    require()
+    assert _core is not None
+    seconds = max(0.0, deadline - time.perf_counter())
+    status, line, nodes, best_left, best = _core.beam(root, seconds, -1 if max_nodes is None else max_nodes, width, cap)
+    return BeamOutcome(
+        "solved" if status == 0 else "unknown",
+        [SearchMove._make(m) for m in line],
+        nodes,
+        best_left,
+        [SearchMove._make(m) for m in best],
+    )

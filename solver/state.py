@@ -135,6 +135,15 @@ class SearchState:
         # positions that differ only in p have the same successors: p leaves the key.
         self.p_in_key = not (self.draw == 1 and self.passes < 0)
 
+    def copy(self) -> SearchState:
+        """A position of its own, equal to this one (no history)."""
+        st = SearchState.__new__(SearchState)
+        for name in SearchState.__slots__:
+            setattr(st, name, getattr(self, name))
+        st.cols = [list(c) for c in self.cols]
+        st.down, st.found, st.talon, st.hist = list(self.down), list(self.found), list(self.talon), []
+        return st
+
     # -- foundations --------------------------------------------------------------------------
 
     def found_slot(self, card: int) -> int:

@@ -9,7 +9,7 @@ import pytest
 
 from engine import deal
 from solver import api, core, solve_deal
-from solver.beam import DRAW, REDEAL, beam_applies, beam_bytes, beam_search, kplus, widths_within
+from solver.beam import DRAW, REDEAL, beam_applies, beam_bytes, kplus, python_beam, widths_within
 from solver.log import to_log, wins
 from solver.state import W2F, W2T, SearchMove, SearchState
 
@@ -20,8 +20,8 @@ LIMITED_STOCK = ("forty-thieves", "josephine", "lucas", "limited", "maria", "for
 
 
 def both(d, **kw):
-    py = beam_search(SearchState(d), deadline=1e18, core="python", **kw)
-    c = beam_search(SearchState(d), deadline=1e18, core="c", **kw)
+    py = python_beam(SearchState(d), deadline=1e18, **kw)
+    c = core.beam(SearchState(d), deadline=1e18, **kw)
     return py, c
 
 
@@ -81,11 +81,11 @@ def test_the_beam_is_for_games_with_a_limited_stock_and_no_face_down_cards():
         st = SearchState(deal(game, 1))
         assert not beam_applies(st)
         with pytest.raises(ValueError, match="limited stock"):
-            beam_search(st, deadline=1e18, max_nodes=10, width=2)
+            core.beam(st, deadline=1e18, max_nodes=10, width=2)
     st = SearchState(deal("forty-thieves", 1))
     for width, cap in ((0, 10), (10, 0), (100_000, 1_000)):
         with pytest.raises(ValueError, match="width"):
-            beam_search(st, deadline=1e18, max_nodes=10, width=width, cap=cap)
+            core.beam(st, deadline=1e18, max_nodes=10, width=width, cap=cap)
 
 
 def test_draws_fold_into_the_next_talon_move():
@@ -125,7 +125,7 @@ def test_a_deal_the_restarts_miss_is_won_by_the_beam():
     """Forty Thieves 1000007: left undecided by the restarts (the study, and 10 s of today's solver
     without the beam), won by a beam of width 100 in well under a second."""
     d = deal("forty-thieves", 1000007)
-    c = beam_search(SearchState(d), deadline=1e18, max_nodes=None, width=100)
+    c = core.beam(SearchState(d), deadline=1e18, max_nodes=None, width=100)
     assert_win_replays(d, c)
 
 

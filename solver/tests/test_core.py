@@ -227,10 +227,8 @@ def test_the_core_reads_the_one_weights_table(monkeypatch):
         py, c = both(d, max_nodes=3000, rng=random.Random(5), noise=400, keep_best=True)
         assert_same(d, py, c)
         assert (c.nodes, c.best_left, c.best_path) != (shipped.nodes, shipped.best_left, shipped.best_path)
-        b_py, b_c = (
-            beam.beam_search(SearchState(d), deadline=1e18, max_nodes=3000, width=5, cap=60, core=k)
-            for k in ("python", "c")
-        )
+        b_py = beam.python_beam(SearchState(d), deadline=1e18, max_nodes=3000, width=5, cap=60)
+        b_c = core.beam(SearchState(d), deadline=1e18, max_nodes=3000, width=5, cap=60)
         assert (b_c.nodes, b_c.best_left, b_c.best_path) == (b_py.nodes, b_py.best_left, b_py.best_path)
         assert core._core is not None
         with pytest.raises(ValueError, match="other fields"):
