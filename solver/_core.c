@@ -27,7 +27,9 @@
 #include <string.h>
 #include <time.h>
 
-enum { T2F = 0, T2T = 1, W2F = 2, W2T = 3, F2T = 4 };
+/* The engine's move kinds (engine/moves.py; DRAW and REDEAL only in the beam's lines). The
+ * module exports them as KINDS, and core.py refuses a module whose kinds are not the engine's. */
+enum { DRAW = 0, REDEAL = 1, W2T = 3, W2F = 4, T2F = 5, T2T = 6, F2T = 7 };
 enum { ST_SOLVED = 0, ST_UNSOLVABLE = 1, ST_UNKNOWN = 2 };
 
 #define KING 12
@@ -1070,9 +1072,8 @@ static int enter(Search *S) {
 
 /* ---- the stock-step beam (beam.py) ------------------------------------------------------ */
 
-/* A move kind only the beam's lines hold: one card from the stock to the waste. Lines leave
- * the core in K+ form (``kplus``): the draws fold into the next talon move. */
-#define DRAW 5
+/* Only the beam's lines hold DRAW and REDEAL steps. Lines leave the core in K+ form
+ * (``kplus``): the steps fold into the next talon move. */
 
 typedef struct {
     long long score, seq;
@@ -1219,9 +1220,9 @@ static int cand_order(const void *a, const void *b) { /* best first */
 static void play_line(State *s, const Move *line, size_t n) {
     Hist h;
     for (size_t i = 0; i < n; i++) {
-        if (line[i].kind == DRAW && !line[i].rd) {
+        if (line[i].kind == DRAW) {
             talon_drew(s);
-        } else if (line[i].kind == DRAW) { /* the redeal (Forty and Eight) */
+        } else if (line[i].kind == REDEAL) { /* Forty and Eight */
             s->p = 0;
             s->passes--;
             talon_rehash(s);
@@ -1238,8 +1239,8 @@ static size_t kplus(const Move *line, size_t n, Move *out) {
     int before = 0, redeal = 0, after = 0;
     for (size_t i = 0; i < n; i++) {
         Move m = line[i];
-        if (m.kind == DRAW) {
-            if (m.rd)
+        if (m.kind == DRAW || m.kind == REDEAL) {
+            if (m.kind == REDEAL)
                 redeal = 1;
             else if (redeal)
                 after++;
@@ -1755,7 +1756,7 @@ static int beam_run(Search *S, SeenSet *seen, const State *root, int width, long
                 beam[i].line = q;
                 beam[i].cap = (beam[i].n + 1) * 2;
             }
-            beam[i].line[beam[i].n++] = (Move){DRAW, -1, -1, (signed char)beam[i].step, 0, -1, 0, 0};
+            beam[i].line[beam[i].n++] = (Move){beam[i].step ? REDEAL : DRAW, -1, -1, 0, 0, -1, 0, 0};
         }
         nbeam = nnext;
     }
@@ -1898,7 +1899,15 @@ PyMODINIT_FUNC PyInit__core(void) {
     init_zobrist();
     for (int i = 1; i < (1 << 13); i++) POP13[i] = (unsigned char)(POP13[i >> 1] + (i & 1));
     PyObject *m = PyModule_Create(&module);
-    if (m && PyModule_AddStringConstant(m, "SOURCE_SHA256", CORE_SOURCE_SHA256) < 0) {
+    if (!m) return NULL;
+    PyObject *kinds = Py_BuildValue("{sisisisisisisi}", "DRAW", DRAW, "REDEAL", REDEAL, "T2F", T2F, "T2T", T2T, "W2F", W2F,
+                                    "W2T", W2T, "F2T", F2T);
+    if (!kinds || PyModule_AddObject(m, "KINDS", kinds) < 0) {
+        Py_XDECREF(kinds);
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (PyModule_AddStringConstant(m, "SOURCE_SHA256", CORE_SOURCE_SHA256) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -36,9 +36,11 @@ import heapq
 import time
 from typing import Any, NamedTuple
 
+from engine.moves import DRAW, REDEAL, W2F, W2T
+
 from .moves import gen_moves
 from .safe import safe_move
-from .state import W2F, W2T, SearchMove, SearchState
+from .state import SearchMove, SearchState
 
 # Schedule (``api``): after the complete search, up to BEAM_SHARE of the budget (time, and nodes
 # under a node budget) goes to beams of these widths in turn, until one wins or the share is
@@ -65,8 +67,8 @@ class Weights(NamedTuple):
 
 WEIGHTS = Weights()
 
-DRAW = SearchMove(5, -1, -1, 0, -1, 0, 0, 0)  # a beam line's own move: one card to the waste
-REDEAL = DRAW._replace(redeal=1)  # ...and the waste turned over into the stock (Forty and Eight)
+DRAW_STEP = SearchMove(DRAW, -1, -1, 0, -1, 0, 0, 0)  # a beam line's own move: one card to the waste
+REDEAL_STEP = SearchMove(REDEAL, -1, -1, 0, -1, 0, 0, 0)  # ...and the waste turned over (Forty and Eight)
 
 
 class BeamOutcome(NamedTuple):
@@ -120,14 +122,14 @@ def score(st: SearchState) -> int:
 
 
 def kplus(line: list[SearchMove]) -> list[SearchMove]:
-    """``line`` without its DRAW and REDEAL moves: each talon move takes the draws, the redeal
+    """``line`` without its DRAW and REDEAL steps: each talon move takes the draws, the redeal
     and the draws after it since the last talon move (they commute with every other move, which
     never touches the stock); trailing ones go."""
     out: list[SearchMove] = []
     before = redeal = after = 0
     for m in line:
-        if m.kind == DRAW.kind:
-            if m.redeal:
+        if m.kind in (DRAW, REDEAL):
+            if m.kind == REDEAL:
                 redeal = 1
             elif redeal:
                 after += 1
@@ -145,18 +147,18 @@ def next_step(st: SearchState) -> SearchMove | None:
     """A position's next step in the beam: a draw, the redeal, or none (the stock dry and no
     redeal left)."""
     if st.p < len(st.talon):
-        return DRAW
+        return DRAW_STEP
     if st.passes > 0 and st.talon:
-        return REDEAL
+        return REDEAL_STEP
     return None
 
 
 def replay(root: SearchState, line: list[SearchMove]) -> SearchState:
     st = root.copy()
     for m in line:
-        if m == DRAW:
+        if m.kind == DRAW:
             st.p += 1
-        elif m == REDEAL:
+        elif m.kind == REDEAL:
             st.p = 0
             st.passes -= 1
         else:

@@ -24,7 +24,7 @@ from . import beam as beam_module
 from . import moves
 from .beam import BEAM_CAP, BeamOutcome, widths_within
 from .search import SOLVED, UNKNOWN, UNSOLVABLE, SearchOutcome
-from .state import SearchMove, SearchState
+from .state import KINDS, SearchMove, SearchState
 
 _SOURCE = Path(__file__).with_name("_core.c")
 _IMPORT_ERROR: Exception | None = None
@@ -51,6 +51,9 @@ else:
     if stale(_core):
         _core = None
         _IMPORT_ERROR = ImportError("the built module is stale: it was built from another _core.c")
+    elif _core.KINDS != KINDS:  # the engine's move kinds, which the core names as constants
+        _core = None
+        _IMPORT_ERROR = ImportError("the built module's move kinds are not the engine's (engine/moves.py)")
 
 # The table's memory bound in MiB (the C core allocates at most this, once per search).
 # ``configure`` (Django's settings.SOLVER_TABLE_MB, from the app's ready()) or else the

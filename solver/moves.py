@@ -20,11 +20,11 @@ from __future__ import annotations
 import random
 from typing import NamedTuple
 
+from engine.moves import W2F, W2T
+
 from .safe import klondike_safe
 from .state import (
     RED,
-    W2F,
-    W2T,
     SearchMove,
     SearchState,
     column_to_column,

@@ -198,7 +198,9 @@ nodes instead of 38.4 M, and seed 39, lost, in 75 M instead of more than 150 M).
 
 from __future__ import annotations
 
-from .state import W2F, SearchMove, SearchState, column_to_foundation, stock_positions
+from engine.moves import W2F
+
+from .state import SearchMove, SearchState, column_to_foundation, stock_positions
 
 _OTHER_COLOUR = ((1, 2), (0, 3), (0, 3), (1, 2))
 

@@ -26,14 +26,13 @@ import functools
 from typing import NamedTuple
 
 from engine import Deal
+from engine.moves import DRAW, F2T, REDEAL, T2F, T2T, W2F, W2T
 from engine.rules import Build, Layout, Unit
 
-# Move kinds (the solver's own, not the engine's).
-T2F = 0  # column top to foundation: a = column
-T2T = 1  # a = source column, b = destination column, n = cards
-W2F = 2  # talon card j to foundation
-W2T = 3  # talon card j to column b
-F2T = 4  # Klondike: foundation of suit a to column b
+# The move kinds are the engine's (``engine.moves``): T2F (a column's top to a foundation),
+# T2T, W2F and W2T (the talon card at index ``talon``), F2T (Klondike: a suit's foundation to a
+# column); DRAW and REDEAL only in the beam's lines, one step each (``beam``).
+KINDS = {"DRAW": DRAW, "REDEAL": REDEAL, "T2F": T2F, "T2T": T2T, "W2F": W2F, "W2T": W2T, "F2T": F2T}
 
 
 class SearchMove(NamedTuple):
@@ -41,7 +40,7 @@ class SearchMove(NamedTuple):
     same fields in this order), named for the Python code. Unused fields are -1 (``src``, ``dst``,
     ``talon``) or 0."""
 
-    kind: int  # T2F, T2T, W2F, W2T or F2T
+    kind: int  # T2F, T2T, W2F, W2T or F2T (``engine.moves``' kinds), DRAW or REDEAL (the beam's)
     src: int  # the source column (T2F, T2T) or the foundation's suit (F2T)
     dst: int  # the destination column (T2T, W2T, F2T)
     cards: int  # how many cards move (T2T: a run's length)

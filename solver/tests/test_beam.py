@@ -8,10 +8,13 @@ import random
 import pytest
 
 from engine import deal
+from engine.moves import T2T, W2F, W2T
 from solver import api, core, solve_deal
-from solver.beam import DRAW, REDEAL, beam_applies, beam_bytes, kplus, python_beam, widths_within
+from solver.beam import DRAW_STEP as DRAW
+from solver.beam import REDEAL_STEP as REDEAL
+from solver.beam import beam_applies, beam_bytes, kplus, python_beam, widths_within
 from solver.log import to_log, wins
-from solver.state import W2F, W2T, SearchMove, SearchState
+from solver.state import SearchMove, SearchState
 
 from .test_search import blocked, make_deal
 from .test_search_helpers import brute_force, random_endgame
@@ -90,7 +93,7 @@ def test_the_beam_is_for_games_with_a_limited_stock_and_no_face_down_cards():
 
 def test_draws_fold_into_the_next_talon_move():
     """Two draws, a column move, a talon card played (its draws are the two), a draw left over."""
-    col = SearchMove(1, 0, 1, 1, -1, 0, 0, 0)
+    col = SearchMove(T2T, 0, 1, 1, -1, 0, 0, 0)
     play = SearchMove(W2T, -1, 2, 1, 5, 0, 0, 0)
     up = SearchMove(W2F, -1, -1, 1, 4, 0, 0, 0)
     line = [DRAW, DRAW, col, play, up, DRAW]

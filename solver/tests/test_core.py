@@ -236,3 +236,13 @@ def test_the_core_reads_the_one_weights_table(monkeypatch):
     finally:
         monkeypatch.undo()
         core.init_weights()
+
+
+def test_the_core_names_the_engines_move_kinds():
+    """One set of move kinds: the solver's moves and the core's constants are ``engine.moves``'s
+    (core.py refuses a module whose kinds differ)."""
+    from engine import moves as engine_moves
+    from solver.state import KINDS
+
+    assert core._core is not None
+    assert core._core.KINDS == KINDS == {name: getattr(engine_moves, name) for name in KINDS}

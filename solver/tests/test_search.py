@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from engine import GAME_IDS, Deal, State, deal, find_rules, parse_card
+from engine.moves import F2T, T2T, W2F
 from solver import SolveResult, difficulty, solve, solve_deal
 from solver import moves as moves_module
 from solver import search as search_module
@@ -17,7 +18,7 @@ from solver.dead import lost
 from solver.log import wins
 from solver.moves import gen_moves, stock_positions
 from solver.safe import is_safe, safe_move
-from solver.state import F2T, T2T, W2F, SearchState
+from solver.state import SearchState
 
 from .test_search_helpers import brute_force, klondike_endgame, make_deal, random_endgame
 

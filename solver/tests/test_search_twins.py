@@ -7,10 +7,11 @@ import random
 
 import pytest
 
+from engine.moves import T2T
 from solver import core
 from solver import search as search_module
 from solver.moves import PARENTS, gen_moves
-from solver.state import T2T, SearchState
+from solver.state import SearchState
 
 from .test_search_helpers import brute_force, make_deal, random_endgame
 

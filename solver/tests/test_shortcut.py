@@ -7,12 +7,13 @@ import time
 import pytest
 
 from engine import GAME_IDS, MAX_LOG_LENGTH, deal
+from engine.moves import T2T
 from solver import api, core, solve
 from solver import log as log_module
 from solver.log import log_length, to_log, wins
 from solver.moves import gen_moves
 from solver.shortcut import shortcut
-from solver.state import T2T, SearchMove, SearchState
+from solver.state import SearchMove, SearchState
 
 # Lucas 1001924: the complete search's first win is 7,460 moves long (20 cards left, the talon
 # empty and 7 columns empty by move 250; the rest digs a run of clubs out one card at a time).
