@@ -81,7 +81,7 @@ class BeamOutcome(NamedTuple):
 
 def beam_bytes(width: int, cap: int = BEAM_CAP, line: int = 400) -> int:
     """About what a beam allocates: the level's table (24-byte slots, a power of two at least
-    twice the positions a level can enter: ``_core.c``'s) and two lines of about ``line`` moves
+    twice the positions a level can enter: ``csrc/beam.c``'s) and two lines of about ``line`` moves
     (12 bytes each) for every state kept and every state of the level."""
     slots = 64
     while slots < 2 * width * (cap + 1):

@@ -1,10 +1,12 @@
-"""The compiled search core (``_core.c``) behind the same interface as ``search.search``.
+"""The compiled search core (``csrc/*.c``, the module ``_core``) behind the search phases'
+interface (``search.Searcher``).
 
 The C loop is the Python loop of ``search`` (same moves, order, safe moves and key; see
-the head of ``_core.c`` for the two differences: 128-bit hashed keys and a bounded table
-that keeps the current path), root included: its safe moves, then Lemma D (``dead``) on
-the result, as ``search`` does it, so both searches count the same nodes and give the same
-verdicts.
+``csrc/core.h`` for the two differences: 128-bit hashed keys and a bounded table that keeps
+the current path), root included: its safe moves, then Lemma D (``dead``) on the result, as
+``search`` does it, so both searches count the same nodes and give the same verdicts; and
+the beam is ``beam.python_beam``'s. The boundary is small: a position, an ``Options``, and
+the core's ``Outcome`` back.
 
 There is no fallback: without the built extension every use raises ``CoreMissing``.
 """
@@ -19,6 +21,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import NamedTuple
 
 from . import beam as beam_module
 from . import moves
@@ -26,16 +29,19 @@ from .beam import BEAM_CAP, BeamOutcome, widths_within
 from .search import SOLVED, UNKNOWN, UNSOLVABLE, SearchOutcome
 from .state import KINDS, SearchMove, SearchState
 
-_SOURCE = Path(__file__).with_name("_core.c")
+_SOURCES = Path(__file__).with_name("csrc")
 _IMPORT_ERROR: Exception | None = None
 _core: ModuleType | None
 
 
-def stale(module: object, source: Path = _SOURCE) -> bool:
-    """Whether ``module`` was built from another _core.c than ``source`` (when it exists)."""
-    if not source.exists():
+def stale(module: object, sources: Path = _SOURCES) -> bool:
+    """Whether ``module`` was built from other C sources than those in ``sources`` (when there
+    are any): the hash setup.py builds in, of the *.c and *.h files in name order."""
+    files = sorted(sources.glob("*.[ch]"))
+    if not files:
         return False  # an installation without the sources: nothing to compare with
-    return getattr(module, "SOURCE_SHA256", "") != hashlib.sha256(source.read_bytes()).hexdigest()
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in files)).hexdigest()
+    return getattr(module, "SOURCE_SHA256", "") != digest
 
 
 try:
@@ -46,11 +52,11 @@ except ImportError as exc:  # not built: reported when the solver is used
     _core = None
     _IMPORT_ERROR = exc
 else:
-    # A module built from another version of _core.c would search differently from this
+    # A module built from another version of the sources would search differently from this
     # source (and from the Python reference): refuse it like a missing one.
     if stale(_core):
         _core = None
-        _IMPORT_ERROR = ImportError("the built module is stale: it was built from another _core.c")
+        _IMPORT_ERROR = ImportError("the built module is stale: it was built from other sources than solver/csrc")
     elif _core.KINDS != KINDS:  # the engine's move kinds, which the core names as constants
         _core = None
         _IMPORT_ERROR = ImportError("the built module's move kinds are not the engine's (engine/moves.py)")
@@ -99,7 +105,7 @@ def require() -> None:
     global _weighted
     if _core is None:
         raise CoreMissing(
-            "the solver's compiled search core (solver/_core.c) is not built, or was "
+            "the solver's compiled search core (solver/csrc) is not built, or was "
             f"built from another version of it: run bin/setup ({_IMPORT_ERROR})"
         )
     if not _weighted:
@@ -156,6 +162,20 @@ class Compiled:
         return widths_within(self.mb)  # a beam stays within the table's memory bound
 
 
+class Options(NamedTuple):
+    """What one search or beam of the core is asked (the core reads these fields by name)."""
+
+    seconds: float
+    max_nodes: int = -1  # < 0: no cap
+    table_mb: float = DEFAULT_TABLE_MB  # search: the table's bound
+    rng: list[int] | None = None  # search: a restart's generator (``random.Random.getstate()[1]``)
+    noise: float = 0  # ...and the jitter's bound
+    keep_best: bool = False  # search: keep the line to the fewest cards left
+    prefix: Sequence[SearchMove] = ()  # search: moves played first (checked; lines start after them)
+    width: int = 0  # beam: states kept a level
+    cap: int = BEAM_CAP  # beam: moves a state's closure may try
+
+
 def search(
     st: SearchState,
     *,
@@ -169,32 +189,35 @@ def search(
 ) -> SearchOutcome:
     """``search.search`` in C. ``rng`` jitters the move order as in ``search.search``: the
     core runs Python's generator from ``rng``'s state (``rng`` itself is not advanced).
-    ``mb`` bounds the table (default: ``table_mb()``). ``st`` is
-    left as it is (the core searches a copy), ``prefix`` is played on the copy first (moves
-    that do not fit raise ValueError); the lines returned start after it."""
+    ``mb`` bounds the table (default: ``table_mb()``). ``st`` is left as it is (the core
+    searches a copy), ``prefix`` is played on the copy first (moves that do not fit raise
+    ValueError); the lines returned start after it."""
     require()
     assert _core is not None
-    seconds = max(0.0, deadline - time.perf_counter())
-    status, path, nodes, depth, replaced, best_left, best_path, stored, slots = _core.search(
+    out = _core.search(
         st,
-        seconds,
-        -1 if max_nodes is None else max_nodes,
-        table_mb() if mb is None else mb,
-        None if rng is None else rng.getstate()[1],
-        noise,
-        keep_best,
-        prefix,
+        Options(
+            seconds=max(0.0, deadline - time.perf_counter()),
+            max_nodes=-1 if max_nodes is None else max_nodes,
+            table_mb=table_mb() if mb is None else mb,
+            rng=None if rng is None else list(rng.getstate()[1]),
+            noise=noise,
+            keep_best=keep_best,
+            prefix=prefix,
+        ),
     )
-    verdict = _STATUS[status]
+    verdict = _STATUS[out.status]
     if verdict == SOLVED:  # as ``search.search`` returns a win: no best line
         # The core's moves are plain 8-tuples of SearchMove's fields; a win is named once.
-        out = SearchOutcome(verdict, [SearchMove._make(m) for m in path], nodes, depth, replaced)
+        found = SearchOutcome(verdict, [SearchMove._make(m) for m in out.line], out.nodes, out.depth, out.replaced)
     else:
         # A restart's best line stays as the core made it: it only goes back to the core as a
         # prefix, and naming its moves at every restart cost about a tenth of a solve's time.
-        out = SearchOutcome(verdict, [], nodes, depth, replaced, best_left, best_path if keep_best else [])
-    out.stored, out.slots = stored, slots
-    return out
+        found = SearchOutcome(
+            verdict, [], out.nodes, out.depth, out.replaced, out.best_left, out.best_line if keep_best else []
+        )
+    found.stored, found.slots = out.stored, out.slots
+    return found
 
 
 def beam(root: SearchState, *, deadline: float, max_nodes: int | None, width: int, cap: int = BEAM_CAP) -> BeamOutcome:
@@ -202,11 +225,11 @@ def beam(root: SearchState, *, deadline: float, max_nodes: int | None, width: in
     require()
     assert _core is not None
     seconds = max(0.0, deadline - time.perf_counter())
-    status, line, nodes, best_left, best = _core.beam(root, seconds, -1 if max_nodes is None else max_nodes, width, cap)
+    out = _core.beam(root, Options(seconds, -1 if max_nodes is None else max_nodes, width=width, cap=cap))
     return BeamOutcome(
-        "solved" if status == 0 else "unknown",
-        [SearchMove._make(m) for m in line],
-        nodes,
-        best_left,
-        [SearchMove._make(m) for m in best],
+        "solved" if out.status == 0 else "unknown",
+        [SearchMove._make(m) for m in out.line],
+        out.nodes,
+        out.best_left,
+        [SearchMove._make(m) for m in out.best_line],
     )

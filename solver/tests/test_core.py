@@ -204,10 +204,24 @@ def test_missing_core_is_a_clear_error(monkeypatch):
 
 def test_a_core_built_from_another_source_is_refused(tmp_path):
     assert not core.stale(core._core)  # the one bin/setup built from this checkout
-    source = tmp_path / "_core.c"
-    source.write_text("/* another version */")
-    assert core.stale(core._core, source)
-    assert not core.stale(core._core, tmp_path / "absent.c")
+    (tmp_path / "core.h").write_text("/* another version */")
+    assert core.stale(core._core, tmp_path)
+    assert not core.stale(core._core, tmp_path / "absent")  # no sources to compare with
+
+
+def test_the_core_takes_its_options_and_returns_an_outcome_by_name():
+    """The boundary: a position and ``core.Options`` in, the core's ``Outcome`` out (named
+    fields); a missing option or a bad generator state is an error, never a default."""
+    assert core._core is not None
+    st = SearchState(deal("forty-thieves", 3))
+    out = core._core.search(st, core.Options(seconds=60, max_nodes=500, keep_best=True))
+    assert (out.status, out.nodes, out.line) == (2, 500, []) and out.best_line and out.slots >= 512
+    with pytest.raises(AttributeError):
+        core._core.search(st, object())
+    with pytest.raises(ValueError, match="625 words"):
+        core._core.search(st, core.Options(seconds=60, max_nodes=10, rng=[1, 2, 3]))
+    with pytest.raises(ValueError, match="width and cap"):
+        core._core.beam(st, core.Options(seconds=60, max_nodes=10, width=0))
 
 
 def test_the_core_reads_the_one_weights_table(monkeypatch):
