@@ -20,8 +20,9 @@ setup(
             sources=[str(p) for p in SOURCES if p.suffix == ".c"],
             depends=[str(p) for p in SOURCES if p.suffix == ".h"],
             define_macros=[("CORE_SOURCE_SHA256", f'"{DIGEST}"')],
-            # -flto: the files are split by concern, the hot calls between them still inlined
-            extra_compile_args=["-O3", "-flto", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+            # -flto and hidden symbols (only PyInit__core is exported): the files are split by concern,
+            # the hot calls between them still inlined
+            extra_compile_args=["-O3", "-flto", "-fvisibility=hidden", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
             extra_link_args=["-O3", "-flto"],
         )
     ],
