@@ -126,8 +126,8 @@ static int heap_offer(Heap *h, const State *s, const Move *base, size_t nb, cons
         c->line = q;
         c->cap = cap;
     }
-    memcpy(c->line, base, nb * sizeof(Move));
-    memcpy(c->line + nb, path, np * sizeof(Move));
+    if (nb) memcpy(c->line, base, nb * sizeof(Move)); /* never from NULL */
+    if (np) memcpy(c->line + nb, path, np * sizeof(Move));
     c->n = nb + np;
     c->score = score;
     c->seq = seq;
@@ -289,8 +289,8 @@ static int beam_run(Search *S, SeenSet *seen, const State *root, int width, long
                     status = -1;
                     goto out;
                 }
-                memcpy(*win, beam[b].line, beam[b].n * sizeof(Move));
-                memcpy(*win + beam[b].n, PATH(S), S->path.n * sizeof(Move));
+                if (beam[b].n) memcpy(*win, beam[b].line, beam[b].n * sizeof(Move));
+                if (S->path.n) memcpy(*win + beam[b].n, PATH(S), S->path.n * sizeof(Move));
                 *nwin = kplus(*win, n, *win); /* in place: kplus never writes ahead of what it reads */
                 free(*bestl); /* as beam.py: a win has no best line */
                 *bestl = NULL;

@@ -151,7 +151,7 @@ int open_frame(Search *S, int n, int safe, long long slot) {
     f->safe = safe;
     f->slot = slot;
     f->nodes0 = S->nodes;
-    memcpy(MOVES(S) + S->moves.n, S->ml.m, (size_t)n * sizeof(Move));
+    if (n) memcpy(MOVES(S) + S->moves.n, S->ml.m, (size_t)n * sizeof(Move));
     S->moves.n += (size_t)n;
     return 2;
 }
@@ -169,7 +169,7 @@ static int enter(Search *S) {
                 S->nomem = 1;
                 return -1;
             }
-            memcpy(S->best.p, S->path.p, S->path.n * sizeof(Move));
+            if (S->path.n) memcpy(S->best.p, S->path.p, S->path.n * sizeof(Move)); /* never from NULL */
             S->best.n = S->path.n;
         }
     }
