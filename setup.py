@@ -22,7 +22,15 @@ setup(
             define_macros=[("CORE_SOURCE_SHA256", f'"{DIGEST}"')],
             # -flto and hidden symbols (only PyInit__core is exported): the files are split by concern,
             # the hot calls between them still inlined
-            extra_compile_args=["-O3", "-flto", "-fvisibility=hidden", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+            extra_compile_args=[
+                "-O3",
+                "-flto",
+                "-fvisibility=hidden",
+                "-std=c11",
+                "-Wall",
+                "-Wextra",
+                "-Wno-unused-parameter",
+            ],
             extra_link_args=["-O3", "-flto"],
         )
     ],
