@@ -27,7 +27,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from engine import GAME_IDS
-from solver import api, beam, solve
+from solver import api, beam, reference, solve
 
 TARGETS = {  # share of deals decided within 10 s (the goals; 80% for the others)
     "josephine": 0.95,
@@ -86,7 +86,8 @@ def main() -> int:
             decide: list[float] = []
             nodes = 0
             for seed in range(args.start, args.start + args.seeds):
-                result = solve(game, seed, seconds=args.seconds, max_nodes=args.nodes, core=core)
+                searcher = reference.PYTHON if core == "python" else None
+                result = solve(game, seed, seconds=args.seconds, max_nodes=args.nodes, searcher=searcher)
                 counts[result.status] += 1
                 times.append(result.seconds)
                 decide.append(result.stats["decide_us"] / 1e6)

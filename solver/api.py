@@ -15,7 +15,7 @@ from .beam import beam_applies
 from .core import Compiled
 from .log import SolverBug, log_length, to_log, wins
 from .result import SolveResult
-from .search import PYTHON, SOLVED, UNKNOWN, UNSOLVABLE, Searcher
+from .search import SOLVED, UNKNOWN, UNSOLVABLE, Searcher
 from .shortcut import shortcut
 from .shorten import shorten
 from .state import SearchMove, SearchState
@@ -31,10 +31,6 @@ RESTART_NODES = 3000
 RESTART_NOISE = 2000
 PREFIX_SHARE = 0.5
 BEAM_SHARE = _BEAM_SHARE  # 0 turns the beam off
-
-# Which searches run: "c" (the compiled core, ``core``: the service's) or "python" (``search``:
-# the reference the tests hold the core to). Same moves, order and verdicts.
-CORES = ("c", "python")
 
 # Log shortening: this share of the budget, within it; wins longer than SHORTCUT_FROM moves
 # first take the shortcuts ``shortcut`` finds (a depth-first line can wander for thousands).
@@ -71,17 +67,16 @@ def solve_deal(
     seconds: float = 10,
     max_nodes: int | None = None,
     shorten_log: bool = True,
-    core: str = "c",
     table_mb: float | None = None,
+    searcher: Searcher | None = None,
 ) -> SolveResult:
     """Find a winning log for ``deal`` or prove there is none, within the budget.
 
-    ``core`` picks the searches (``CORES``), once for every phase; ``table_mb`` bounds the
-    compiled core's table in MiB (default: SOLVER_TABLE_MB, see ``core``)."""
-    if core not in CORES:
-        raise ValueError(f"core must be one of {CORES}, not {core!r}")
-    # the compiled core is required (a clear error, not a silent slow fallback)
-    searcher: Searcher = Compiled(table_mb) if core == "c" else PYTHON
+    Every phase runs on the one ``searcher``: the compiled core (``core.Compiled``, with its
+    table bounded by ``table_mb`` MiB, default SOLVER_TABLE_MB; a clear error when it is not
+    built, never a silent slow fallback), or what a test hands in (``reference.PYTHON``)."""
+    if searcher is None:
+        searcher = Compiled(table_mb)
     # The search makes millions of small objects and no reference cycles: the cyclic
     # collector would only rescan them (seconds at a time, breaking the time budget).
     enabled = gc.isenabled()
@@ -241,6 +236,8 @@ class _Schedule:
         return result
 
 
-def solve(game: str, seed: int, *, seconds: float = 10, max_nodes: int | None = None, core: str = "c") -> SolveResult:
+def solve(
+    game: str, seed: int, *, seconds: float = 10, max_nodes: int | None = None, searcher: Searcher | None = None
+) -> SolveResult:
     """Solve the deal of (game, seed); ``UnknownGameError``/``InvalidSeedError`` on bad input."""
-    return solve_deal(make_deal(game, seed), seconds=seconds, max_nodes=max_nodes, core=core)
+    return solve_deal(make_deal(game, seed), seconds=seconds, max_nodes=max_nodes, searcher=searcher)

@@ -12,8 +12,9 @@ from engine.moves import T2T, W2F, W2T
 from solver import api, core, solve_deal
 from solver.beam import DRAW_STEP as DRAW
 from solver.beam import REDEAL_STEP as REDEAL
-from solver.beam import beam_applies, beam_bytes, kplus, python_beam, widths_within
+from solver.beam import beam_applies, beam_bytes, kplus, widths_within
 from solver.log import to_log, wins
+from solver.reference import python_beam
 from solver.state import SearchMove, SearchState
 
 from .test_search import blocked, make_deal

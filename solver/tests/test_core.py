@@ -14,8 +14,7 @@ import random
 import pytest
 
 from engine import GAME_IDS, State, deal, find_rules
-from solver import core, solve_deal
-from solver import search as reference
+from solver import core, reference, solve_deal
 from solver.log import to_log, wins
 from solver.state import SearchState
 
@@ -117,8 +116,8 @@ def test_same_solve_as_python_under_a_node_budget(game):
     node budget: the same verdicts, nodes, restarts and logs with either core."""
     for seed in (1, 2):
         d = deal(game, seed)
-        py = solve_deal(d, seconds=600, max_nodes=30_000, shorten_log=False, core="python")
-        c = solve_deal(d, seconds=600, max_nodes=30_000, shorten_log=False, core="c")
+        py = solve_deal(d, seconds=600, max_nodes=30_000, shorten_log=False, searcher=reference.PYTHON)
+        c = solve_deal(d, seconds=600, max_nodes=30_000, shorten_log=False)
         assert (c.status, c.nodes, c.depth, c.moves) == (py.status, py.nodes, py.depth, py.moves)
         assert c.stats["restarts"] == py.stats["restarts"]
 
@@ -199,7 +198,7 @@ def test_missing_core_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(core, "_core", None)
     with pytest.raises(core.CoreMissing, match="bin/setup"):
         solve_deal(deal("klondike", 2), seconds=1)
-    assert solve_deal(deal("klondike", 2), seconds=5, core="python").status == "solved"
+    assert solve_deal(deal("klondike", 2), seconds=5, searcher=reference.PYTHON).status == "solved"
 
 
 def test_a_core_built_from_another_source_is_refused(tmp_path):
@@ -241,7 +240,7 @@ def test_the_core_reads_the_one_weights_table(monkeypatch):
         py, c = both(d, max_nodes=3000, rng=random.Random(5), noise=400, keep_best=True)
         assert_same(d, py, c)
         assert (c.nodes, c.best_left, c.best_path) != (shipped.nodes, shipped.best_left, shipped.best_path)
-        b_py = beam.python_beam(SearchState(d), deadline=1e18, max_nodes=3000, width=5, cap=60)
+        b_py = reference.python_beam(SearchState(d), deadline=1e18, max_nodes=3000, width=5, cap=60)
         b_c = core.beam(SearchState(d), deadline=1e18, max_nodes=3000, width=5, cap=60)
         assert (b_c.nodes, b_c.best_left, b_c.best_path) == (b_py.nodes, b_py.best_left, b_py.best_path)
         assert core._core is not None

@@ -13,7 +13,7 @@ from engine import GAME_IDS, Deal, State, deal, find_rules, parse_card
 from engine.moves import F2T, T2T, W2F
 from solver import SolveResult, difficulty, solve, solve_deal
 from solver import moves as moves_module
-from solver import search as search_module
+from solver import reference as search_module
 from solver.dead import lost
 from solver.log import wins
 from solver.moves import gen_moves, stock_positions
@@ -204,9 +204,9 @@ def test_tiny_node_budget_gives_unknown():
     assert result.moves is None
 
 
-@pytest.mark.parametrize("core", ["c", "python"])
-def test_time_budget_is_respected(core):
-    result = solve("forty-thieves", 3, seconds=0.5, core=core)  # not decided in 0.5 s by either
+@pytest.mark.parametrize("searcher", [None, search_module.PYTHON], ids=["c", "python"])
+def test_time_budget_is_respected(searcher):
+    result = solve("forty-thieves", 3, seconds=0.5, searcher=searcher)  # not decided in 0.5 s by either
     assert result.status == "unknown"
     assert result.seconds < 1.5
 
@@ -301,7 +301,7 @@ def fired_positions(make, fired: list, tries: int):
     for _ in range(tries):
         d = make()
         fired.clear()
-        result = solve_deal(d, seconds=20, shorten_log=False, core="python")
+        result = solve_deal(d, seconds=20, shorten_log=False, searcher=search_module.PYTHON)
         if not fired:
             continue
         truth = brute_force(d, limit=100_000)
@@ -331,7 +331,7 @@ def test_klondike_draw_one_plays_a_safe_card_from_anywhere_in_the_talon():
     d3 = make_deal("klondike-3", tableau, stock, found, face_down=(22, 17), columns=2)
     assert safe_move(SearchState(d3)) is None
     # both searches play it (the same nodes), and the exhaustive search agrees: lost
-    c, py = (solve_deal(d, seconds=10, shorten_log=False, core=core) for core in ("c", "python"))
+    c, py = (solve_deal(d, seconds=10, shorten_log=False, searcher=s) for s in (None, search_module.PYTHON))
     assert (c.status, c.nodes) == (py.status, py.nodes) == ("unsolvable", py.nodes)
     assert brute_force(d, limit=200_000) is False
 
@@ -418,7 +418,7 @@ def test_klondike_partial_move_that_frees_a_card_for_the_foundation_is_kept(monk
     assert_wins(d, solve_deal(d, seconds=20))
     monkeypatch.setattr(search_module, "gen_moves", without_partial_moves)
     # the partial move is needed (shown with the Python search, whose generator is patched)
-    assert solve_deal(d, seconds=20, core="python").status == "unsolvable"
+    assert solve_deal(d, seconds=20, searcher=search_module.PYTHON).status == "unsolvable"
 
 
 def test_klondike_partial_moves_only_with_a_use_for_the_exposed_card():
@@ -600,7 +600,7 @@ def test_restarts_never_claim_a_loss():
     """Only the complete depth-first search may say ``unsolvable``."""
     import random as _random
 
-    from solver.search import search
+    from solver.reference import search
 
     d = blocked("forty-thieves")
     assert search(SearchState(d), deadline=1e18).status == "unsolvable"

