@@ -10,7 +10,6 @@ from engine import MAX_LOG_LENGTH, Deal
 from engine import deal as make_deal
 from engine.rules import Layout
 
-from .beam import BEAM_SHARE as _BEAM_SHARE
 from .beam import beam_applies
 from .core import Compiled
 from .log import SolverBug, log_length, to_log, wins
@@ -30,7 +29,7 @@ KLONDIKE_DEPTH_FIRST_SHARE = 0.7  # most Klondike deals not won at once are lost
 RESTART_NODES = 3000
 RESTART_NOISE = 2000
 PREFIX_SHARE = 0.5
-BEAM_SHARE = _BEAM_SHARE  # 0 turns the beam off
+BEAM_SHARE = 0.4  # then up to this share goes to the beam (0 turns it off); the restarts get the rest
 
 # Log shortening: this share of the budget, within it; wins longer than SHORTCUT_FROM moves
 # first take the shortcuts ``shortcut`` finds (a depth-first line can wander for thousands).

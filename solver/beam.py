@@ -38,18 +38,15 @@ from engine.moves import DRAW, REDEAL, W2F, W2T
 
 from .state import SearchMove, SearchState
 
-# Schedule (``api``): after the complete search, up to BEAM_SHARE of the budget (time, and nodes
-# under a node budget) goes to beams of these widths in turn, until one wins or the share is
-# spent; the restarts get the rest, grown from the beam's best line when it is the better one.
-BEAM_SHARE = 0.4
+# The widths the schedule (``api``) tries in turn, within its BEAM_SHARE of the budget.
 BEAM_WIDTHS = (100, 1000, 4000)
 # Moves one state's closure may try in a level.
 BEAM_CAP = 400
 
 
 class Weights(NamedTuple):
-    """The score's weights (``core`` hands this table to the compiled core): a card off the foundations outweighs
-    everything else; then cards lying above a lower card of their suit (in a column, or in the
+    """The score's weights (``core`` hands this table to the compiled core): a card off the
+    foundations outweighs everything else; then cards lying above a lower card of their suit (in a column, or in the
     waste, which is dug from the top), cards not built on the card below them, the waste's size,
     and empty columns."""
 

@@ -1,14 +1,8 @@
-"""The compiled search core (``csrc/*.c``, the module ``_core``) behind the search phases'
-interface (``search.Searcher``).
-
-The C loop is the Python loop of ``search`` (same moves, order, safe moves and key; see
-``csrc/core.h`` for the two differences: 128-bit hashed keys and a bounded table that keeps
-the current path), root included: its safe moves, then Lemma D (``dead``) on the result, as
-``search`` does it, so both searches count the same nodes and give the same verdicts; and
-the beam is ``beam.python_beam``'s. The boundary is small: a position, an ``Options``, and
-the core's ``Outcome`` back.
-
-There is no fallback: without the built extension every use raises ``CoreMissing``.
+"""The compiled search core (``csrc/``, the module ``_core``) behind the search phases'
+interface (``search.Searcher``): the searches of ``reference``, node for node (docs/solver.md,
+"The compiled core"). The boundary is small: a position and an ``Options`` in, the core's
+``Outcome`` back. There is no fallback: without the built extension every use raises
+``CoreMissing``.
 """
 
 from __future__ import annotations
@@ -17,21 +11,25 @@ import hashlib
 import importlib
 import os
 import random
+import struct
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import NamedTuple
 
+from engine import moves as engine_moves
+
 from . import beam as beam_module
 from . import moves
 from .beam import BEAM_CAP, BeamOutcome, widths_within
 from .search import SOLVED, UNKNOWN, UNSOLVABLE, SearchOutcome
-from .state import KINDS, SearchMove, SearchState
+from .state import SearchMove, SearchState
 
 _SOURCES = Path(__file__).with_name("csrc")
 _IMPORT_ERROR: Exception | None = None
 _core: ModuleType | None
+KINDS = ("DRAW", "REDEAL", "T2F", "T2T", "W2F", "W2T", "F2T")  # engine.moves' kinds, which the core names
 
 
 def stale(module: object, sources: Path = _SOURCES) -> bool:
@@ -57,7 +55,7 @@ else:
     if stale(_core):
         _core = None
         _IMPORT_ERROR = ImportError("the built module is stale: it was built from other sources than solver/csrc")
-    elif _core.KINDS != KINDS:  # the engine's move kinds, which the core names as constants
+    elif {name: getattr(engine_moves, name) for name in KINDS} != _core.KINDS:
         _core = None
         _IMPORT_ERROR = ImportError("the built module's move kinds are not the engine's (engine/moves.py)")
 
@@ -71,10 +69,6 @@ _STATUS = {0: SOLVED, 1: UNSOLVABLE, 2: UNKNOWN}
 
 class CoreMissing(RuntimeError):
     """The compiled search core is not built (no silent slow fallback)."""
-
-
-def available() -> bool:
-    return _core is not None
 
 
 def configure(*, table_mb: float | None) -> None:
@@ -102,15 +96,11 @@ def table_mb() -> float:
 
 
 def require() -> None:
-    global _weighted
     if _core is None:
         raise CoreMissing(
             "the solver's compiled search core (solver/csrc) is not built, or was "
             f"built from another version of it: run bin/setup ({_IMPORT_ERROR})"
         )
-    if not _weighted:
-        init_weights()
-        _weighted = True
 
 
 def init_weights() -> None:
@@ -120,7 +110,22 @@ def init_weights() -> None:
     _core.init(moves.WEIGHTS, beam_module.WEIGHTS)
 
 
-_weighted = False
+if _core is not None:
+    init_weights()
+
+
+class Options(NamedTuple):
+    """What one search or beam of the core is asked (the core reads these fields by name)."""
+
+    seconds: float
+    max_nodes: int = -1  # < 0: no cap
+    table_mb: float = DEFAULT_TABLE_MB  # search: the table's bound
+    rng: bytes | None = None  # search: a restart's generator (``random.Random.getstate()[1]``, 625 words)
+    noise: float = 0  # ...and the jitter's bound
+    keep_best: bool = False  # search: keep the line to the fewest cards left
+    prefix: Sequence[SearchMove] = ()  # search: moves played first (checked; lines start after them)
+    width: int = 0  # beam: states kept a level
+    cap: int = BEAM_CAP  # beam: moves a state's closure may try
 
 
 class Compiled:
@@ -142,94 +147,34 @@ class Compiled:
         keep_best: bool = False,
         prefix: Sequence[SearchMove] = (),
     ) -> SearchOutcome:
-        return search(
-            root,
-            deadline=deadline,
-            max_nodes=max_nodes,
-            mb=self.mb,
-            rng=rng,
-            noise=noise,
-            keep_best=keep_best,
-            prefix=prefix,
-        )
+        """``reference.search`` in C (``rng``: the core runs Python's generator from its state, which
+        is not advanced). ``prefix`` moves that do not fit raise ValueError."""
+        assert _core is not None
+        words = None if rng is None else struct.pack("625I", *rng.getstate()[1])
+        seconds = max(0.0, deadline - time.perf_counter())
+        nodes = -1 if max_nodes is None else max_nodes
+        out = _core.search(root, Options(seconds, nodes, self.mb, words, noise, keep_best, prefix))
+        verdict = _STATUS[out.status]
+        if verdict == SOLVED:  # as ``reference.search`` returns a win: no best line
+            # The core's moves are plain 8-tuples of SearchMove's fields; a win is named once.
+            found = SearchOutcome(verdict, [SearchMove._make(m) for m in out.line], out.nodes, out.depth, out.replaced)
+        else:
+            # A restart's best line stays as the core made it: it only goes back to the core as a
+            # prefix, and naming its moves at every restart cost about a tenth of a solve's time.
+            best = out.best_line if keep_best else []
+            found = SearchOutcome(verdict, [], out.nodes, out.depth, out.replaced, out.best_left, best)
+        found.stored, found.slots = out.stored, out.slots
+        return found
 
     def beam(
         self, root: SearchState, *, deadline: float, max_nodes: int | None, width: int, cap: int = BEAM_CAP
     ) -> BeamOutcome:
-        return beam(root, deadline=deadline, max_nodes=max_nodes, width=width, cap=cap)
+        """``reference.python_beam`` in C."""
+        assert _core is not None
+        seconds = max(0.0, deadline - time.perf_counter())
+        out = _core.beam(root, Options(seconds, -1 if max_nodes is None else max_nodes, width=width, cap=cap))
+        moves = [SearchMove._make(m) for m in out.line], [SearchMove._make(m) for m in out.best_line]
+        return BeamOutcome("solved" if out.status == 0 else "unknown", moves[0], out.nodes, out.best_left, moves[1])
 
     def beam_widths(self) -> tuple[int, ...]:
         return widths_within(self.mb)  # a beam stays within the table's memory bound
-
-
-class Options(NamedTuple):
-    """What one search or beam of the core is asked (the core reads these fields by name)."""
-
-    seconds: float
-    max_nodes: int = -1  # < 0: no cap
-    table_mb: float = DEFAULT_TABLE_MB  # search: the table's bound
-    rng: list[int] | None = None  # search: a restart's generator (``random.Random.getstate()[1]``)
-    noise: float = 0  # ...and the jitter's bound
-    keep_best: bool = False  # search: keep the line to the fewest cards left
-    prefix: Sequence[SearchMove] = ()  # search: moves played first (checked; lines start after them)
-    width: int = 0  # beam: states kept a level
-    cap: int = BEAM_CAP  # beam: moves a state's closure may try
-
-
-def search(
-    st: SearchState,
-    *,
-    deadline: float,
-    max_nodes: int | None = None,
-    mb: float | None = None,
-    rng: random.Random | None = None,
-    noise: int = 0,
-    keep_best: bool = False,
-    prefix: Sequence[SearchMove] = (),
-) -> SearchOutcome:
-    """``search.search`` in C. ``rng`` jitters the move order as in ``search.search``: the
-    core runs Python's generator from ``rng``'s state (``rng`` itself is not advanced).
-    ``mb`` bounds the table (default: ``table_mb()``). ``st`` is left as it is (the core
-    searches a copy), ``prefix`` is played on the copy first (moves that do not fit raise
-    ValueError); the lines returned start after it."""
-    require()
-    assert _core is not None
-    out = _core.search(
-        st,
-        Options(
-            seconds=max(0.0, deadline - time.perf_counter()),
-            max_nodes=-1 if max_nodes is None else max_nodes,
-            table_mb=table_mb() if mb is None else mb,
-            rng=None if rng is None else list(rng.getstate()[1]),
-            noise=noise,
-            keep_best=keep_best,
-            prefix=prefix,
-        ),
-    )
-    verdict = _STATUS[out.status]
-    if verdict == SOLVED:  # as ``search.search`` returns a win: no best line
-        # The core's moves are plain 8-tuples of SearchMove's fields; a win is named once.
-        found = SearchOutcome(verdict, [SearchMove._make(m) for m in out.line], out.nodes, out.depth, out.replaced)
-    else:
-        # A restart's best line stays as the core made it: it only goes back to the core as a
-        # prefix, and naming its moves at every restart cost about a tenth of a solve's time.
-        found = SearchOutcome(
-            verdict, [], out.nodes, out.depth, out.replaced, out.best_left, out.best_line if keep_best else []
-        )
-    found.stored, found.slots = out.stored, out.slots
-    return found
-
-
-def beam(root: SearchState, *, deadline: float, max_nodes: int | None, width: int, cap: int = BEAM_CAP) -> BeamOutcome:
-    """``beam.python_beam`` in C: one beam of ``width`` from ``root`` (not changed)."""
-    require()
-    assert _core is not None
-    seconds = max(0.0, deadline - time.perf_counter())
-    out = _core.beam(root, Options(seconds, -1 if max_nodes is None else max_nodes, width=width, cap=cap))
-    return BeamOutcome(
-        "solved" if out.status == 0 else "unknown",
-        [SearchMove._make(m) for m in out.line],
-        out.nodes,
-        out.best_left,
-        [SearchMove._make(m) for m in out.best_line],
-    )

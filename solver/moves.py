@@ -60,11 +60,9 @@ class Weights(NamedTuple):
     stock_build: int = 200
     stock_fill: int = 30
     draw: int = 50
-    # Restarts only (they can only find wins, so any order is allowed there): in one-pass games
-    # every card a stock move draws past is buried under the waste until everything drawn after
-    # it has been played; greedy dives that played a deep stock card early wasted the talon
-    # (docs/solver.md). So a draw costs more there, and more again for every buried card needed
-    # soon (``bury`` times 3 - gap, gap = rank above the suit's lower pile < 3).
+    # Restarts only (any order is sound there): a draw past a card buries it in a one-pass game,
+    # so a draw costs more, and more for every buried card needed soon (``bury`` x (3 - gap),
+    # gap = rank above the suit's lower pile < 3): docs/solver.md has the measurements.
     restart_draw: int = 200
     bury: int = 50
     redeal: int = 5  # a redeal costs as many draws

@@ -119,108 +119,97 @@ class Reference:
     def beam(
         self, root: SearchState, *, deadline: float, max_nodes: int | None, width: int, cap: int = BEAM_CAP
     ) -> BeamOutcome:
-        return python_beam(root, deadline=deadline, max_nodes=max_nodes, width=width, cap=cap)
+        """``Searcher.beam``: the algorithm of ``beam``'s docstring; ``root`` is not changed."""
+        node_cap = max_nodes if max_nodes is not None else 1 << 62
+        nodes = 0
+        best_left = 1 << 30
+        best_path: list[SearchMove] = []
+        beam: list[list[SearchMove]] = [[]]
+        seq = 0
+        # One level's state, emptied at the start of each level (not rebound: ``offer`` and ``enter`` read them).
+        seen: set[bytes] = set()
+        # (score, -seq, line, cards left, next step): the worst at heap[0]; (score, -seq) is unique
+        heap: list[tuple[int, int, list[SearchMove], int, SearchMove | None]] = []
+        frames: list[list[Any]] = []  # [moves, next index, safe moves played on entry]
+
+        def offer(st: SearchState, line: list[SearchMove]) -> None:
+            nonlocal seq
+            item = (score(st), -seq, line, st.left, next_step(st))
+            seq += 1
+            if len(heap) < width:
+                heapq.heappush(heap, item)
+            elif item[:2] > heap[0][:2]:
+                heapq.heapreplace(heap, item)
+
+        def enter(st: SearchState, path: list[SearchMove], base: list[SearchMove]) -> int:
+            """1: won, 0: seen this level (undone), 2: opened."""
+            safe = 0
+            while (m := safe_move(st)) is not None:
+                st.play(m)
+                path.append(m)
+                safe += 1
+            if st.left == 0:
+                return 1
+            key = st.key()
+            if key in seen:
+                for _ in range(safe):
+                    st.undo(path.pop())
+                return 0
+            seen.add(key)
+            offer(st, base + path)
+            moves = [m for m in gen_moves(st) if not (m.kind in (W2F, W2T) and (m.draws or m.redeal))]
+            frames.append([moves, 0, safe])
+            return 2
+
+        while True:
+            seen.clear()
+            heap.clear()
+            out_of_budget = False
+            for base in beam:
+                st = replay(root, base)
+                path: list[SearchMove] = []
+                stop = nodes + cap
+                frames.clear()
+                r = enter(st, path, base)
+                if r == 1:
+                    return BeamOutcome("solved", kplus(base + path), nodes, 0, [])
+                while frames:
+                    frame = frames[-1]
+                    if frame[1] < len(frame[0]) and nodes < stop:
+                        m = frame[0][frame[1]]
+                        frame[1] += 1
+                        st.play(m)
+                        path.append(m)
+                        nodes += 1
+                        if (nodes % 256 == 0 and time.perf_counter() > deadline) or nodes >= node_cap:
+                            out_of_budget = True
+                            break
+                        r = enter(st, path, base)
+                        if r == 1:
+                            return BeamOutcome("solved", kplus(base + path), nodes, 0, [])
+                        if r == 0:
+                            st.undo(path.pop())
+                    else:
+                        frames.pop()
+                        for _ in range(frame[2]):
+                            st.undo(path.pop())
+                        if frames:
+                            st.undo(path.pop())
+                if out_of_budget:
+                    break
+            beam = []
+            for _, _, line, left, step in sorted(heap, key=lambda item: (-item[0], -item[1])):
+                if left < best_left:
+                    best_left, best_path = left, kplus(line)
+                if step is not None:
+                    beam.append([*line, step])
+            if out_of_budget or not beam:
+                break
+        return BeamOutcome("unknown", [], nodes, best_left, best_path)
 
     def beam_widths(self) -> tuple[int, ...]:
         return BEAM_WIDTHS
 
 
 PYTHON = Reference()
-search = PYTHON.search  # the reference search (the tests call it by this name)
-
-
-def python_beam(
-    root: SearchState,
-    *,
-    deadline: float,
-    max_nodes: int | None,
-    width: int,
-    cap: int = BEAM_CAP,
-) -> BeamOutcome:
-    """The reference beam (see the module's docstring); ``root`` is not changed."""
-    node_cap = max_nodes if max_nodes is not None else 1 << 62
-    nodes = 0
-    best_left = 1 << 30
-    best_path: list[SearchMove] = []
-    beam: list[list[SearchMove]] = [[]]
-    seq = 0
-    # One level's state, emptied at the start of each level (not rebound: ``offer`` and ``enter`` read them).
-    seen: set[bytes] = set()
-    # (score, -seq, line, cards left, next step): the worst at heap[0]; (score, -seq) is unique
-    heap: list[tuple[int, int, list[SearchMove], int, SearchMove | None]] = []
-    frames: list[list[Any]] = []  # [moves, next index, safe moves played on entry]
-
-    def offer(st: SearchState, line: list[SearchMove]) -> None:
-        nonlocal seq
-        item = (score(st), -seq, line, st.left, next_step(st))
-        seq += 1
-        if len(heap) < width:
-            heapq.heappush(heap, item)
-        elif item[:2] > heap[0][:2]:
-            heapq.heapreplace(heap, item)
-
-    def enter(st: SearchState, path: list[SearchMove], base: list[SearchMove]) -> int:
-        """1: won, 0: seen this level (undone), 2: opened."""
-        safe = 0
-        while (m := safe_move(st)) is not None:
-            st.play(m)
-            path.append(m)
-            safe += 1
-        if st.left == 0:
-            return 1
-        key = st.key()
-        if key in seen:
-            for _ in range(safe):
-                st.undo(path.pop())
-            return 0
-        seen.add(key)
-        offer(st, base + path)
-        moves = [m for m in gen_moves(st) if not (m.kind in (W2F, W2T) and (m.draws or m.redeal))]
-        frames.append([moves, 0, safe])
-        return 2
-
-    while True:
-        seen.clear()
-        heap.clear()
-        out_of_budget = False
-        for base in beam:
-            st = replay(root, base)
-            path: list[SearchMove] = []
-            stop = nodes + cap
-            frames.clear()
-            r = enter(st, path, base)
-            if r == 1:
-                return BeamOutcome("solved", kplus(base + path), nodes, 0, [])
-            while frames:
-                frame = frames[-1]
-                if frame[1] < len(frame[0]) and nodes < stop:
-                    m = frame[0][frame[1]]
-                    frame[1] += 1
-                    st.play(m)
-                    path.append(m)
-                    nodes += 1
-                    if (nodes % 256 == 0 and time.perf_counter() > deadline) or nodes >= node_cap:
-                        out_of_budget = True
-                        break
-                    r = enter(st, path, base)
-                    if r == 1:
-                        return BeamOutcome("solved", kplus(base + path), nodes, 0, [])
-                    if r == 0:
-                        st.undo(path.pop())
-                else:
-                    frames.pop()
-                    for _ in range(frame[2]):
-                        st.undo(path.pop())
-                    if frames:
-                        st.undo(path.pop())
-            if out_of_budget:
-                break
-        beam = []
-        for _, _, line, left, step in sorted(heap, key=lambda item: (-item[0], -item[1])):
-            if left < best_left:
-                best_left, best_path = left, kplus(line)
-            if step is not None:
-                beam.append([*line, step])
-        if out_of_budget or not beam:
-            break
-    return BeamOutcome("unknown", [], nodes, best_left, best_path)
+search, python_beam = PYTHON.search, PYTHON.beam  # the tests call them by these names

@@ -26,13 +26,8 @@ import functools
 from typing import NamedTuple
 
 from engine import Deal
-from engine.moves import DRAW, F2T, REDEAL, T2F, T2T, W2F, W2T
+from engine.moves import F2T, T2F, T2T, W2F, W2T
 from engine.rules import Build, Layout, Unit
-
-# The move kinds are the engine's (``engine.moves``): T2F (a column's top to a foundation),
-# T2T, W2F and W2T (the talon card at index ``talon``), F2T (Klondike: a suit's foundation to a
-# column); DRAW and REDEAL only in the beam's lines, one step each (``beam``).
-KINDS = {"DRAW": DRAW, "REDEAL": REDEAL, "T2F": T2F, "T2T": T2T, "W2F": W2F, "W2T": W2T, "F2T": F2T}
 
 
 class SearchMove(NamedTuple):

@@ -2,26 +2,14 @@
  *
  *   state.c   the position (state.py): play/undo, hashed key, safe moves (safe.py), Lemma D (dead.py)
  *   moves.c   move generation and order (moves.py), the weights tables, restarts' generator
- *   search.c  the transposition table and the depth-first loop (search.py)
- *   beam.c    the stock-step beam (beam.py)
+ *   search.c  the transposition table and the depth-first loop (reference.py's search)
+ *   beam.c    the stock-step beam (beam.py, reference.py's python_beam)
  *   module.c  the Python binding: positions and options in, an Outcome out (core.py)
  *
- * Same semantics as the Python modules it mirrors: the same moves, scored and ordered the same
- * way (a stable sort, best first), the same safe moves played without branching, the same
- * canonical key (columns as a multiset, foundations per suit as a multiset, the talon exactly,
- * p and passes when they matter). The proofs are in those modules; these files only restate the
- * rules. Two differences, both outside what a proof relies on (restarts' jitter is Python's own
- * generator, run in C):
- *
- *  - The table stores 128-bit hashes of the canonical key instead of the key itself
- *    (Zobrist hashes per column, summed through a mixer so column order is forgotten).
- *    A false "seen" needs two distinct keys with equal 128-bit hashes: with N entries the
- *    chance is about N^2 / 2^129, below 10^-22 for 10^8 entries.
- *  - The table is bounded in bytes (``table_mb``) and never cleared. It is a set of buckets
- *    of 8 entries; the entries of the current path are pinned and never replaced (so the
- *    loop cannot cycle), and when a bucket is full the unpinned entry with the smallest
- *    subtree (nodes searched below it) is replaced. With room for every entered position,
- *    nothing is ever replaced, and the search is node for node the Python search.
+ * The same moves, order, safe moves, key and verdicts as the Python modules it mirrors (the proofs
+ * are there; this only restates the rules); docs/solver.md, "The compiled core", has the two
+ * differences, both outside what a proof relies on: 128-bit hashed keys, and a table bounded in
+ * bytes that never evicts the current path.
  *
  * Only the orchestration stays in Python (core.py, api.py). Only module.c includes Python.h.
  */
@@ -112,7 +100,7 @@ typedef struct {
 
 /* The boundary with the binding: what a search or a beam is asked, and what it found. */
 typedef struct {
-    double seconds, table_mb, noise;
+    double seconds, table_mb;
     long long max_nodes; /* < 0: no cap */
     int keep_best;       /* search: keep the line to the fewest cards left */
     int width, cap;      /* beam: states kept per level, moves per state's closure */

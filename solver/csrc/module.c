@@ -16,29 +16,30 @@ static int get_int(PyObject *o, const char *name, int *out) {
     return 0;
 }
 
-static int get_list(PyObject *o, const char *name, int *out, int maxn, int *n_out) {
-    PyObject *v = PyObject_GetAttrString(o, name);
-    if (!v) return -1;
-    PyObject *seq = PySequence_Fast(v, "expected a sequence");
-    Py_DECREF(v);
+/* The ints of the sequence ``v`` (at most ``maxn``, each in [lo, hi)) into ``out``; their count, or -1. */
+static int read_ints(PyObject *v, const char *what, int *out, int maxn, long lo, long hi) {
+    PyObject *seq = v ? PySequence_Fast(v, what) : NULL;
     if (!seq) return -1;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    if (n > maxn) {
-        Py_DECREF(seq);
-        PyErr_Format(PyExc_ValueError, "%s: too many entries", name);
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
+    for (Py_ssize_t i = 0; i < n && n <= maxn; i++) {
         long x = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
-        if (x == -1 && PyErr_Occurred()) {
+        if (x < lo || x >= hi || (x == -1 && PyErr_Occurred())) {
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s: %ld is out of range", what, x);
             Py_DECREF(seq);
             return -1;
         }
         out[i] = (int)x;
     }
     Py_DECREF(seq);
-    *n_out = (int)n;
-    return 0;
+    if (n > maxn) PyErr_Format(PyExc_ValueError, "%s: too many entries for the core", what);
+    return n > maxn ? -1 : (int)n;
+}
+
+static int get_ints(PyObject *o, const char *name, int *out, int maxn, long lo, long hi) {
+    PyObject *v = PyObject_GetAttrString(o, name);
+    int n = read_ints(v, name, out, maxn, lo, hi);
+    Py_XDECREF(v);
+    return n;
 }
 
 static int load_state(PyObject *o, State *s) {
@@ -53,56 +54,23 @@ static int load_state(PyObject *o, State *s) {
         PyErr_SetString(PyExc_ValueError, "position outside the core's limits");
         return -1;
     }
-    int buf[MAXTALON + MAXCOL], n;
-    if (get_list(o, "found", buf, 8, &n)) return -1;
-    s->nfound = n;
-    for (int i = 0; i < n; i++) s->found[i] = buf[i];
-    if (get_list(o, "down", buf, MAXCOLS, &n)) return -1;
-    for (int i = 0; i < n && i < s->ncols; i++) s->down[i] = buf[i];
-    if (get_list(o, "talon", buf, MAXTALON - 1, &n)) return -1;
-    s->tlen = n;
+    int buf[MAXCOL + MAXTALON], n;
+    if ((s->nfound = get_ints(o, "found", s->found, 8, 0, 14)) < 0 || get_ints(o, "down", s->down, MAXCOLS, 0, MAXCOL) < 0 ||
+        (s->tlen = n = get_ints(o, "talon", buf, MAXTALON - 1, 0, 52)) < 0)
+        return -1;
     for (int i = 0; i < n; i++) s->talon[i] = (unsigned char)buf[i];
     PyObject *cols = PyObject_GetAttrString(o, "cols");
-    if (!cols) return -1;
-    PyObject *seq = PySequence_Fast(cols, "cols: expected a sequence");
-    Py_DECREF(cols);
+    PyObject *seq = cols ? PySequence_Fast(cols, "cols") : NULL;
+    Py_XDECREF(cols);
     if (!seq) return -1;
-    if (PySequence_Fast_GET_SIZE(seq) != s->ncols) {
-        Py_DECREF(seq);
-        PyErr_SetString(PyExc_ValueError, "cols and ncols disagree");
-        return -1;
-    }
-    for (int i = 0; i < s->ncols; i++) {
-        PyObject *c = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, i), "a column: expected a sequence");
-        if (!c) {
-            Py_DECREF(seq);
-            return -1;
-        }
-        Py_ssize_t len = PySequence_Fast_GET_SIZE(c);
-        if (len >= MAXCOL) {
-            Py_DECREF(c);
-            Py_DECREF(seq);
-            PyErr_SetString(PyExc_ValueError, "a column is too long for the core");
-            return -1;
-        }
-        for (Py_ssize_t k = 0; k < len; k++) {
-            long x = PyLong_AsLong(PySequence_Fast_GET_ITEM(c, k));
-            if (x < 0 || x >= 52) {
-                Py_DECREF(c);
-                Py_DECREF(seq);
-                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad card");
-                return -1;
-            }
-            s->col[i][s->len[i]++] = (unsigned char)x;
-        }
-        Py_DECREF(c);
+    int ok = PySequence_Fast_GET_SIZE(seq) == s->ncols;
+    if (!ok) PyErr_SetString(PyExc_ValueError, "cols and ncols disagree");
+    for (int i = 0; ok && i < s->ncols; i++) {
+        ok = (n = read_ints(PySequence_Fast_GET_ITEM(seq, i), "a column", buf, MAXCOL - 1, 0, 52)) >= 0;
+        for (int k = 0; k < n; k++) s->col[i][s->len[i]++] = (unsigned char)buf[k];
     }
     Py_DECREF(seq);
-    for (int i = 0; i < s->tlen; i++)
-        if (s->talon[i] >= 52) {
-            PyErr_SetString(PyExc_ValueError, "bad card");
-            return -1;
-        }
+    if (!ok) return -1;
     state_prepare(s);
     return 0;
 }
@@ -129,22 +97,10 @@ static int play_prefix(State *s, PyObject *prefix) {
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     for (Py_ssize_t i = 0; i < n; i++) {
         int v[8];
-        PyObject *t = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, i), "prefix: a move is an 8-tuple");
-        if (!t) goto fail;
-        if (PySequence_Fast_GET_SIZE(t) != 8) {
-            Py_DECREF(t);
-            PyErr_SetString(PyExc_ValueError, "prefix: a move is an 8-tuple");
+        if (read_ints(PySequence_Fast_GET_ITEM(seq, i), "prefix: a move", v, 8, -1, 1 << 15) != 8) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "prefix: a move is an 8-tuple");
             goto fail;
         }
-        for (int k = 0; k < 8; k++) {
-            long x = PyLong_AsLong(PySequence_Fast_GET_ITEM(t, k));
-            if (x == -1 && PyErr_Occurred()) {
-                Py_DECREF(t);
-                goto fail;
-            }
-            v[k] = (int)x;
-        }
-        Py_DECREF(t);
         Move m = {(signed char)v[0], (signed char)v[1], (signed char)v[2], (signed char)v[6], (short)v[3],
                   (short)v[4], (short)v[5], (short)v[7]};
         int ok = 0, a = v[1], b = v[2], nn = v[3], j = v[4];
@@ -187,42 +143,26 @@ static int read_options(PyObject *o, Options *out) {
     memset(out, 0, sizeof *out);
     double max_nodes;
     if (get_double(o, "seconds", &out->seconds) || get_double(o, "table_mb", &out->table_mb) ||
-        get_double(o, "noise", &out->noise) || get_double(o, "max_nodes", &max_nodes) ||
+        get_double(o, "noise", &out->rng.noise) || get_double(o, "max_nodes", &max_nodes) ||
         get_int(o, "keep_best", &out->keep_best) || get_int(o, "width", &out->width) || get_int(o, "cap", &out->cap))
         return -1;
     out->max_nodes = max_nodes < 0 ? -1 : max_nodes > 4e18 ? (1LL << 62) : (long long)max_nodes;
-    out->rng.noise = out->noise;
     PyObject *rng = PyObject_GetAttrString(o, "rng");
     if (!rng) return -1;
-    if (rng != Py_None) { /* random.Random.getstate()[1]: 624 words and the position */
-        PyObject *seq = PySequence_Fast(rng, "rng: expected random.Random.getstate()[1]");
-        Py_DECREF(rng);
-        if (!seq) return -1;
-        if (PySequence_Fast_GET_SIZE(seq) != 625) {
-            Py_DECREF(seq);
-            PyErr_SetString(PyExc_ValueError, "rng: expected 625 words (random.Random.getstate()[1])");
+    if (rng != Py_None) { /* random.Random.getstate()[1], packed: 624 words and the position */
+        uint32_t w[625];
+        int ok = PyBytes_Check(rng) && PyBytes_GET_SIZE(rng) == sizeof w;
+        if (ok) memcpy(w, PyBytes_AS_STRING(rng), sizeof w);
+        if (!ok || w[624] > 624) {
+            Py_DECREF(rng);
+            PyErr_SetString(PyExc_ValueError, "rng: expected 625 words (random.Random.getstate()[1], packed)");
             return -1;
         }
-        for (int i = 0; i < 625; i++) {
-            unsigned long x = PyLong_AsUnsignedLong(PySequence_Fast_GET_ITEM(seq, i));
-            if (PyErr_Occurred()) {
-                Py_DECREF(seq);
-                return -1;
-            }
-            if (i < 624)
-                out->rng.mt[i] = (uint32_t)x;
-            else if (x > 624) {
-                Py_DECREF(seq);
-                PyErr_SetString(PyExc_ValueError, "rng: bad position");
-                return -1;
-            } else
-                out->rng.mti = (int)x;
-        }
-        Py_DECREF(seq);
+        memcpy(out->rng.mt, w, sizeof out->rng.mt);
+        out->rng.mti = (int)w[624];
         out->rng.on = 1;
-    } else {
-        Py_DECREF(rng);
     }
+    Py_DECREF(rng);
     return 0;
 }
 

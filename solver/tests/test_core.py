@@ -26,7 +26,7 @@ def both(d, **kw):
     """Both searches from ``d`` (a restart's ``rng`` is copied, so each draws the same numbers)."""
     rng = kw.pop("rng", None)
     py = reference.search(SearchState(d), deadline=1e18, rng=copy.deepcopy(rng), **kw)
-    c = core.search(SearchState(d), deadline=1e18, rng=copy.deepcopy(rng), **kw)
+    c = core.Compiled().search(SearchState(d), deadline=1e18, rng=copy.deepcopy(rng), **kw)
     return py, c
 
 
@@ -90,23 +90,23 @@ def test_same_restarts_as_python():
         assert_same(d, py, c)
         assert c.best_path == py.best_path
     lost = blocked("forty-thieves")
-    assert core.search(SearchState(lost), deadline=1e18).status == "unsolvable"
-    assert core.search(SearchState(lost), deadline=1e18, rng=random.Random(1), noise=400).status == "unknown"
+    assert core.Compiled().search(SearchState(lost), deadline=1e18).status == "unsolvable"
+    assert core.Compiled().search(SearchState(lost), deadline=1e18, rng=random.Random(1), noise=400).status == "unknown"
 
 
 def test_a_prefix_played_by_the_core_is_the_position_after_it():
     d = deal("forty-thieves", 3)
-    line = core.search(SearchState(d), deadline=1e18, max_nodes=2000, keep_best=True).best_path[:25]
+    line = core.Compiled().search(SearchState(d), deadline=1e18, max_nodes=2000, keep_best=True).best_path[:25]
     after = SearchState(d)
     for m in line:
         after.play(m)
     root = SearchState(d)
-    a = core.search(root, deadline=1e18, max_nodes=3000, keep_best=True, prefix=line)
-    b = core.search(after, deadline=1e18, max_nodes=3000, keep_best=True)
+    a = core.Compiled().search(root, deadline=1e18, max_nodes=3000, keep_best=True, prefix=line)
+    b = core.Compiled().search(after, deadline=1e18, max_nodes=3000, keep_best=True)
     assert (a.status, a.nodes, a.best_left, a.best_path) == (b.status, b.nodes, b.best_left, b.best_path)
     assert root.cols == [list(c) for c in d.tableau]  # the caller's state is never touched
     with pytest.raises(ValueError, match="prefix"):
-        core.search(root, deadline=1e18, max_nodes=10, prefix=[(0, 99, -1, 1, -1, 0, 0, 0)])
+        core.Compiled().search(root, deadline=1e18, max_nodes=10, prefix=[(0, 99, -1, 1, -1, 0, 0, 0)])
 
 
 @pytest.mark.slow
@@ -131,8 +131,8 @@ def test_a_tiny_table_replaces_entries_but_keeps_the_verdict(game, seed):
     never, so the search still ends, with the same verdict as with room for everything;
     a win still replays."""
     d = deal(game, seed)
-    roomy = core.search(SearchState(d), deadline=1e18, max_nodes=400_000)
-    tiny = core.search(SearchState(d), deadline=1e18, max_nodes=4_000_000, mb=0.001)
+    roomy = core.Compiled().search(SearchState(d), deadline=1e18, max_nodes=400_000)
+    tiny = core.Compiled(0.001).search(SearchState(d), deadline=1e18, max_nodes=4_000_000)
     assert tiny.slots == 512 and roomy.evictions == 0
     assert tiny.evictions > 0 or tiny.nodes < 512
     if roomy.status != "unknown":
@@ -146,10 +146,10 @@ def test_tiny_table_on_small_lost_positions_still_proves_them_lost():
     proved = 0
     for _ in range(200):
         d = random_endgame("klondike", rng, rng.randint(20, 30), 0.5, columns=4)
-        full = core.search(SearchState(d), deadline=1e18, max_nodes=30_000)
+        full = core.Compiled().search(SearchState(d), deadline=1e18, max_nodes=30_000)
         if full.status != "unsolvable" or full.nodes < 1000:
             continue
-        tiny = core.search(SearchState(d), deadline=1e18, max_nodes=20_000_000, mb=0.001)
+        tiny = core.Compiled(0.001).search(SearchState(d), deadline=1e18, max_nodes=20_000_000)
         assert tiny.status == "unsolvable" and tiny.evictions > 0, d
         proved += 1
         if proved >= 3:
@@ -161,7 +161,7 @@ def test_table_memory_bound_from_the_settings(settings):
     """Django's app config hands settings.SOLVER_TABLE_MB to the core, for every solve in the
     process (the Celery worker's included): no table is larger."""
     assert core.table_mb() == settings.SOLVER_TABLE_MB
-    out = core.search(SearchState(deal("maria", 2)), deadline=1e18, max_nodes=2_000_000)
+    out = core.Compiled().search(SearchState(deal("maria", 2)), deadline=1e18, max_nodes=2_000_000)
     assert out.slots * core._core.entry_bytes() <= settings.SOLVER_TABLE_MB * (1 << 20)
 
 
@@ -169,14 +169,14 @@ def test_table_memory_bound_from_the_environment(monkeypatch):
     monkeypatch.setattr(core, "_configured_mb", None)
     monkeypatch.setenv("SOLVER_TABLE_MB", "1")
     assert core.table_mb() == 1
-    out = core.search(SearchState(deal("maria", 2)), deadline=1e18, max_nodes=50_000)
+    out = core.Compiled().search(SearchState(deal("maria", 2)), deadline=1e18, max_nodes=50_000)
     assert out.slots * 24 <= 1 << 20
     monkeypatch.setenv("SOLVER_TABLE_MB", "lots")
     with pytest.raises(ValueError, match="SOLVER_TABLE_MB"):
         core.table_mb()
     monkeypatch.delenv("SOLVER_TABLE_MB")
     assert core.table_mb() == core.DEFAULT_TABLE_MB
-    capped = core.search(SearchState(deal("maria", 2)), deadline=1e18, max_nodes=1000)
+    capped = core.Compiled().search(SearchState(deal("maria", 2)), deadline=1e18, max_nodes=1000)
     assert capped.slots <= 4096  # a capped search gets only the room it can use
 
 
@@ -218,7 +218,7 @@ def test_the_core_takes_its_options_and_returns_an_outcome_by_name():
     with pytest.raises(AttributeError):
         core._core.search(st, object())
     with pytest.raises(ValueError, match="625 words"):
-        core._core.search(st, core.Options(seconds=60, max_nodes=10, rng=[1, 2, 3]))
+        core._core.search(st, core.Options(seconds=60, max_nodes=10, rng=b"123"))
     with pytest.raises(ValueError, match="width and cap"):
         core._core.beam(st, core.Options(seconds=60, max_nodes=10, width=0))
 
@@ -241,7 +241,7 @@ def test_the_core_reads_the_one_weights_table(monkeypatch):
         assert_same(d, py, c)
         assert (c.nodes, c.best_left, c.best_path) != (shipped.nodes, shipped.best_left, shipped.best_path)
         b_py = reference.python_beam(SearchState(d), deadline=1e18, max_nodes=3000, width=5, cap=60)
-        b_c = core.beam(SearchState(d), deadline=1e18, max_nodes=3000, width=5, cap=60)
+        b_c = core.Compiled().beam(SearchState(d), deadline=1e18, max_nodes=3000, width=5, cap=60)
         assert (b_c.nodes, b_c.best_left, b_c.best_path) == (b_py.nodes, b_py.best_left, b_py.best_path)
         assert core._core is not None
         with pytest.raises(ValueError, match="other fields"):
@@ -255,7 +255,6 @@ def test_the_core_names_the_engines_move_kinds():
     """One set of move kinds: the solver's moves and the core's constants are ``engine.moves``'s
     (core.py refuses a module whose kinds differ)."""
     from engine import moves as engine_moves
-    from solver.state import KINDS
 
     assert core._core is not None
-    assert core._core.KINDS == KINDS == {name: getattr(engine_moves, name) for name in KINDS}
+    assert {name: getattr(engine_moves, name) for name in core.KINDS} == core._core.KINDS

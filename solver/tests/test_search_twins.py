@@ -203,14 +203,14 @@ def test_core_prunes_twin_shuffles_as_python(game, monkeypatch):
     fired = 0
     for d, without in zip(positions, plain, strict=True):
         py = search_module.search(SearchState(d), deadline=1e18, max_nodes=100_000)
-        c = core.search(SearchState(d), deadline=1e18, max_nodes=100_000)
+        c = core.Compiled().search(SearchState(d), deadline=1e18, max_nodes=100_000)
         assert (c.status, c.nodes, c.depth, c.path) == (py.status, py.nodes, py.depth, py.path), d
         fired += c.nodes != without.nodes
     assert fired >= 5
     for seed in (1, 2, 3):
         d = deal(game, seed)
         py = search_module.search(SearchState(d), deadline=1e18, max_nodes=12_000)
-        c = core.search(SearchState(d), deadline=1e18, max_nodes=12_000)
+        c = core.Compiled().search(SearchState(d), deadline=1e18, max_nodes=12_000)
         assert (c.status, c.nodes, c.depth, c.path, c.best_left) == (
             py.status,
             py.nodes,

@@ -22,7 +22,7 @@ WANDERING = ("lucas", 1001924)
 
 def _first_win(game: str, seed: int) -> tuple[SearchState, list[SearchMove]]:
     st = SearchState(deal(game, seed))
-    outcome = core.search(st, deadline=time.perf_counter() + 30, max_nodes=100_000)
+    outcome = core.Compiled().search(st, deadline=time.perf_counter() + 30, max_nodes=100_000)
     assert outcome.status == "solved"
     return st, outcome.path
 
@@ -70,7 +70,7 @@ def test_a_loop_in_a_line_is_cut_out():
 def test_log_length_counts_the_draws_a_talon_move_folds_in():
     d = deal("klondike", 5)
     st = SearchState(d)
-    outcome = core.search(st, deadline=time.perf_counter() + 20, max_nodes=200_000)
+    outcome = core.Compiled().search(st, deadline=time.perf_counter() + 20, max_nodes=200_000)
     assert outcome.status == "solved"
     assert log_length(outcome.path) == len(to_log(d, outcome.path))
     assert any(m.draws for m in outcome.path)
@@ -105,7 +105,7 @@ def test_shortcuts_keep_every_game_s_wins_wins(game):
             break
         d = deal(game, seed)
         st = SearchState(d)
-        outcome = core.search(st, deadline=time.perf_counter() + 30, max_nodes=50_000)
+        outcome = core.Compiled().search(st, deadline=time.perf_counter() + 30, max_nodes=50_000)
         if outcome.status != "solved":
             continue
         won += 1
