@@ -195,19 +195,28 @@ static size_t kplus(const Move *line, size_t n, Move *out) {
     return k;
 }
 
+/* A level's closures share these: the level's table and heap, and the line to the state. */
+typedef struct {
+    SeenSet *seen;
+    Heap *h;
+    const Move *base;
+    size_t nb;
+} Level;
+
 /* Enter a closure position (safe moves first). 1: won, 0: seen this level (undone), 2: opened. */
-static int beam_enter(Search *S, SeenSet *seen, Heap *h, const Move *base, size_t nb) {
+static int beam_enter(Search *S, void *ctx) {
+    Level *l = ctx;
     State *s = S->s;
     int safe = play_safe(S);
     if (safe < 0) return -1;
     if (s->left == 0) return 1;
     uint64_t lo, hi;
     key_of(s, &lo, &hi);
-    if (seen_put(seen, lo, hi)) {
+    if (seen_put(l->seen, lo, hi)) {
         for (int i = 0; i < safe; i++) pop_move(S);
         return 0;
     }
-    if (heap_offer(h, s, base, nb, PATH(S), S->path.n) < 0) {
+    if (heap_offer(l->h, s, l->base, l->nb, PATH(S), S->path.n) < 0) {
         S->nomem = 1;
         return -1;
     }
@@ -221,34 +230,13 @@ static int beam_enter(Search *S, SeenSet *seen, Heap *h, const Move *base, size_
     return open_frame(S, n, safe, 0);
 }
 
-/* The positions reachable from the state without a draw, depth first, at most ``cap`` moves:
- * each offered to the level's heap. 1: won (the line is base + S->path), 0: done, 2: out of
- * budget, -1: no memory. */
-static int beam_closure(Search *S, SeenSet *seen, Heap *h, const Move *base, size_t nb, long long cap,
-                        long long node_cap, double deadline) {
-    long long stop = S->nodes + cap;
-    int r = beam_enter(S, seen, h, base, nb);
-    if (r != 2) return r == 0 ? 0 : r;
-    while (S->frames.n) {
-        Frame *f = &FRAMES(S)[S->frames.n - 1];
-        if (f->next < f->nmoves && S->nodes < stop) {
-            Move m = MOVES(S)[f->mstart + f->next];
-            f->next++;
-            if (push_move(S, &m) < 0) return -1;
-            S->nodes++;
-            if ((S->nodes % CHECK_EVERY == 0 && now() > deadline) || S->nodes >= node_cap) return 2;
-            r = beam_enter(S, seen, h, base, nb);
-            if (r < 0 || r == 1) return r;
-            if (r == 0) pop_move(S);
-        } else {
-            Frame fr = *f;
-            S->frames.n--;
-            S->moves.n = (size_t)fr.mstart;
-            for (int i = 0; i < fr.safe; i++) pop_move(S);
-            if (S->frames.n) pop_move(S);
-        }
-    }
-    return 0;
+/* The positions reachable from the state without a draw, depth first (``descend``), at most
+ * ``cap`` moves: each offered to the level's heap. 1: won (the line is base + S->path), 0:
+ * done, 2: out of budget, -1: no memory. */
+static int beam_closure(Search *S, Level *l, long long cap, long long node_cap, double deadline) {
+    long long stop = S->nodes + cap, depth = 0;
+    int r = beam_enter(S, l);
+    return r != 2 ? (r == 0 ? 0 : r) : descend(S, beam_enter, l, stop, node_cap, deadline, &depth);
 }
 
 /* The beam (beam.py): level by level, every level's states having drawn the same cards; at
@@ -277,7 +265,8 @@ static int beam_run(Search *S, SeenSet *seen, const State *root, int width, long
             memcpy(S->s, root, sizeof(State));
             play_line(S->s, beam[b].line, beam[b].n);
             S->path.n = S->hist.n = S->frames.n = S->moves.n = 0;
-            r = beam_closure(S, seen, &h, beam[b].line, beam[b].n, cap, node_cap, deadline);
+            Level level = {seen, &h, beam[b].line, beam[b].n};
+            r = beam_closure(S, &level, cap, node_cap, deadline);
             if (r < 0) {
                 status = -1;
                 goto out;

@@ -190,6 +190,39 @@ static int enter(Search *S) {
 }
 
 
+static int enter_step(Search *S, void *ctx) { return enter(S); }
+
+/* The search step, the search's and the beam closures' (beam.c): from the frames open, play
+ * each frame's next move and ``enter`` the position, until a win (1), no frame is left or
+ * ``stop`` nodes are spent (0, the frames closed), or the budget is (2: ``cap`` nodes or the
+ * deadline); -1: no memory. ``depth``: the most frames open at once. */
+int descend(Search *S, Enter enter, void *ctx, long long stop, long long cap, double deadline, long long *depth) {
+    while (S->frames.n) {
+        Frame *f = &FRAMES(S)[S->frames.n - 1];
+        if (f->next < f->nmoves && S->nodes < stop) {
+            Move m = MOVES(S)[f->mstart + f->next];
+            f->next++;
+            if (push_move(S, &m) < 0) return -1;
+            S->nodes++;
+            if ((S->nodes % CHECK_EVERY == 0 && now() > deadline) || S->nodes >= cap) return 2;
+            int r = enter(S, ctx);
+            if (r < 0 || r == 1) return r;
+            if (r == 0)
+                pop_move(S);
+            else if ((long long)S->frames.n > *depth)
+                *depth = (long long)S->frames.n;
+        } else {
+            Frame fr = *f;
+            S->frames.n--;
+            S->moves.n = (size_t)fr.mstart;
+            if (S->table.e) table_unpin(&S->table, fr.slot, S->nodes - fr.nodes0); /* the beam has none */
+            for (int i = 0; i < fr.safe; i++) pop_move(S);
+            if (S->frames.n) pop_move(S);
+        }
+    }
+    return 0;
+}
+
 static int run(Search *S, double seconds, long long cap, long long *depth_out) {
     double deadline = now() + seconds;
     long long depth = 0;
@@ -205,37 +238,14 @@ static int run(Search *S, double seconds, long long cap, long long *depth_out) {
         S->best.n = 0;
         return ST_UNSOLVABLE;
     }
-    while (S->frames.n) {
-        Frame *f = &FRAMES(S)[S->frames.n - 1];
-        if (f->next < f->nmoves) {
-            Move m = MOVES(S)[f->mstart + f->next];
-            f->next++;
-            if (push_move(S, &m) < 0) return -1;
-            S->nodes++;
-            if ((S->nodes % CHECK_EVERY == 0 && now() > deadline) || S->nodes >= cap) {
-                *depth_out = depth;
-                return ST_UNKNOWN;
-            }
-            r = enter(S);
-            if (r < 0) return -1;
-            if (r == 1) {
-                *depth_out = depth > (long long)S->frames.n ? depth : (long long)S->frames.n;
-                return ST_SOLVED;
-            }
-            if (r == 0)
-                pop_move(S);
-            else if ((long long)S->frames.n > depth)
-                depth = (long long)S->frames.n;
-        } else {
-            Frame fr = *f;
-            S->frames.n--;
-            S->moves.n = (size_t)fr.mstart;
-            table_unpin(&S->table, fr.slot, S->nodes - fr.nodes0);
-            for (int i = 0; i < fr.safe; i++) pop_move(S);
-            if (S->frames.n) pop_move(S);
-        }
-    }
+    r = descend(S, enter_step, NULL, 1LL << 62, cap, deadline, &depth);
     *depth_out = depth;
+    if (r < 0) return -1;
+    if (r == 1) {
+        if ((long long)S->frames.n > depth) *depth_out = (long long)S->frames.n;
+        return ST_SOLVED;
+    }
+    if (r == 2) return ST_UNKNOWN;
     return S->rng.on ? ST_UNKNOWN : ST_UNSOLVABLE; /* a jittered restart proves nothing */
 }
 

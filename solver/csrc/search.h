@@ -54,5 +54,7 @@ int push_move(Search *S, const Move *m);
 void pop_move(Search *S);
 int play_safe(Search *S);
 int open_frame(Search *S, int n, int safe, long long slot);
+typedef int (*Enter)(Search *S, void *ctx); /* 1: won, 0: pruned (undone), 2: a frame opened, -1: no memory */
+int descend(Search *S, Enter enter, void *ctx, long long stop, long long cap, double deadline, long long *depth);
 
 #endif
