@@ -6,10 +6,11 @@ and an import-linter contract keeps this module out of every service path.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.moves import W2F, W2T
@@ -22,6 +23,49 @@ from .search import SOLVED, UNKNOWN, UNSOLVABLE, SearchOutcome
 from .state import SearchMove, SearchState
 
 CHECK_EVERY = 256
+
+
+def descend(
+    st: SearchState,
+    path: list[SearchMove],
+    frames: list[list[Any]],
+    enter: Callable[[], int],
+    stop: int,
+    cap: int,
+    deadline: float,
+    nodes: int,
+) -> tuple[int, int, int]:
+    """The search step, the search's and the beam closures' (``csrc/search.c``'s ``descend``):
+    from the ``frames`` open ([moves, next index, safe moves played on entry]), play each frame's
+    next move and ``enter`` the position (1: won, 0: pruned and undone, 2: a frame opened), until
+    a win (1), no frame is left or ``stop`` nodes are spent (0, the frames closed), or the budget
+    is (2: ``cap`` nodes or the deadline). Returns that, the nodes, and the most frames open."""
+    depth = 0
+    while frames:
+        frame = frames[-1]
+        moves, i = frame[0], frame[1]
+        if i < len(moves) and nodes < stop:
+            frame[1] = i + 1
+            m = moves[i]
+            st.play(m)
+            path.append(m)
+            nodes += 1
+            if (nodes % CHECK_EVERY == 0 and time.perf_counter() > deadline) or nodes >= cap:
+                return 2, nodes, depth
+            r = enter()
+            if r == 1:
+                return 1, nodes, depth
+            if r == 0:
+                st.undo(path.pop())
+            elif len(frames) > depth:
+                depth = len(frames)
+        else:
+            frames.pop()
+            for _ in range(frame[2]):
+                st.undo(path.pop())
+            if frames:
+                st.undo(path.pop())
+    return 0, nodes, depth
 
 
 class Reference:
@@ -48,9 +92,7 @@ class Reference:
         frames: list[list[Any]] = []  # [moves, next index, safe moves played on entry]
         play, undo = st.play, st.undo
         nodes = 0
-        depth = 0
         node_cap = max_nodes if max_nodes is not None else 1 << 62
-        clock = time.perf_counter
         best_left = 1 << 30
         best_path: list[SearchMove] = []
 
@@ -88,31 +130,11 @@ class Reference:
             for _ in range(len(path)):
                 undo(path.pop())
             return SearchOutcome(UNSOLVABLE, [], 0, 0)
-        while frames:
-            frame = frames[-1]
-            moves = frame[0]
-            i = frame[1]
-            if i < len(moves):
-                frame[1] = i + 1
-                m = moves[i]
-                play(m)
-                path.append(m)
-                nodes += 1
-                if (nodes % CHECK_EVERY == 0 and clock() > deadline) or nodes >= node_cap:
-                    return SearchOutcome(UNKNOWN, [], nodes, depth, 0, best_left, best_path)
-                r = enter()
-                if r == 1:
-                    return SearchOutcome(SOLVED, path, nodes, max(depth, len(frames)))
-                if r == 0:
-                    undo(path.pop())
-                elif len(frames) > depth:
-                    depth = len(frames)
-            else:
-                frames.pop()
-                for _ in range(frame[2]):
-                    undo(path.pop())
-                if frames:
-                    undo(path.pop())
+        r, nodes, depth = descend(st, path, frames, enter, 1 << 62, node_cap, deadline, 0)
+        if r == 2:
+            return SearchOutcome(UNKNOWN, [], nodes, depth, 0, best_left, best_path)
+        if r == 1:
+            return SearchOutcome(SOLVED, path, nodes, max(depth, len(frames)))
         # only the plain search proves a loss: a jittered restart proves nothing
         return SearchOutcome(UNKNOWN if rng is not None else UNSOLVABLE, [], nodes, depth, 0, best_left, best_path)
 
@@ -173,28 +195,12 @@ class Reference:
                 r = enter(st, path, base)
                 if r == 1:
                     return BeamOutcome("solved", kplus(base + path), nodes, 0, [])
-                while frames:
-                    frame = frames[-1]
-                    if frame[1] < len(frame[0]) and nodes < stop:
-                        m = frame[0][frame[1]]
-                        frame[1] += 1
-                        st.play(m)
-                        path.append(m)
-                        nodes += 1
-                        if (nodes % 256 == 0 and time.perf_counter() > deadline) or nodes >= node_cap:
-                            out_of_budget = True
-                            break
-                        r = enter(st, path, base)
-                        if r == 1:
-                            return BeamOutcome("solved", kplus(base + path), nodes, 0, [])
-                        if r == 0:
-                            st.undo(path.pop())
-                    else:
-                        frames.pop()
-                        for _ in range(frame[2]):
-                            st.undo(path.pop())
-                        if frames:
-                            st.undo(path.pop())
+                if r == 2:
+                    entering = functools.partial(enter, st, path, base)
+                    r, nodes, _ = descend(st, path, frames, entering, stop, node_cap, deadline, nodes)
+                    if r == 1:
+                        return BeamOutcome("solved", kplus(base + path), nodes, 0, [])
+                    out_of_budget = r == 2
                 if out_of_budget:
                     break
             beam = []
