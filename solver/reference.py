@@ -35,11 +35,8 @@ def descend(
     deadline: float,
     nodes: int,
 ) -> tuple[int, int, int]:
-    """The search step, the search's and the beam closures' (``csrc/search.c``'s ``descend``):
-    from the ``frames`` open ([moves, next index, safe moves played on entry]), play each frame's
-    next move and ``enter`` the position (1: won, 0: pruned and undone, 2: a frame opened), until
-    a win (1), no frame is left or ``stop`` nodes are spent (0, the frames closed), or the budget
-    is (2: ``cap`` nodes or the deadline). Returns that, the nodes, and the most frames open."""
+    """The search step of the search and of the beam's closures: ``csrc/search.c``'s ``descend``
+    (``frames``: [moves, next index, safe moves played on entry]); (its verdict, nodes, depth)."""
     depth = 0
     while frames:
         frame = frames[-1]
