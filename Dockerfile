@@ -5,7 +5,7 @@
 FROM python:3.11 AS core
 WORKDIR /build
 COPY setup.py .
-COPY solver/_core.c solver/
+COPY solver/csrc solver/csrc
 RUN python setup.py build_ext --inplace
 
 FROM python:3.11-slim

@@ -56,7 +56,9 @@ def main() -> int:
         for seed in seeds:
             deal = make_deal(game, seed)
             started = time.perf_counter()
-            out = core.search(SearchState(deal), deadline=time.perf_counter() + 3600, max_nodes=args.nodes, mb=args.mb)
+            out = core.Compiled(args.mb).search(
+                SearchState(deal), deadline=time.perf_counter() + 3600, max_nodes=args.nodes
+            )
             seconds = time.perf_counter() - started
             if out.status == UNKNOWN:
                 capped += 1

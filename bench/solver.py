@@ -1,8 +1,7 @@
 """Solver benchmark: fixed seeds per game, one core, one table per game.
 
     python bench/solver.py [--seeds 50] [--seconds 10] [--games klondike,josephine] [--start 1]
-                           [--core c|python|both] [--nodes N] [--twins on|off] [--postpone on|off]
-                           [--talon on|off] [--beam on|off] [--out FILE.jsonl]
+                           [--core c|python|both] [--nodes N] [--beam on|off] [--out FILE.jsonl]
 
 For each game and core: how many deals were solved / proven unsolvable / left unknown, the
 median and 90th percentile of seconds per deal (the whole call, log shortening included),
@@ -11,10 +10,8 @@ second of the search phases over the whole run.
 Seeds are ``start .. start+N-1`` (fixed, so runs are comparable). ``--core both`` runs the
 compiled core and the Python search on the same deals, one after the other, and prints
 their rows side by side with the speed-up. ``--nodes`` adds a node budget per deal (then
-the results no longer depend on the machine's speed). ``--twins`` sets ``api.TWIN_SHUFFLES``
-(Lemma T) for the run, ``--postpone`` ``api.FOUNDATION_POSTPONE`` (Lemma F), ``--talon``
-``safe.ANY_TALON_CARD`` (Corollary S: Klondike draw 1's safe cards from anywhere in the talon), ``--beam``
-``api.BEAM_SHARE`` (off: 0, no stock-step beam; on: ``beam.BEAM_SHARE``); ``--out``
+the results no longer depend on the machine's speed). ``--beam`` sets
+``api.BEAM_SHARE`` (off: 0, no stock-step beam; on: as shipped); ``--out``
 appends one JSON line per deal (game, seed, core, status, nodes, seconds), to compare two
 runs deal by deal. ``nodes`` is the total over the run.
 """
@@ -30,7 +27,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from engine import GAME_IDS
-from solver import api, beam, safe, solve
+from solver import api, reference, solve
 
 TARGETS = {  # share of deals decided within 10 s (the issue's goals; 80% for the others)
     "josephine": 0.95,
@@ -58,33 +55,12 @@ def main() -> int:
     parser.add_argument("--core", choices=("c", "python", "both"), default="c")
     parser.add_argument("--nodes", type=int, default=None, help="node budget per deal")
     parser.add_argument(
-        "--twins", choices=("on", "off"), default=None, help="Lemma T on or off (default: api.TWIN_SHUFFLES as shipped)"
-    )
-    parser.add_argument(
-        "--postpone",
-        choices=("on", "off"),
-        default=None,
-        help="Lemma F on or off (default: api.FOUNDATION_POSTPONE as shipped)",
-    )
-    parser.add_argument(
-        "--talon",
-        choices=("on", "off"),
-        default=None,
-        help="Corollary S on or off (default: safe.ANY_TALON_CARD as shipped)",
-    )
-    parser.add_argument(
         "--beam", choices=("on", "off"), default=None, help="the stock-step beam on or off (default: as shipped)"
     )
     parser.add_argument("--out", default=None, help="append one JSON line per deal to this file")
     args = parser.parse_args()
-    if args.twins is not None:
-        api.TWIN_SHUFFLES = args.twins == "on"
-    if args.postpone is not None:
-        api.FOUNDATION_POSTPONE = args.postpone == "on"
-    if args.talon is not None:
-        safe.ANY_TALON_CARD = args.talon == "on"
     if args.beam is not None:
-        api.BEAM_SHARE = beam.BEAM_SHARE if args.beam == "on" else 0.0
+        api.BEAM_SHARE = api.BEAM_SHARE if args.beam == "on" else 0.0
     cores = ["c", "python"] if args.core == "both" else [args.core]
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     for g in games:
@@ -94,8 +70,7 @@ def main() -> int:
     budget = f", at most {args.nodes:,} nodes" if args.nodes else ""
     print(
         f"{args.seeds} seeds from {args.start}, {args.seconds:g} s each{budget}, one process, "
-        f"Lemma T {'on' if api.TWIN_SHUFFLES else 'off'}, Lemma F {'on' if api.FOUNDATION_POSTPONE else 'off'}, "
-        f"Corollary S {'on' if safe.ANY_TALON_CARD else 'off'}, beam {'on' if api.BEAM_SHARE else 'off'}"
+        f"beam {'on' if api.BEAM_SHARE else 'off'}"
     )
     header = (
         f"{'game':<16}{'core':>7}{'solved':>7}{'unsolv':>7}{'unknown':>8}{'decided':>9}{'median s':>10}"
@@ -111,7 +86,8 @@ def main() -> int:
             decide: list[float] = []
             nodes = 0
             for seed in range(args.start, args.start + args.seeds):
-                result = solve(game, seed, seconds=args.seconds, max_nodes=args.nodes, core=core)
+                searcher = reference.PYTHON if core == "python" else None
+                result = solve(game, seed, seconds=args.seconds, max_nodes=args.nodes, searcher=searcher)
                 counts[result.status] += 1
                 times.append(result.seconds)
                 decide.append(result.stats["decide_us"] / 1e6)
@@ -127,9 +103,6 @@ def main() -> int:
                                     "status": result.status,
                                     "nodes": result.nodes,
                                     "seconds": round(result.seconds, 4),
-                                    "twins": api.TWIN_SHUFFLES,
-                                    "talon": safe.ANY_TALON_CARD,
-                                    "postpone": api.FOUNDATION_POSTPONE,
                                     "beam": api.BEAM_SHARE > 0,
                                 }
                             )

@@ -3,7 +3,7 @@
 No Django. ``solve(game, seed)`` / ``solve_deal(deal)`` return a ``SolveResult``. Pieces:
 ``state`` (compact position and canonical key), ``moves`` (generation, K+ stock moves,
 ordering), ``safe`` (safe foundation moves and their proofs), ``dead`` (Lemma D),
-``search`` (the loop and the transposition table, in Python: the reference), ``_core.c`` /
+``search`` (the loop and the transposition table, in Python: the reference), ``csrc/`` /
 ``core`` (the same loop compiled, which ``solve`` runs; built by bin/setup, a clear
 ``CoreMissing`` error when it is not), ``log`` (SPEC notation, checked by the engine),
 ``shorten`` (detour removal), ``api``.

@@ -25,34 +25,28 @@ compares only positions that have drawn the same cards:
 A beam only ever returns a win (or nothing): it proves no loss. Its best line (fewest cards left)
 seeds the restarts' best line (``api``).
 
-The compiled core runs it (``_core.c``, ``beam_run``); this module holds the same algorithm in
-Python, the reference the tests hold the core to: the same moves in the same order, the same
+The compiled core runs it (``core.beam``, ``csrc/beam.c``); ``reference.python_beam`` is the
+same algorithm in Python, the reference the tests hold the core to: the same moves in the same order, the same
 scores and ties, the same nodes, the same line.
 """
 
 from __future__ import annotations
 
-import heapq
-import time
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from . import core as c_core
-from .moves import gen_moves
-from .safe import safe_move
-from .state import W2F, W2T, SearchMove, SearchState
+from engine.moves import DRAW, REDEAL, W2F, W2T
 
-# Schedule (``api``): after the complete search, up to BEAM_SHARE of the budget (time, and nodes
-# under a node budget) goes to beams of these widths in turn, until one wins or the share is
-# spent; the restarts get the rest, grown from the beam's best line when it is the better one.
-BEAM_SHARE = 0.4
+from .state import SearchMove, SearchState
+
+# The widths the schedule (``api``) tries in turn, within its BEAM_SHARE of the budget.
 BEAM_WIDTHS = (100, 1000, 4000)
 # Moves one state's closure may try in a level.
 BEAM_CAP = 400
 
 
 class Weights(NamedTuple):
-    """The score's weights (the core takes them as they are): a card off the foundations outweighs
-    everything else; then cards lying above a lower card of their suit (in a column, or in the
+    """The score's weights (``core`` hands this table to the compiled core): a card off the
+    foundations outweighs everything else; then cards lying above a lower card of their suit (in a column, or in the
     waste, which is dug from the top), cards not built on the card below them, the waste's size,
     and empty columns."""
 
@@ -66,8 +60,8 @@ class Weights(NamedTuple):
 
 WEIGHTS = Weights()
 
-DRAW = SearchMove(5, -1, -1, 0, -1, 0, 0, 0)  # a beam line's own move: one card to the waste
-REDEAL = DRAW._replace(redeal=1)  # ...and the waste turned over into the stock (Forty and Eight)
+DRAW_STEP = SearchMove(DRAW, -1, -1, 0, -1, 0, 0, 0)  # a beam line's own move: one card to the waste
+REDEAL_STEP = SearchMove(REDEAL, -1, -1, 0, -1, 0, 0, 0)  # ...and the waste turned over (Forty and Eight)
 
 
 class BeamOutcome(NamedTuple):
@@ -80,7 +74,7 @@ class BeamOutcome(NamedTuple):
 
 def beam_bytes(width: int, cap: int = BEAM_CAP, line: int = 400) -> int:
     """About what a beam allocates: the level's table (24-byte slots, a power of two at least
-    twice the positions a level can enter: ``_core.c``'s) and two lines of about ``line`` moves
+    twice the positions a level can enter: ``csrc/beam.c``'s) and two lines of about ``line`` moves
     (12 bytes each) for every state kept and every state of the level."""
     slots = 64
     while slots < 2 * width * (cap + 1):
@@ -98,8 +92,9 @@ def beam_applies(st: SearchState) -> bool:
     return not st.klondike and st.passes >= 0
 
 
-def score(st: SearchState, w: Weights = WEIGHTS) -> int:
+def score(st: SearchState) -> int:
     """The beam's score of a position (higher is better; see ``Weights``)."""
+    w = WEIGHTS
     inv = brk = 0
     builds = st.builds
     for col in st.cols:
@@ -120,14 +115,14 @@ def score(st: SearchState, w: Weights = WEIGHTS) -> int:
 
 
 def kplus(line: list[SearchMove]) -> list[SearchMove]:
-    """``line`` without its DRAW and REDEAL moves: each talon move takes the draws, the redeal
+    """``line`` without its DRAW and REDEAL steps: each talon move takes the draws, the redeal
     and the draws after it since the last talon move (they commute with every other move, which
     never touches the stock); trailing ones go."""
     out: list[SearchMove] = []
     before = redeal = after = 0
     for m in line:
-        if m.kind == DRAW.kind:
-            if m.redeal:
+        if m.kind in (DRAW, REDEAL):
+            if m.kind == REDEAL:
                 redeal = 1
             elif redeal:
                 after += 1
@@ -145,158 +140,21 @@ def next_step(st: SearchState) -> SearchMove | None:
     """A position's next step in the beam: a draw, the redeal, or none (the stock dry and no
     redeal left)."""
     if st.p < len(st.talon):
-        return DRAW
+        return DRAW_STEP
     if st.passes > 0 and st.talon:
-        return REDEAL
+        return REDEAL_STEP
     return None
 
 
 def replay(root: SearchState, line: list[SearchMove]) -> SearchState:
-    st = SearchState.__new__(SearchState)
-    for name in SearchState.__slots__:
-        setattr(st, name, getattr(root, name))
-    st.cols = [list(c) for c in root.cols]
-    st.down, st.found, st.talon, st.hist = list(root.down), list(root.found), list(root.talon), []
+    st = root.copy()
     for m in line:
-        if m == DRAW:
+        if m.kind == DRAW:
             st.p += 1
-        elif m == REDEAL:
+        elif m.kind == REDEAL:
             st.p = 0
             st.passes -= 1
         else:
             st.play(m)
     st.hist = []
     return st
-
-
-def python_beam(
-    root: SearchState,
-    *,
-    deadline: float,
-    max_nodes: int | None,
-    width: int,
-    cap: int = BEAM_CAP,
-    twins: bool = True,
-    weights: Weights = WEIGHTS,
-) -> BeamOutcome:
-    """The reference beam (see the module's docstring); ``root`` is not changed."""
-    node_cap = max_nodes if max_nodes is not None else 1 << 62
-    nodes = 0
-    best_left = 1 << 30
-    best_path: list[SearchMove] = []
-    beam: list[list[SearchMove]] = [[]]
-    seq = 0
-    # One level's state, emptied at the start of each level (not rebound: ``offer`` and ``enter`` read them).
-    seen: set[bytes] = set()
-    # (score, -seq, line, cards left, next step): the worst at heap[0]; (score, -seq) is unique
-    heap: list[tuple[int, int, list[SearchMove], int, SearchMove | None]] = []
-    frames: list[list[Any]] = []  # [moves, next index, safe moves played on entry]
-
-    def offer(st: SearchState, line: list[SearchMove]) -> None:
-        nonlocal seq
-        item = (score(st, weights), -seq, line, st.left, next_step(st))
-        seq += 1
-        if len(heap) < width:
-            heapq.heappush(heap, item)
-        elif item[:2] > heap[0][:2]:
-            heapq.heapreplace(heap, item)
-
-    def enter(st: SearchState, path: list[SearchMove], base: list[SearchMove]) -> int:
-        """1: won, 0: seen this level (undone), 2: opened."""
-        safe = 0
-        while (m := safe_move(st)) is not None:
-            st.play(m)
-            path.append(m)
-            safe += 1
-        if st.left == 0:
-            return 1
-        key = st.key()
-        if key in seen:
-            for _ in range(safe):
-                st.undo(path.pop())
-            return 0
-        seen.add(key)
-        offer(st, base + path)
-        moves = [
-            m for m in gen_moves(st, None, 0, twins, False) if not (m.kind in (W2F, W2T) and (m.draws or m.redeal))
-        ]
-        frames.append([moves, 0, safe])
-        return 2
-
-    while True:
-        seen.clear()
-        heap.clear()
-        out_of_budget = False
-        for base in beam:
-            st = replay(root, base)
-            path: list[SearchMove] = []
-            stop = nodes + cap
-            frames.clear()
-            r = enter(st, path, base)
-            if r == 1:
-                return BeamOutcome("solved", kplus(base + path), nodes, 0, [])
-            while frames:
-                frame = frames[-1]
-                if frame[1] < len(frame[0]) and nodes < stop:
-                    m = frame[0][frame[1]]
-                    frame[1] += 1
-                    st.play(m)
-                    path.append(m)
-                    nodes += 1
-                    if (nodes % 256 == 0 and time.perf_counter() > deadline) or nodes >= node_cap:
-                        out_of_budget = True
-                        break
-                    r = enter(st, path, base)
-                    if r == 1:
-                        return BeamOutcome("solved", kplus(base + path), nodes, 0, [])
-                    if r == 0:
-                        st.undo(path.pop())
-                else:
-                    frames.pop()
-                    for _ in range(frame[2]):
-                        st.undo(path.pop())
-                    if frames:
-                        st.undo(path.pop())
-            if out_of_budget:
-                break
-        beam = []
-        for _, _, line, left, step in sorted(heap, key=lambda item: (-item[0], -item[1])):
-            if left < best_left:
-                best_left, best_path = left, kplus(line)
-            if step is not None:
-                beam.append([*line, step])
-        if out_of_budget or not beam:
-            break
-    return BeamOutcome("unknown", [], nodes, best_left, best_path)
-
-
-def beam_search(
-    root: SearchState,
-    *,
-    deadline: float,
-    max_nodes: int | None,
-    width: int,
-    cap: int = BEAM_CAP,
-    twins: bool = True,
-    weights: Weights = WEIGHTS,
-    core: str = "c",
-) -> BeamOutcome:
-    """One beam of ``width`` from ``root`` (not changed), in the compiled core or, with
-    ``core="python"``, in the reference above."""
-    if core == "python":
-        return python_beam(
-            root, deadline=deadline, max_nodes=max_nodes, width=width, cap=cap, twins=twins, weights=weights
-        )
-    c_core.require()
-    assert c_core._core is not None
-    seconds = max(0.0, deadline - time.perf_counter())
-    status, line, nodes, best_left, best = c_core._core.beam(
-        root, seconds, -1 if max_nodes is None else max_nodes, width, cap, tuple(weights), twins
-    )
-    return BeamOutcome(
-        "solved" if status == 0 else "unknown",
-        [SearchMove._make(m) for m in line],
-        nodes,
-        best_left,
-        [SearchMove._make(m) for m in best],
-    )

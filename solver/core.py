@@ -1,12 +1,8 @@
-"""The compiled search core (``_core.c``) behind the same interface as ``search.search``.
-
-The C loop is the Python loop of ``search`` (same moves, order, safe moves and key; see
-the head of ``_core.c`` for the two differences: 128-bit hashed keys and a bounded table
-that keeps the current path), root included: its safe moves, then Lemma D (``dead``) on
-the result, as ``search`` does it, so both searches count the same nodes and give the same
-verdicts.
-
-There is no fallback: without the built extension every use raises ``CoreMissing``.
+"""The compiled search core (``csrc/``, the module ``_core``) behind the search phases'
+interface (``search.Searcher``): the searches of ``reference``, node for node (docs/solver.md,
+"The compiled core"). The boundary is small: a position and an ``Options`` in, the core's
+``Outcome`` back. There is no fallback: without the built extension every use raises
+``CoreMissing``.
 """
 
 from __future__ import annotations
@@ -15,24 +11,35 @@ import hashlib
 import importlib
 import os
 import random
+import struct
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import NamedTuple
 
-from . import safe
+from engine import moves as engine_moves
+
+from . import beam as beam_module
+from . import moves
+from .beam import BEAM_CAP, BeamOutcome, widths_within
 from .search import SOLVED, UNKNOWN, UNSOLVABLE, SearchOutcome
 from .state import SearchMove, SearchState
 
-_SOURCE = Path(__file__).with_name("_core.c")
+_SOURCES = Path(__file__).with_name("csrc")
 _IMPORT_ERROR: Exception | None = None
 _core: ModuleType | None
+KINDS = ("DRAW", "REDEAL", "T2F", "T2T", "W2F", "W2T", "F2T")  # engine.moves' kinds, which the core names
 
 
-def stale(module: object, source: Path = _SOURCE) -> bool:
-    """Whether ``module`` was built from another _core.c than ``source`` (when it exists)."""
-    if not source.exists():
+def stale(module: object, sources: Path = _SOURCES) -> bool:
+    """Whether ``module`` was built from other C sources than those in ``sources`` (when there
+    are any): the hash setup.py builds in, of the *.c and *.h files in name order."""
+    files = sorted(sources.glob("*.[ch]"))
+    if not files:
         return False  # an installation without the sources: nothing to compare with
-    return getattr(module, "SOURCE_SHA256", "") != hashlib.sha256(source.read_bytes()).hexdigest()
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in files)).hexdigest()
+    return getattr(module, "SOURCE_SHA256", "") != digest
 
 
 try:
@@ -43,11 +50,14 @@ except ImportError as exc:  # not built: reported when the solver is used
     _core = None
     _IMPORT_ERROR = exc
 else:
-    # A module built from another version of _core.c would search differently from this
+    # A module built from another version of the sources would search differently from this
     # source (and from the Python reference): refuse it like a missing one.
     if stale(_core):
         _core = None
-        _IMPORT_ERROR = ImportError("the built module is stale: it was built from another _core.c")
+        _IMPORT_ERROR = ImportError("the built module is stale: it was built from other sources than solver/csrc")
+    elif {name: getattr(engine_moves, name) for name in KINDS} != _core.KINDS:
+        _core = None
+        _IMPORT_ERROR = ImportError("the built module's move kinds are not the engine's (engine/moves.py)")
 
 # The table's memory bound in MiB (the C core allocates at most this, once per search).
 # ``configure`` (Django's settings.SOLVER_TABLE_MB, from the app's ready()) or else the
@@ -59,10 +69,6 @@ _STATUS = {0: SOLVED, 1: UNSOLVABLE, 2: UNKNOWN}
 
 class CoreMissing(RuntimeError):
     """The compiled search core is not built (no silent slow fallback)."""
-
-
-def available() -> bool:
-    return _core is not None
 
 
 def configure(*, table_mb: float | None) -> None:
@@ -92,57 +98,83 @@ def table_mb() -> float:
 def require() -> None:
     if _core is None:
         raise CoreMissing(
-            "the solver's compiled search core (solver/_core.c) is not built, or was "
+            "the solver's compiled search core (solver/csrc) is not built, or was "
             f"built from another version of it: run bin/setup ({_IMPORT_ERROR})"
         )
 
 
-def search(
-    st: SearchState,
-    *,
-    deadline: float,
-    max_nodes: int | None = None,
-    mb: float | None = None,
-    width: int | None = None,
-    rng: random.Random | None = None,
-    noise: int = 0,
-    keep_best: bool = False,
-    dead: bool = False,
-    prefix: list[SearchMove] | None = None,
-    twins: bool = False,
-    postpone: bool = False,
-) -> SearchOutcome:
-    """``search.search`` in C. ``rng`` jitters the move order as in ``search.search``: the
-    core runs Python's generator from ``rng``'s state (``rng`` itself is not advanced).
-    ``mb`` bounds the table (default: ``table_mb()``); ``dead``: Lemma D at every node, as
-    in ``search.search``; ``twins`` and ``postpone``: Lemmas T and F, as there. ``st`` is
-    left as it is (the core searches a copy), ``prefix`` is played on the copy first (moves
-    that do not fit raise ValueError); the lines returned start after it."""
-    require()
+def init_weights() -> None:
+    """Hand the core the one weights table of the move order (``moves.WEIGHTS``) and of the
+    beam's score (``beam.WEIGHTS``), as they are now: the core holds no copy of the numbers."""
     assert _core is not None
-    seconds = max(0.0, deadline - time.perf_counter())
-    status, path, nodes, depth, replaced, best_left, best_path, stored, slots, cuts = _core.search(
-        st,
-        seconds,
-        -1 if max_nodes is None else max_nodes,
-        table_mb() if mb is None else mb,
-        -1 if width is None else width,
-        None if rng is None else rng.getstate()[1],
-        noise,
-        keep_best,
-        dead,
-        prefix,
-        twins,
-        postpone,
-        safe.ANY_TALON_CARD,
-    )
-    verdict = _STATUS[status]
-    if verdict == SOLVED:  # as ``search.search`` returns a win: no best line
-        # The core's moves are plain 8-tuples of SearchMove's fields; a win is named once.
-        out = SearchOutcome(verdict, [SearchMove._make(m) for m in path], nodes, depth, replaced)
-    else:
-        # A restart's best line stays as the core made it: it only goes back to the core as a
-        # prefix, and naming its moves at every restart cost about a tenth of a solve's time.
-        out = SearchOutcome(verdict, [], nodes, depth, replaced, best_left, best_path if keep_best else [])
-    out.stored, out.slots, out.dead_cuts = stored, slots, cuts
-    return out
+    _core.init(moves.WEIGHTS, beam_module.WEIGHTS)
+
+
+if _core is not None:
+    init_weights()
+
+
+class Options(NamedTuple):
+    """What one search or beam of the core is asked (the core reads these fields by name)."""
+
+    seconds: float
+    max_nodes: int = -1  # < 0: no cap
+    table_mb: float = DEFAULT_TABLE_MB  # search: the table's bound
+    rng: bytes | None = None  # search: a restart's generator (``random.Random.getstate()[1]``, 625 words)
+    noise: float = 0  # ...and the jitter's bound
+    keep_best: bool = False  # search: keep the line to the fewest cards left
+    prefix: Sequence[SearchMove] = ()  # search: moves played first (checked; lines start after them)
+    width: int = 0  # beam: states kept a level
+    cap: int = BEAM_CAP  # beam: moves a state's closure may try
+
+
+class Compiled:
+    """The compiled core behind the search phases' interface (``search.Searcher``), with the
+    table bound ``mb`` (MiB; default ``table_mb()``)."""
+
+    def __init__(self, mb: float | None = None) -> None:
+        require()
+        self.mb = table_mb() if mb is None else mb
+
+    def search(
+        self,
+        root: SearchState,
+        *,
+        deadline: float,
+        max_nodes: int | None = None,
+        rng: random.Random | None = None,
+        noise: int = 0,
+        keep_best: bool = False,
+        prefix: Sequence[SearchMove] = (),
+    ) -> SearchOutcome:
+        """``reference.search`` in C (``rng``: the core runs Python's generator from its state, which
+        is not advanced). ``prefix`` moves that do not fit raise ValueError."""
+        assert _core is not None
+        words = None if rng is None else struct.pack("625I", *rng.getstate()[1])
+        seconds = max(0.0, deadline - time.perf_counter())
+        nodes = -1 if max_nodes is None else max_nodes
+        out = _core.search(root, Options(seconds, nodes, self.mb, words, noise, keep_best, prefix))
+        verdict = _STATUS[out.status]
+        if verdict == SOLVED:  # as ``reference.search`` returns a win: no best line
+            # The core's moves are plain 8-tuples of SearchMove's fields; a win is named once.
+            found = SearchOutcome(verdict, [SearchMove._make(m) for m in out.line], out.nodes, out.depth, out.replaced)
+        else:
+            # A restart's best line stays as the core made it: it only goes back to the core as a
+            # prefix, and naming its moves at every restart cost about a tenth of a solve's time.
+            best = out.best_line if keep_best else []
+            found = SearchOutcome(verdict, [], out.nodes, out.depth, out.replaced, out.best_left, best)
+        found.stored, found.slots = out.stored, out.slots
+        return found
+
+    def beam(
+        self, root: SearchState, *, deadline: float, max_nodes: int | None, width: int, cap: int = BEAM_CAP
+    ) -> BeamOutcome:
+        """``reference.python_beam`` in C."""
+        assert _core is not None
+        seconds = max(0.0, deadline - time.perf_counter())
+        out = _core.beam(root, Options(seconds, -1 if max_nodes is None else max_nodes, width=width, cap=cap))
+        moves = [SearchMove._make(m) for m in out.line], [SearchMove._make(m) for m in out.best_line]
+        return BeamOutcome("solved" if out.status == 0 else "unknown", moves[0], out.nodes, out.best_left, moves[1])
+
+    def beam_widths(self) -> tuple[int, ...]:
+        return widths_within(self.mb)  # a beam stays within the table's memory bound

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from engine import MAX_LOG_LENGTH, Deal, State
-from engine.moves import Move
+from engine.moves import F2T, T2F, T2T, W2F, W2T, Move
 
-from .state import F2T, T2F, T2T, W2F, W2T, SearchMove
+from .state import SearchMove
 
 
 class SolverBug(RuntimeError):

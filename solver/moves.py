@@ -11,20 +11,20 @@ all empty columns are alike (only the first is a target), and a whole column nev
 to an empty column. A card the redeal would bring back that is also reachable in the
 current pass is only offered in the current pass (same position, passes left >= ).
 Klondike also leaves out (``safe``) foundation cards Lemma K would put straight back
-(Corollary K) and partial-run moves whose exposed card has no use in sight (Lemma P), and
-as an option (``postpone``) foundation cards taken down with no use in sight (Lemma F); the
-one-card two-deck games, with ``twins``, twin shuffles with no use in sight (Lemma T).
+(Corollary K) and partial-run moves whose exposed card has no use in sight (Lemma P); the
+one-card two-deck games twin shuffles with no use in sight (Lemma T).
 """
 
 from __future__ import annotations
 
 import random
+from typing import NamedTuple
 
-from .safe import _OTHER_COLOUR, klondike_safe
+from engine.moves import W2F, W2T
+
+from .safe import klondike_safe
 from .state import (
     RED,
-    W2F,
-    W2T,
     SearchMove,
     SearchState,
     column_to_column,
@@ -34,15 +34,47 @@ from .state import (
 )
 
 KING = 12
-DRAW_COST = 50
-# Restarts only (they can only find wins, so any order is allowed there): in one-pass games
-# every card a stock move draws past is buried under the waste until everything drawn after
-# it has been played. Measured (see docs/solver.md) on Forty Thieves, Maria and Josephine,
-# greedy restart dives that played a deep stock card (an ace seven draws away) early
-# wasted the talon; so each draw costs more there, and more again for every buried card
-# that is needed soon (BURY_COST times 3 - gap, gap = rank above the suit's lower pile < 3).
-RESTART_DRAW_COST = 200
-BURY_COST = 50
+
+
+class Weights(NamedTuple):
+    """The move order's scores (higher first): the one table of them. ``gen_moves`` reads
+    ``WEIGHTS``, and ``core`` hands the same table to the compiled core when it loads it, so both
+    order moves alike (the core holds none of these numbers)."""
+
+    up: int = 1000  # a column's top to a foundation...
+    up_clears: int = 100  # ...more when it empties its column or (Klondike) turns a card
+    move: int = 300  # a column move (of a run: less per card, ``per_card``)
+    per_card: int = 5
+    whole: int = 150  # more: the column's whole content moves
+    turns: int = 400  # Klondike: it turns a face-down card, more the more lie under it
+    turns_per_card: int = 10
+    built: int = 450  # less: the unit already sits on a card it builds on
+    frees: int = 200  # the card it exposes can go up...
+    exposes: int = 60  # ...or has a place to go in a column
+    whole_run: int = 30  # the whole run moves
+    to_empty: int = 200  # less: into an empty column
+    waste_up: int = 900  # the waste's top card: to a foundation, a column, an empty column
+    waste_build: int = 450
+    waste_fill: int = 100
+    stock_up: int = 250  # a card draws away, passes limited: less per draw (``draw``)
+    stock_build: int = 200
+    stock_fill: int = 30
+    draw: int = 50
+    # Restarts only (any order is sound there): a draw past a card buries it in a one-pass game,
+    # so a draw costs more, and more for every buried card needed soon (``bury`` x (3 - gap),
+    # gap = rank above the suit's lower pile < 3): docs/solver.md has the measurements.
+    restart_draw: int = 200
+    bury: int = 50
+    redeal: int = 5  # a redeal costs as many draws
+    open_up: int = 700  # a card draws away, passes unlimited: less per draw (``open_draw``)
+    open_build: int = 250
+    open_fill: int = 50
+    open_draw: int = 3
+    down: int = -100  # Klondike: a foundation's top card back onto a column...
+    king_down: int = -150  # ...a king into an empty column
+
+
+WEIGHTS = Weights()
 
 
 def _parents(suit_build: bool) -> tuple[tuple[int, ...], ...]:
@@ -98,13 +130,12 @@ class _Scan:
 
 
 def gen_moves(
-    st: SearchState, rng: random.Random | None = None, noise: int = 0, twins: bool = False, postpone: bool = False
+    st: SearchState, rng: random.Random | None = None, noise: int = 0, twins: bool = True
 ) -> list[SearchMove]:
     """Legal moves (up to key equivalence), best first; with ``rng``, each score gets a
-    random bonus below ``noise`` first (restarts use this to vary the order). With
-    ``twins`` (one-card two-deck games only), twin shuffles Lemma T in ``safe`` shows no
-    shortest win starts with are left out; with ``postpone`` (Klondike), so are the
-    foundation-to-column moves Lemma F leaves out.
+    random bonus below ``noise`` first (restarts use this to vary the order). In the one-card
+    two-deck games, twin shuffles Lemma T in ``safe`` shows no shortest win starts with are
+    left out (``twins=False`` only for the tests that check the lemma against the oracle).
 
     The kinds are scored in this order (the sort is stable: equal scores keep it): column
     moves, then talon moves, then Klondike's foundation-to-column moves."""
@@ -113,7 +144,7 @@ def gen_moves(
     _column_moves(scan, scored, twins=twins)
     _talon_moves(scan, scored, restart=rng is not None)
     if st.klondike:
-        _foundation_moves(scan, scored, postpone=postpone)
+        _foundation_moves(scan, scored)
     if rng is not None:
         rand = rng.random
         scored = [(score + noise * rand(), m) for score, m in scored]
@@ -127,6 +158,7 @@ def _column_moves(scan: _Scan, scored: list[tuple[float, SearchMove]], *, twins:
     cols, builds, down = st.cols, st.builds, st.down
     parents, playable, tops, empty, nempty = scan.parents, scan.playable, scan.tops, scan.empty, scan.nempty
     king_only = st.king_only
+    w = WEIGHTS
     klondike = st.klondike
     # Lemma T (``safe``): one card moves at a time, two decks; with more than one empty
     # column neither kind of twin shuffle is ever left out.
@@ -137,8 +169,8 @@ def _column_moves(scan: _Scan, scored: list[tuple[float, SearchMove]], *, twins:
             continue
         top = col[-1]
         if top in playable:
-            bonus = 100 if size == 1 or (klondike and down[a] == size - 1) else 0
-            scored.append((1000 + bonus, column_to_foundation(a)))
+            bonus = w.up_clears if size == 1 or (klondike and down[a] == size - 1) else 0
+            scored.append((w.up + bonus, column_to_foundation(a)))
         longest = 1
         if st.runs:
             lowest = down[a]
@@ -171,37 +203,37 @@ def _column_moves(scan: _Scan, scored: list[tuple[float, SearchMove]], *, twins:
                     reach = _first_movable(col, down[a], a, parents, faceup, empty >= 0)
                 if not (rest > reach or col[rest - 1] in playable or _twin_at_hand(base, faceup, st.talon, st.found)):
                     continue  # Lemma P: no shortest win starts with this move
-            score = _column_move_score(scan, a, n, longest)
+            score = _column_move_score(scan, a, n, longest, w)
             for b in dests:
                 scored.append((score, column_to_column(a, b, n)))
             if to_empty:
-                scored.append((score - 200, column_to_column(a, empty, n)))
+                scored.append((score - w.to_empty, column_to_column(a, empty, n)))
 
 
-def _column_move_score(scan: _Scan, a: int, n: int, longest: int) -> int:
+def _column_move_score(scan: _Scan, a: int, n: int, longest: int, w: Weights) -> int:
     """How promising moving the top ``n`` cards of column ``a`` looks (``longest``: its run)."""
     st = scan.st
     col, builds, down = st.cols[a], st.builds, st.down
     rest = len(col) - n
     base = col[rest]
-    score = 300 - 5 * n
+    score = w.move - w.per_card * n
     if rest == 0:
-        return score + 150
+        return score + w.whole
     under = col[rest - 1]
     if st.klondike and down[a] == rest:
-        score += 400 + 10 * rest
+        score += w.turns + w.turns_per_card * rest
     elif rest >= down[a]:
         if builds[under * 52 + base]:
-            score -= 450  # the unit already sits on a card it builds on
+            score -= w.built
         if under in scan.playable:
-            score += 200
+            score += w.frees
         else:
             for parent in scan.parents[under]:
                 if parent in scan.tops:
-                    score += 60  # the card it exposes has a place to go
+                    score += w.exposes
                     break
         if n == longest:
-            score += 30
+            score += w.whole_run
     return score
 
 
@@ -214,23 +246,25 @@ def _talon_moves(scan: _Scan, scored: list[tuple[float, SearchMove]], *, restart
     talon = st.talon
     parents, playable, tops, empty = scan.parents, scan.playable, scan.tops, scan.empty
     limited = st.passes >= 0
-    dc = RESTART_DRAW_COST if restart and limited else DRAW_COST
+    w = WEIGHTS
+    dc = w.restart_draw if restart and limited else w.draw
     buried: list[int] | None = None  # restarts, one pass left: buried[k] = how needed the first k stock cards are
     bury = restart and st.passes == 0
     for j, k1, rd, k2 in stock_positions(st):
         card = talon[j]
-        cost = k1 + k2 + 5 * rd
+        cost = k1 + k2 + w.redeal * rd
         if cost == 0:
-            up, build, fill = 900, 450, 100
+            up, build, fill = w.waste_up, w.waste_build, w.waste_fill
         elif limited:
-            up, build, fill = 250 - dc * cost, 200 - dc * cost, 30 - dc * cost
+            up, build, fill = w.stock_up - dc * cost, w.stock_build - dc * cost, w.stock_fill - dc * cost
             if bury:
                 if buried is None:
                     buried = _buried(talon, st.p, st.found, st.two)
-                pen = BURY_COST * buried[j - st.p]  # no redeal left: j >= p here
+                pen = w.bury * buried[j - st.p]  # no redeal left: j >= p here
                 up, build, fill = up - pen, build - pen, fill - pen
         else:
-            up, build, fill = 700 - 3 * cost, 250 - 3 * cost, 50 - 3 * cost
+            oc = w.open_draw * cost
+            up, build, fill = w.open_up - oc, w.open_build - oc, w.open_fill - oc
         if card in playable:
             scored.append((up, SearchMove(W2F, -1, -1, 1, j, k1, rd, k2)))
         for parent in parents[card]:
@@ -240,25 +274,20 @@ def _talon_moves(scan: _Scan, scored: list[tuple[float, SearchMove]], *, restart
             scored.append((fill, SearchMove(W2T, -1, empty, 1, j, k1, rd, k2)))
 
 
-def _foundation_moves(scan: _Scan, scored: list[tuple[float, SearchMove]], *, postpone: bool) -> None:
+def _foundation_moves(scan: _Scan, scored: list[tuple[float, SearchMove]]) -> None:
     """Klondike: a foundation's top card back to a column, unless Lemma K would put it straight
-    back (Corollary K in ``safe``: no shortest win starts with that move), and (Lemma F, with
-    ``postpone``) only when a move that uses it could follow."""
+    back (Corollary K in ``safe``: no shortest win starts with that move)."""
     st = scan.st
-    cols, down, found = st.cols, st.down, st.found
+    found = st.found
     parents, tops, empty = scan.parents, scan.tops, scan.empty
     for s in range(4):
         if found[s] and not klondike_safe(found, found[s] - 1, s):
             card = (found[s] - 1) * 4 + s
-            use = True
-            if postpone:
-                use = _card_down_use(st, card, scan.faceup, parents, empty >= 0)
             for parent in parents[card]:
                 for b in tops.get(parent, ()):
-                    if use or _first_movable(cols[b], down[b], b, parents, scan.faceup, empty >= 0) < 1 << 30:
-                        scored.append((-100, foundation_to_column(s, b)))
-            if empty >= 0 and card >> 2 == KING and use:
-                scored.append((-150, foundation_to_column(s, empty)))
+                    scored.append((WEIGHTS.down, foundation_to_column(s, b)))
+            if empty >= 0 and card >> 2 == KING:
+                scored.append((WEIGHTS.king_down, foundation_to_column(s, empty)))
 
 
 def _first_movable(
@@ -274,31 +303,6 @@ def _first_movable(
             if faceup.get(parent, a) != a:
                 return i
     return 1 << 30
-
-
-def _card_down_use(
-    st: SearchState, z: int, faceup: dict[int, int], parents: tuple[tuple[int, ...], ...], has_empty: bool
-) -> bool:
-    """Lemma F's (a)-(d) (``safe``) for taking ``z`` down from its foundation (Klondike):
-    whether a card that builds on ``z`` is face up in a column, in the talon or on top of
-    its foundation, a parent of the card below ``z`` on its pile is face up, or another
-    foundation's top card has a parent face up (or is a king while a column is empty)."""
-    r, s = z >> 2, z & 3
-    if r == 0:
-        return True
-    found = st.found
-    for t in _OTHER_COLOUR[s]:
-        w = (r - 1) * 4 + t  # builds on z
-        if w in faceup or found[t] == r or w in st.talon:  # (a), (c)
-            return True
-        if r * 4 + t in faceup:  # (d): a parent of the card below z
-            return True
-    for q in range(4):
-        if q != s and found[q]:
-            x = (found[q] - 1) * 4 + q  # (b)
-            if (has_empty and x >> 2 == KING) or any(p in faceup for p in parents[x]):
-                return True
-    return False
 
 
 def _twin_idle(

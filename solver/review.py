@@ -254,9 +254,8 @@ def review_game(
     *,
     budget: Budget | None = None,
     solution: Sequence[str] | None = None,
-    core: str = "c",
 ) -> Review:
-    return review_deal(make_deal(game, seed), log, budget=budget, solution=solution, core=core)
+    return review_deal(make_deal(game, seed), log, budget=budget, solution=solution)
 
 
 def review_deal(
@@ -265,7 +264,6 @@ def review_deal(
     *,
     budget: Budget | None = None,
     solution: Sequence[str] | None = None,
-    core: str = "c",
 ) -> Review:
     """Review the game ``log`` played on ``deal``. ``solution``: a known winning log of the deal
     (the day's solution), which proves ``P0`` winnable without a solve (it is replayed first)
@@ -285,12 +283,12 @@ def review_deal(
             "the engine replayed the log to the win."
         )
     else:
-        _bisect(review, deal, budget, known_solution, start, core)
+        _bisect(review, deal, budget, known_solution, start)
     review.seconds = time.perf_counter() - start
     return review
 
 
-def _bisect(review: Review, deal: Deal, budget: Budget, solution: list[str] | None, start: float, core: str) -> None:
+def _bisect(review: Review, deal: Deal, budget: Budget, solution: list[str] | None, start: float) -> None:
     line = review.line
     n = len(line.moves)
     verdicts: dict[int, str] = {}  # the positions decided
@@ -303,7 +301,7 @@ def _bisect(review: Review, deal: Deal, budget: Budget, solution: list[str] | No
         scale = ESCALATION**level
         seconds = min(budget.probe_seconds * scale, max(0.05, budget.seconds - (time.perf_counter() - start)))
         nodes = None if budget.probe_nodes is None else budget.probe_nodes * scale
-        result = solve_deal(state.as_deal(), seconds=seconds, max_nodes=nodes, core=core)
+        result = solve_deal(state.as_deal(), seconds=seconds, max_nodes=nodes)
         verdict = _VERDICT[result.status]
         if verdict == WINNABLE and result.moves is None:
             verdict = UNDECIDED_POSITION  # won only by a log longer than the service accepts: no checked win

@@ -172,53 +172,6 @@ folded in, as in Corollary K) starts with a move the generator keeps. Proof.
 Klondike has no twin shuffles to leave out: a card's two parents there differ in suit and
 only a king (built on nothing) may go to an empty column; Lemma P is its analogue.
 
-Lemma F (Klondike: a foundation's top card is taken down only for a use). Let F take ``z``
-(rank r >= 1, suit s) from its pile onto a column's top ``t`` in column b, or (a king) into
-an empty column e; ``y`` is the card left on top of the pile (rank r-1, suit s). Call a
-move *quiet* when it moves cards from column to column, turns no card and empties no
-column (every partial move of Lemma P is quiet), and *loud* when it is neither quiet nor
-a foundation-to-column move (it turns a card, empties a column, or plays to or from the
-talon or a foundation). F is generated only when, in the position S before it,
-  (a) a card that builds on ``z`` (rank r-1, other colour) is face up in a column or
-      anywhere in the talon; or
-  (b) another pile's top card has a parent face up in a column, or is a king while a
-      column is empty; or
-  (c) a card that builds on ``z`` is the top card of its pile; or
-  (d) a parent of ``y`` (rank r, other colour) is face up in a column; or
-  (e) (onto ``t``) some face-up card of column b has a parent face up in another column,
-      or is a king while a column is empty.
-Claim: from a winnable S some shortest winning line (counted as in Corollary K) starts
-with a move the generator keeps. Proof.
-  * Closure. Quiet moves change neither the set of face-up cards, nor the empty columns,
-    the talon or the piles. After F, with none of (a)-(e), no foundation-to-column move is
-    possible until a loud move: by (b) and (c) no pile's top card other than ``y`` has a
-    parent face up (``z`` is the only new face-up card), by (d) ``y`` has none (``z`` has
-    its suit), no king awaits an empty column; so only quiet moves can follow F.
-  * Postponing. Let W = F I1 .. Ik U ... win from S, U the first move after F that moves
-    ``z`` (alone or at the top of a run), puts a card on ``z`` or takes ``y`` down. The
-    I's touch neither ``z``, nor pile s (only ``z`` fits on it), nor column b (its top is
-    ``z``, and anything taken from b takes ``z`` too) nor e; without F they are the same
-    legal moves (the only difference, pile s one higher and ``t`` bare, is something they
-    do not use), and F is legal after them: so I1 .. Ik F U ... wins too, as long.
-  * In a shortest W, U does not move ``z`` alone: back up, dropping F and U gives the same
-    position two moves sooner; elsewhere, taking ``z`` there from the pile at U's place
-    gives it one move sooner. U must come (``z`` must go up some time).
-  * With none of (a)-(e) in S, U needs a loud move among I1 .. Ik: a card put on ``z`` is a
-    child of ``z``, none face up, in the talon or on top of a pile, and quiet moves and no
-    foundation-to-column move (closure) make none so; ``y`` needs a parent face up, none
-    is, none becomes so; a run that holds ``z`` leaves column b only onto a face-up parent
-    of its bottom card in another column or, a king's, into an empty column, and (e) says
-    there is none, nor can quiet moves bring one (a card put into column b goes on ``z``).
-  * Together with Lemma P. Measure a shortest win by N, the place of its first loud move,
-    and then by the number of pairs (quiet move, foundation-to-column move after it)
-    before N. Postponing a left-out F past a loud move lowers N. Postponing a left-out
-    partial move P (Lemma P) past the moves to its M passes a non-partial move, which by
-    Lemma P's proof turns a card, empties a column, plays to or from the talon or a
-    foundation: a loud move (N drops) or a foundation-to-column move with none loud (N
-    stays, and the pairs drop by the number of those passed; no other pair changes). A
-    shortest win with the least measure therefore starts with a generated move
-    (Corollary K's moves never start a shortest win).
-
 Aces satisfy Lemma K always and twos whenever both aces of the other colour are up.
 With draw 3 a card leaving the waste changes how later passes are grouped in threes, so
 there only column tops are played automatically.
@@ -245,11 +198,9 @@ nodes instead of 38.4 M, and seed 39, lost, in 75 M instead of more than 150 M).
 
 from __future__ import annotations
 
-from .state import W2F, SearchMove, SearchState, column_to_foundation, stock_positions
+from engine.moves import W2F
 
-# Corollary S (Klondike draw 1, unlimited redeals): a Lemma-K-safe card anywhere in the talon
-# goes up without branching, not only the waste's top. An option while it is measured.
-ANY_TALON_CARD = True
+from .state import SearchMove, SearchState, column_to_foundation, stock_positions
 
 _OTHER_COLOUR = ((1, 2), (0, 3), (0, 3), (1, 2))
 
@@ -306,7 +257,7 @@ def safe_move(st: SearchState) -> SearchMove | None:
     p = st.p
     if p and st.draw == 1 and st.talon[p - 1] in cards:
         return SearchMove(W2F, -1, -1, 1, p - 1, 0, 0, 0)
-    if ANY_TALON_CARD and st.klondike and st.draw == 1 and st.passes < 0:
+    if st.klondike and st.draw == 1 and st.passes < 0:
         # Lemma K for any talon card (Corollary S): brought up by its K+ move, the stock first
         for j, draws, redeal, after in stock_positions(st):
             if st.talon[j] in cards:

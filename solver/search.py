@@ -1,4 +1,7 @@
-"""The search loop: depth-first, iterative, with safe moves and a bounded transposition table.
+"""The search phases' interface and outcome; the loop's soundness.
+
+The loop (``csrc/search.c``; in Python, ``reference``) is depth-first, iterative, with safe
+moves and a bounded transposition table.
 
 Soundness of ``unsolvable``. The loop is a plain graph search for a won position: a
 position is *pruned* only when its key is in the table, and a key enters the table only
@@ -20,20 +23,16 @@ all leave their places (Lemma D in ``dead``) is lost without searching.
 from __future__ import annotations
 
 import random
-import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Protocol
 
-from .dead import lost
-from .moves import gen_moves
-from .safe import safe_move
+from .beam import BEAM_CAP, BeamOutcome
 from .state import SearchMove, SearchState
 
 SOLVED = "solved"
 UNSOLVABLE = "unsolvable"
 UNKNOWN = "unknown"
-
-CHECK_EVERY = 256
 
 
 @dataclass
@@ -45,121 +44,34 @@ class SearchOutcome:
     evictions: int = 0
     best_left: int = 1 << 30  # fewest cards off the foundations in any position entered
     best_path: list[SearchMove] = field(default_factory=list)  # its line (keep_best only)
-    dead_cuts: int = 0  # positions Lemma D proved lost inside the search (``dead``)
     stored: int = 0  # compiled core: table entries written (replaced ones aside)
     slots: int = 0  # compiled core: the table's capacity in entries
 
 
-def search(
-    st: SearchState,
-    *,
-    deadline: float,
-    max_nodes: int | None = None,
-    table_limit: int = 1_500_000,
-    width: int | None = None,
-    rng: random.Random | None = None,
-    noise: int = 0,
-    keep_best: bool = False,
-    dead: bool = False,
-    twins: bool = False,
-    postpone: bool = False,
-) -> SearchOutcome:
-    """Search from ``st``, which is played on in place (restored only when the search fails).
-    With ``keep_best`` the line to the entered position with the fewest cards left off the
-    foundations is kept (restarts grow their next tries from it). With ``dead`` Lemma D is
-    tried at every new position, not only the root: a position it proves lost is pruned
-    (its key stays in the table, as a lost position's may: pruning it loses no win). With
-    ``twins`` the move generator leaves out the twin shuffles of Lemma T (``safe``), with
-    ``postpone`` the Klondike foundation-to-column moves of Lemma F."""
-    path: list[SearchMove] = []  # every move played from the root, safe ones included
-    table: set[bytes] = set()
-    path_keys: list[bytes] = []
-    frames: list[list[Any]] = []  # [moves, next index, safe moves played on entry]
-    play, undo = st.play, st.undo
-    nodes = 0
-    depth = 0
-    evictions = 0
-    node_cap = max_nodes if max_nodes is not None else 1 << 62
-    clock = time.perf_counter
-    best_left = 1 << 30
-    best_path: list[SearchMove] = []
-    dead_cuts = 0
+class Searcher(Protocol):
+    """The search phases, as the schedule (``api``) uses them: the compiled core
+    (``core.Compiled``, the service's) or the Python reference (``reference.PYTHON``, which the
+    tests hold the core to: the same moves, order, nodes and verdicts). ``root`` is never
+    changed."""
 
-    def enter() -> int:
-        """Play safe moves, then open a frame. 1: won, 0: pruned (undone), 2: opened."""
-        nonlocal evictions, best_left, dead_cuts
-        safe = 0
-        while True:
-            m = safe_move(st)
-            if m is None:
-                break
-            play(m)
-            path.append(m)
-            safe += 1
-        if st.left < best_left:
-            best_left = st.left
-            if keep_best:
-                best_path[:] = path
-        if st.left == 0:
-            return 1
-        key = st.key()
-        if key in table:
-            for _ in range(safe):
-                undo(path.pop())
-            return 0
-        if len(table) >= table_limit:
-            table.clear()
-            table.update(path_keys)
-            evictions += 1
-        table.add(key)
-        if dead and lost(st):
-            dead_cuts += 1
-            for _ in range(safe):
-                undo(path.pop())
-            return 0
-        path_keys.append(key)
-        moves = gen_moves(st, rng, noise, twins, postpone)
-        if width is not None:
-            del moves[width:]
-        frames.append([moves, 0, safe])
-        return 2
+    def search(
+        self,
+        root: SearchState,
+        *,
+        deadline: float,
+        max_nodes: int | None = None,
+        rng: random.Random | None = None,
+        noise: int = 0,
+        keep_best: bool = False,
+        prefix: Sequence[SearchMove] = (),
+    ) -> SearchOutcome:
+        """A depth-first search from ``root`` after ``prefix`` (its lines start after it): a
+        complete one, or with ``rng`` a restart (move order jittered; it proves nothing)."""
 
-    r = enter()
-    if r == 1:
-        return SearchOutcome(SOLVED, path, nodes, 0)
-    if lost(st):  # cards that can never leave their places (``dead``): a proof, whatever the mode
-        frames.clear()
-        for _ in range(len(path)):
-            undo(path.pop())
-        return SearchOutcome(UNSOLVABLE, [], 0, 0)
-    while frames:
-        frame = frames[-1]
-        moves = frame[0]
-        i = frame[1]
-        if i < len(moves):
-            frame[1] = i + 1
-            m = moves[i]
-            play(m)
-            path.append(m)
-            nodes += 1
-            if (nodes % CHECK_EVERY == 0 and clock() > deadline) or nodes >= node_cap:
-                return SearchOutcome(UNKNOWN, [], nodes, depth, evictions, best_left, best_path, dead_cuts)
-            r = enter()
-            if r == 1:
-                return SearchOutcome(SOLVED, path, nodes, max(depth, len(frames)), evictions, dead_cuts=dead_cuts)
-            if r == 0:
-                undo(path.pop())
-            elif len(frames) > depth:
-                depth = len(frames)
-        else:
-            frames.pop()
-            path_keys.pop()
-            for _ in range(frame[2]):
-                undo(path.pop())
-            if frames:
-                undo(path.pop())
-    # A search that tried only the first ``width`` moves of each position proves nothing.
-    complete = width is None and rng is None  # only the plain, full search proves a loss
-    return SearchOutcome(
-        UNSOLVABLE if complete else UNKNOWN, [], nodes, depth, evictions, best_left, best_path, dead_cuts
-    )
+    def beam(
+        self, root: SearchState, *, deadline: float, max_nodes: int | None, width: int, cap: int = BEAM_CAP
+    ) -> BeamOutcome:
+        """One stock-step beam of ``width`` (``beam``): a win-finder."""
+
+    def beam_widths(self) -> tuple[int, ...]:
+        """The beam widths to try, in turn (within the memory bound)."""

@@ -26,14 +26,8 @@ import functools
 from typing import NamedTuple
 
 from engine import Deal
+from engine.moves import F2T, T2F, T2T, W2F, W2T
 from engine.rules import Build, Layout, Unit
-
-# Move kinds (the solver's own, not the engine's).
-T2F = 0  # column top to foundation: a = column
-T2T = 1  # a = source column, b = destination column, n = cards
-W2F = 2  # talon card j to foundation
-W2T = 3  # talon card j to column b
-F2T = 4  # Klondike: foundation of suit a to column b
 
 
 class SearchMove(NamedTuple):
@@ -41,7 +35,7 @@ class SearchMove(NamedTuple):
     same fields in this order), named for the Python code. Unused fields are -1 (``src``, ``dst``,
     ``talon``) or 0."""
 
-    kind: int  # T2F, T2T, W2F, W2T or F2T
+    kind: int  # T2F, T2T, W2F, W2T or F2T (``engine.moves``' kinds), DRAW or REDEAL (the beam's)
     src: int  # the source column (T2F, T2T) or the foundation's suit (F2T)
     dst: int  # the destination column (T2T, W2T, F2T)
     cards: int  # how many cards move (T2T: a run's length)
@@ -134,6 +128,15 @@ class SearchState:
         # With draw 1 and unlimited redeals every talon card is reachable from any p, so
         # positions that differ only in p have the same successors: p leaves the key.
         self.p_in_key = not (self.draw == 1 and self.passes < 0)
+
+    def copy(self) -> SearchState:
+        """A position of its own, equal to this one (no history)."""
+        st = SearchState.__new__(SearchState)
+        for name in SearchState.__slots__:
+            setattr(st, name, getattr(self, name))
+        st.cols = [list(c) for c in self.cols]
+        st.down, st.found, st.talon, st.hist = list(self.down), list(self.found), list(self.talon), []
+        return st
 
     # -- foundations --------------------------------------------------------------------------
 

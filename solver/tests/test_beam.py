@@ -8,10 +8,14 @@ import random
 import pytest
 
 from engine import deal
+from engine.moves import T2T, W2F, W2T
 from solver import api, core, solve_deal
-from solver.beam import DRAW, REDEAL, beam_applies, beam_bytes, beam_search, kplus, widths_within
+from solver.beam import DRAW_STEP as DRAW
+from solver.beam import REDEAL_STEP as REDEAL
+from solver.beam import beam_applies, beam_bytes, kplus, widths_within
 from solver.log import to_log, wins
-from solver.state import W2F, W2T, SearchMove, SearchState
+from solver.reference import python_beam
+from solver.state import SearchMove, SearchState
 
 from .test_search import blocked, make_deal
 from .test_search_helpers import brute_force, random_endgame
@@ -20,8 +24,8 @@ LIMITED_STOCK = ("forty-thieves", "josephine", "lucas", "limited", "maria", "for
 
 
 def both(d, **kw):
-    py = beam_search(SearchState(d), deadline=1e18, core="python", **kw)
-    c = beam_search(SearchState(d), deadline=1e18, core="c", **kw)
+    py = python_beam(SearchState(d), deadline=1e18, **kw)
+    c = core.Compiled().beam(SearchState(d), deadline=1e18, **kw)
     return py, c
 
 
@@ -45,7 +49,7 @@ def test_core_beam_is_the_reference_beam_on_real_deals(game):
             else:
                 assert c.best_left > 0 and c.best_path
                 st = SearchState(d)  # the best line is a line of legal moves: the core plays it as a prefix
-                out = core.search(st, deadline=1e18, max_nodes=1, prefix=c.best_path)
+                out = core.Compiled().search(st, deadline=1e18, max_nodes=1, prefix=c.best_path)
                 assert out.nodes <= 1
 
 
@@ -81,16 +85,16 @@ def test_the_beam_is_for_games_with_a_limited_stock_and_no_face_down_cards():
         st = SearchState(deal(game, 1))
         assert not beam_applies(st)
         with pytest.raises(ValueError, match="limited stock"):
-            beam_search(st, deadline=1e18, max_nodes=10, width=2)
+            core.Compiled().beam(st, deadline=1e18, max_nodes=10, width=2)
     st = SearchState(deal("forty-thieves", 1))
     for width, cap in ((0, 10), (10, 0), (100_000, 1_000)):
         with pytest.raises(ValueError, match="width"):
-            beam_search(st, deadline=1e18, max_nodes=10, width=width, cap=cap)
+            core.Compiled().beam(st, deadline=1e18, max_nodes=10, width=width, cap=cap)
 
 
 def test_draws_fold_into_the_next_talon_move():
     """Two draws, a column move, a talon card played (its draws are the two), a draw left over."""
-    col = SearchMove(1, 0, 1, 1, -1, 0, 0, 0)
+    col = SearchMove(T2T, 0, 1, 1, -1, 0, 0, 0)
     play = SearchMove(W2T, -1, 2, 1, 5, 0, 0, 0)
     up = SearchMove(W2F, -1, -1, 1, 4, 0, 0, 0)
     line = [DRAW, DRAW, col, play, up, DRAW]
@@ -125,7 +129,7 @@ def test_a_deal_the_restarts_miss_is_won_by_the_beam():
     """Forty Thieves 1000007: left undecided by the restarts (the study, and 10 s of today's solver
     without the beam), won by a beam of width 100 in well under a second."""
     d = deal("forty-thieves", 1000007)
-    c = beam_search(SearchState(d), deadline=1e18, max_nodes=None, width=100)
+    c = core.Compiled().beam(SearchState(d), deadline=1e18, max_nodes=None, width=100)
     assert_win_replays(d, c)
 
 

@@ -14,8 +14,7 @@ import random
 import pytest
 
 from engine import GAME_IDS, State, deal, find_rules
-from solver import core, solve_deal
-from solver import search as reference
+from solver import core, reference, solve_deal
 from solver.log import to_log, wins
 from solver.state import SearchState
 
@@ -27,7 +26,7 @@ def both(d, **kw):
     """Both searches from ``d`` (a restart's ``rng`` is copied, so each draws the same numbers)."""
     rng = kw.pop("rng", None)
     py = reference.search(SearchState(d), deadline=1e18, rng=copy.deepcopy(rng), **kw)
-    c = core.search(SearchState(d), deadline=1e18, rng=copy.deepcopy(rng), **kw)
+    c = core.Compiled().search(SearchState(d), deadline=1e18, rng=copy.deepcopy(rng), **kw)
     return py, c
 
 
@@ -77,28 +76,7 @@ def test_same_complete_searches_and_oracle_on_small_positions(game):
     assert oracle >= 4
 
 
-@pytest.mark.parametrize("game", ["forty-thieves", "maria", "josephine", "forty-and-eight"])
-def test_same_search_with_lemma_d_at_every_node(game):
-    """Lemma D at every node (``dead=True``, off in ``api``): the same cuts in both searches,
-    and verdicts the engine's oracle confirms."""
-    rng = random.Random(f"dead-core-{game}")
-    cuts = 0
-    for _ in range(40):
-        d = random_endgame(game, rng, rng.randint(12, 24), rng.choice((0.0, 0.2, 0.5)), columns=rng.choice((2, 3, 4)))
-        py, c = both(d, max_nodes=50_000, dead=True)
-        assert_same(d, py, c)
-        assert c.dead_cuts == py.dead_cuts
-        if c.dead_cuts and c.status != "unknown":
-            truth = brute_force(d, limit=20_000)
-            assert truth is None or (c.status == "solved") == truth, d
-        cuts += c.dead_cuts
-    assert cuts > 0
-
-
-def test_same_narrow_and_jitter_free_modes():
-    d = deal("josephine", 2)
-    py, c = both(d, max_nodes=5000, width=2)
-    assert_same(d, py, c)
+def test_same_best_line():
     d = deal("forty-thieves", 3)
     py, c = both(d, max_nodes=5000, keep_best=True)
     assert py.status == "unknown" and c.best_path == py.best_path
@@ -112,24 +90,23 @@ def test_same_restarts_as_python():
         assert_same(d, py, c)
         assert c.best_path == py.best_path
     lost = blocked("forty-thieves")
-    assert core.search(SearchState(lost), deadline=1e18).status == "unsolvable"
-    assert core.search(SearchState(lost), deadline=1e18, rng=random.Random(1), noise=400).status == "unknown"
-    assert core.search(SearchState(lost), deadline=1e18, width=2).status == "unknown"
+    assert core.Compiled().search(SearchState(lost), deadline=1e18).status == "unsolvable"
+    assert core.Compiled().search(SearchState(lost), deadline=1e18, rng=random.Random(1), noise=400).status == "unknown"
 
 
 def test_a_prefix_played_by_the_core_is_the_position_after_it():
     d = deal("forty-thieves", 3)
-    line = core.search(SearchState(d), deadline=1e18, max_nodes=2000, keep_best=True).best_path[:25]
+    line = core.Compiled().search(SearchState(d), deadline=1e18, max_nodes=2000, keep_best=True).best_path[:25]
     after = SearchState(d)
     for m in line:
         after.play(m)
     root = SearchState(d)
-    a = core.search(root, deadline=1e18, max_nodes=3000, keep_best=True, prefix=line)
-    b = core.search(after, deadline=1e18, max_nodes=3000, keep_best=True)
+    a = core.Compiled().search(root, deadline=1e18, max_nodes=3000, keep_best=True, prefix=line)
+    b = core.Compiled().search(after, deadline=1e18, max_nodes=3000, keep_best=True)
     assert (a.status, a.nodes, a.best_left, a.best_path) == (b.status, b.nodes, b.best_left, b.best_path)
     assert root.cols == [list(c) for c in d.tableau]  # the caller's state is never touched
     with pytest.raises(ValueError, match="prefix"):
-        core.search(root, deadline=1e18, max_nodes=10, prefix=[(0, 99, -1, 1, -1, 0, 0, 0)])
+        core.Compiled().search(root, deadline=1e18, max_nodes=10, prefix=[(0, 99, -1, 1, -1, 0, 0, 0)])
 
 
 @pytest.mark.slow
@@ -139,8 +116,8 @@ def test_same_solve_as_python_under_a_node_budget(game):
     node budget: the same verdicts, nodes, restarts and logs with either core."""
     for seed in (1, 2):
         d = deal(game, seed)
-        py = solve_deal(d, seconds=600, max_nodes=30_000, shorten_log=False, core="python")
-        c = solve_deal(d, seconds=600, max_nodes=30_000, shorten_log=False, core="c")
+        py = solve_deal(d, seconds=600, max_nodes=30_000, shorten_log=False, searcher=reference.PYTHON)
+        c = solve_deal(d, seconds=600, max_nodes=30_000, shorten_log=False)
         assert (c.status, c.nodes, c.depth, c.moves) == (py.status, py.nodes, py.depth, py.moves)
         assert c.stats["restarts"] == py.stats["restarts"]
 
@@ -154,8 +131,8 @@ def test_a_tiny_table_replaces_entries_but_keeps_the_verdict(game, seed):
     never, so the search still ends, with the same verdict as with room for everything;
     a win still replays."""
     d = deal(game, seed)
-    roomy = core.search(SearchState(d), deadline=1e18, max_nodes=400_000)
-    tiny = core.search(SearchState(d), deadline=1e18, max_nodes=4_000_000, mb=0.001)
+    roomy = core.Compiled().search(SearchState(d), deadline=1e18, max_nodes=400_000)
+    tiny = core.Compiled(0.001).search(SearchState(d), deadline=1e18, max_nodes=4_000_000)
     assert tiny.slots == 512 and roomy.evictions == 0
     assert tiny.evictions > 0 or tiny.nodes < 512
     if roomy.status != "unknown":
@@ -169,10 +146,10 @@ def test_tiny_table_on_small_lost_positions_still_proves_them_lost():
     proved = 0
     for _ in range(200):
         d = random_endgame("klondike", rng, rng.randint(20, 30), 0.5, columns=4)
-        full = core.search(SearchState(d), deadline=1e18, max_nodes=30_000)
+        full = core.Compiled().search(SearchState(d), deadline=1e18, max_nodes=30_000)
         if full.status != "unsolvable" or full.nodes < 1000:
             continue
-        tiny = core.search(SearchState(d), deadline=1e18, max_nodes=20_000_000, mb=0.001)
+        tiny = core.Compiled(0.001).search(SearchState(d), deadline=1e18, max_nodes=20_000_000)
         assert tiny.status == "unsolvable" and tiny.evictions > 0, d
         proved += 1
         if proved >= 3:
@@ -184,7 +161,7 @@ def test_table_memory_bound_from_the_settings(settings):
     """Django's app config hands settings.SOLVER_TABLE_MB to the core, for every solve in the
     process (the Celery worker's included): no table is larger."""
     assert core.table_mb() == settings.SOLVER_TABLE_MB
-    out = core.search(SearchState(deal("maria", 2)), deadline=1e18, max_nodes=2_000_000)
+    out = core.Compiled().search(SearchState(deal("maria", 2)), deadline=1e18, max_nodes=2_000_000)
     assert out.slots * core._core.entry_bytes() <= settings.SOLVER_TABLE_MB * (1 << 20)
 
 
@@ -192,14 +169,14 @@ def test_table_memory_bound_from_the_environment(monkeypatch):
     monkeypatch.setattr(core, "_configured_mb", None)
     monkeypatch.setenv("SOLVER_TABLE_MB", "1")
     assert core.table_mb() == 1
-    out = core.search(SearchState(deal("maria", 2)), deadline=1e18, max_nodes=50_000)
+    out = core.Compiled().search(SearchState(deal("maria", 2)), deadline=1e18, max_nodes=50_000)
     assert out.slots * 24 <= 1 << 20
     monkeypatch.setenv("SOLVER_TABLE_MB", "lots")
     with pytest.raises(ValueError, match="SOLVER_TABLE_MB"):
         core.table_mb()
     monkeypatch.delenv("SOLVER_TABLE_MB")
     assert core.table_mb() == core.DEFAULT_TABLE_MB
-    capped = core.search(SearchState(deal("maria", 2)), deadline=1e18, max_nodes=1000)
+    capped = core.Compiled().search(SearchState(deal("maria", 2)), deadline=1e18, max_nodes=1000)
     assert capped.slots <= 4096  # a capped search gets only the room it can use
 
 
@@ -221,12 +198,63 @@ def test_missing_core_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(core, "_core", None)
     with pytest.raises(core.CoreMissing, match="bin/setup"):
         solve_deal(deal("klondike", 2), seconds=1)
-    assert solve_deal(deal("klondike", 2), seconds=5, core="python").status == "solved"
+    assert solve_deal(deal("klondike", 2), seconds=5, searcher=reference.PYTHON).status == "solved"
 
 
 def test_a_core_built_from_another_source_is_refused(tmp_path):
     assert not core.stale(core._core)  # the one bin/setup built from this checkout
-    source = tmp_path / "_core.c"
-    source.write_text("/* another version */")
-    assert core.stale(core._core, source)
-    assert not core.stale(core._core, tmp_path / "absent.c")
+    (tmp_path / "core.h").write_text("/* another version */")
+    assert core.stale(core._core, tmp_path)
+    assert not core.stale(core._core, tmp_path / "absent")  # no sources to compare with
+
+
+def test_the_core_takes_its_options_and_returns_an_outcome_by_name():
+    """The boundary: a position and ``core.Options`` in, the core's ``Outcome`` out (named
+    fields); a missing option or a bad generator state is an error, never a default."""
+    assert core._core is not None
+    st = SearchState(deal("forty-thieves", 3))
+    out = core._core.search(st, core.Options(seconds=60, max_nodes=500, keep_best=True))
+    assert (out.status, out.nodes, out.line) == (2, 500, []) and out.best_line and out.slots >= 512
+    with pytest.raises(AttributeError):
+        core._core.search(st, object())
+    with pytest.raises(ValueError, match="625 words"):
+        core._core.search(st, core.Options(seconds=60, max_nodes=10, rng=b"123"))
+    with pytest.raises(ValueError, match="width and cap"):
+        core._core.beam(st, core.Options(seconds=60, max_nodes=10, width=0))
+
+
+def test_the_core_reads_the_one_weights_table(monkeypatch):
+    """The move order's and the beam's weights live in ``moves.WEIGHTS`` and ``beam.WEIGHTS``
+    only: with other weights handed to the core, both searches still agree node for node, and
+    search otherwise than with the shipped ones. A table with a field the core does not know is
+    refused."""
+    from solver import beam, moves
+
+    d = deal("forty-thieves", 3)
+    shipped = both(d, max_nodes=3000, rng=random.Random(5), noise=400, keep_best=True)[1]
+    swapped = moves.WEIGHTS._replace(draw=5, to_empty=0, up=10, waste_up=2000)
+    monkeypatch.setattr(moves, "WEIGHTS", swapped)
+    monkeypatch.setattr(beam, "WEIGHTS", beam.WEIGHTS._replace(up=1, empty=9000))
+    try:
+        core.init_weights()
+        py, c = both(d, max_nodes=3000, rng=random.Random(5), noise=400, keep_best=True)
+        assert_same(d, py, c)
+        assert (c.nodes, c.best_left, c.best_path) != (shipped.nodes, shipped.best_left, shipped.best_path)
+        b_py = reference.python_beam(SearchState(d), deadline=1e18, max_nodes=3000, width=5, cap=60)
+        b_c = core.Compiled().beam(SearchState(d), deadline=1e18, max_nodes=3000, width=5, cap=60)
+        assert (b_c.nodes, b_c.best_left, b_c.best_path) == (b_py.nodes, b_py.best_left, b_py.best_path)
+        assert core._core is not None
+        with pytest.raises(ValueError, match="other fields"):
+            core._core.init((*swapped, 1), beam.WEIGHTS)
+    finally:
+        monkeypatch.undo()
+        core.init_weights()
+
+
+def test_the_core_names_the_engines_move_kinds():
+    """One set of move kinds: the solver's moves and the core's constants are ``engine.moves``'s
+    (core.py refuses a module whose kinds differ)."""
+    from engine import moves as engine_moves
+
+    assert core._core is not None
+    assert {name: getattr(engine_moves, name) for name in core.KINDS} == core._core.KINDS

@@ -7,12 +7,13 @@ import random
 
 import pytest
 
+from engine.moves import T2T
 from solver import core
-from solver import search as search_module
+from solver import reference as search_module
 from solver.moves import PARENTS, gen_moves
-from solver.state import F2T, RED, T2T, SearchState
+from solver.state import SearchState
 
-from .test_search_helpers import brute_force, klondike_endgame, make_deal, random_endgame
+from .test_search_helpers import brute_force, make_deal, random_endgame
 
 ONE_CARD = ["forty-thieves", "lucas", "limited", "maria", "forty-and-eight"]
 
@@ -52,18 +53,18 @@ def conditions(st: SearchState, c: int, u: int, into_empty: bool, skip: str = ""
 
 def rule_generator(skip: str, fired: list[int]):
     """``gen_moves`` with the twin shuffles that meet ``conditions`` (minus ``skip``) left
-    out; with nothing skipped it must be exactly ``gen_moves(..., twins=True)``."""
+    out; with nothing skipped it must be exactly ``gen_moves``."""
 
-    def gen(st, rng=None, noise=0, twins=False, postpone=False):
+    def gen(st, rng=None, noise=0):
         out = []
-        for m in gen_moves(st, rng, noise):
+        for m in gen_moves(st, rng, noise, twins=False):
             t = shuffle_of(st, m)
             if t is not None and conditions(st, *t, skip=skip):
                 fired.append(1)
                 continue
             out.append(m)
         if not skip:
-            assert out == gen_moves(st, rng, noise, True)
+            assert out == gen_moves(st, rng, noise)
         return out
 
     return gen
@@ -116,7 +117,7 @@ def test_twin_rule_agrees_with_exhaustive_search(game, monkeypatch):
     alike (about 8,200 such positions over the five games, up to 6 columns and 30 cards,
     agreed when the rule was written);
     the rule is applied through an independent restatement of its conditions, checked equal
-    to ``gen_moves(..., twins=True)`` at every node."""
+    to ``gen_moves`` at every node."""
     checked, wrong, seen = oracle_disagreements(game, "", monkeypatch, 500)
     assert wrong == 0
     assert checked >= 60 and seen == {True, False}
@@ -152,23 +153,23 @@ def test_twin_shuffles_left_out_only_without_a_use_in_sight():
         st = SearchState(d)
         if p is not None:
             st.p = p
-        assert move in gen_moves(st)  # without the rule it is always there
-        return move in gen_moves(st, twins=True)
+        assert move in gen_moves(st, twins=False)  # without the rule it is always there
+        return move in gen_moves(st)
 
     d = make_deal("forty-thieves", [["JC", "KC", "QC"], ["QC", "KC"]], (), ["JC", "TC", *rest], columns=2)
     assert not offered(d)
     assert brute_force(d) is True
-    assert search_module.search(SearchState(d), deadline=1e18, twins=True).status == "solved"
+    assert search_module.search(SearchState(d), deadline=1e18).status == "solved"
     # (1) the KC could go up
     d = make_deal("forty-thieves", [["JC", "KC", "QC"], ["KC"]], (), ["QC", "TC", *rest], columns=2)
     assert offered(d)
     # (3) an empty column: onto the KC kept, into the empty column left out; two: both kept
     d = make_deal("forty-thieves", [["JC", "KC", "QC"], ["QC", "KC"]], (), ["JC", "TC", *rest], columns=3)
     assert offered(d)
-    assert (T2T, 0, 2, 1, -1, 0, 0, 0) in gen_moves(SearchState(d))
-    assert (T2T, 0, 2, 1, -1, 0, 0, 0) not in gen_moves(SearchState(d), twins=True)
+    assert (T2T, 0, 2, 1, -1, 0, 0, 0) in gen_moves(SearchState(d), twins=False)
+    assert (T2T, 0, 2, 1, -1, 0, 0, 0) not in gen_moves(SearchState(d))
     d = make_deal("forty-thieves", [["JC", "KC", "QC"], ["QC", "KC"]], (), ["JC", "TC", *rest], columns=4)
-    assert offered(d) and (T2T, 0, 2, 1, -1, 0, 0, 0) in gen_moves(SearchState(d), twins=True)
+    assert offered(d) and (T2T, 0, 2, 1, -1, 0, 0, 0) in gen_moves(SearchState(d))
     # (4) the JC within a stock move's reach; not when buried in the waste (one pass)
     d = make_deal("forty-thieves", [["KC", "QC"], ["QC", "KC"]], ["JC", "KD"], ["JC", "TC", "QD", *rest[1:]], columns=2)
     assert offered(d)
@@ -184,162 +185,32 @@ def test_twin_shuffles_left_out_only_without_a_use_in_sight():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game", ONE_CARD)
-def test_core_prunes_twin_shuffles_as_python(game):
-    """``twins=True`` in the compiled core: node for node the Python search, on random small
-    positions searched to the end and on real deals' first 12,000 nodes."""
+def test_core_prunes_twin_shuffles_as_python(game, monkeypatch):
+    """Lemma T in the compiled core: node for node the Python search, on random small positions
+    searched to the end (where the rule leaves a move out at the root) and on real deals' first
+    12,000 nodes."""
     from engine import deal
 
     rng = random.Random(f"twins-core-{game}")
+    positions = [
+        random_endgame(game, rng, rng.randint(12, 24), rng.choice((0.0, 0.2, 0.4)), columns=rng.choice((2, 3, 4)))
+        for _ in range(120)
+    ]
+    plain = []  # the Python search without the rule: where it searches differently, the rule fired
+    with monkeypatch.context() as m:
+        m.setattr(search_module, "gen_moves", lambda st, rng=None, noise=0: gen_moves(st, rng, noise, twins=False))
+        plain = [search_module.search(SearchState(d), deadline=1e18, max_nodes=100_000) for d in positions]
     fired = 0
-    for _ in range(120):
-        d = random_endgame(game, rng, rng.randint(12, 24), rng.choice((0.0, 0.2, 0.4)), columns=rng.choice((2, 3, 4)))
-        py = search_module.search(SearchState(d), deadline=1e18, max_nodes=100_000, twins=True)
-        c = core.search(SearchState(d), deadline=1e18, max_nodes=100_000, twins=True)
+    for d, without in zip(positions, plain, strict=True):
+        py = search_module.search(SearchState(d), deadline=1e18, max_nodes=100_000)
+        c = core.Compiled().search(SearchState(d), deadline=1e18, max_nodes=100_000)
         assert (c.status, c.nodes, c.depth, c.path) == (py.status, py.nodes, py.depth, py.path), d
-        plain = search_module.search(SearchState(d), deadline=1e18, max_nodes=100_000)
-        if plain.status != "unknown" and c.status != "unknown":
-            assert (plain.status == "solved") == (c.status == "solved"), d
-        fired += c.nodes != plain.nodes
+        fired += c.nodes != without.nodes
     assert fired >= 5
     for seed in (1, 2, 3):
         d = deal(game, seed)
-        py = search_module.search(SearchState(d), deadline=1e18, max_nodes=12_000, twins=True)
-        c = core.search(SearchState(d), deadline=1e18, max_nodes=12_000, twins=True)
-        assert (c.status, c.nodes, c.depth, c.path, c.best_left) == (
-            py.status,
-            py.nodes,
-            py.depth,
-            py.path,
-            py.best_left,
-        )
-
-
-@pytest.mark.slow
-def test_solve_deal_with_the_twin_rule_is_the_same_with_either_core(monkeypatch):
-    """``api.TWIN_SHUFFLES`` reaches the complete search and the restarts of both cores."""
-    from engine import deal
-    from solver import api, solve_deal
-
-    monkeypatch.setattr(api, "TWIN_SHUFFLES", True)
-    for game in ("forty-thieves", "maria"):
-        d = deal(game, 2)
-        py = solve_deal(d, seconds=600, max_nodes=30_000, shorten_log=False, core="python")
-        c = solve_deal(d, seconds=600, max_nodes=30_000, shorten_log=False, core="c")
-        assert (c.status, c.nodes, c.depth, c.moves) == (py.status, py.nodes, py.depth, py.moves)
-        assert c.stats["restarts"] == py.stats["restarts"]
-
-
-# -- Lemma F: Klondike foundation-to-column moves postponed to the move that uses them ------
-
-
-def down_conditions(st: SearchState, m, skip: str = "") -> bool:
-    """Whether Lemma F leaves the foundation-to-column move ``m`` out: its conditions
-    (a)-(e) written again from the lemma's text; a letter in ``skip`` drops that one."""
-    s, b = m[1], m[2]
-    z = (st.found[s] - 1) * 4 + s
-    r = z >> 2
-    at = {c: i for i, col in enumerate(st.cols) for c in col[st.down[i] :]}  # face-up cards
-    empty = any(not col for col in st.cols)
-    other = [t for t in range(4) if RED[t] != RED[s]]
-    kids = {(r - 1) * 4 + t for t in other}
-    if "a" not in skip and kids & (set(at) | set(st.talon)):
-        return False
-    if "c" not in skip and any(st.found[t] == r for t in other):
-        return False
-    if "d" not in skip and {r * 4 + t for t in other} & set(at):
-        return False
-    if "b" not in skip:
-        for q in range(4):
-            if q != s and st.found[q]:
-                x = (st.found[q] - 1) * 4 + q
-                if (empty and x >> 2 == 12) or set(PARENTS[False][x]) & set(at):
-                    return False
-    if "e" not in skip and st.cols[b]:
-        for t in st.cols[b][st.down[b] :]:
-            if (empty and t >> 2 == 12) or any(at.get(p, b) != b for p in PARENTS[False][t]):
-                return False
-    return True
-
-
-def down_generator(skip: str, fired: list[int]):
-    def gen(st, rng=None, noise=0, twins=False, postpone=False):
-        out = []
-        for m in gen_moves(st, rng, noise):
-            if m[0] == F2T and down_conditions(st, m, skip):
-                fired.append(1)
-                continue
-            out.append(m)
-        if not skip:
-            assert out == gen_moves(st, rng, noise, False, True)
-        return out
-
-    return gen
-
-
-def klondike_disagreements(game: str, skip: str, monkeypatch, positions: int, want: int = 1 << 30):
-    """As ``oracle_disagreements``, for Lemma F on Klondike positions, half of them shaped
-    like real ones (face-up runs over face-down cards)."""
-    fired: list[int] = []
-    rng = random.Random(f"postpone-{game}")
-
-    def make(i: int):
-        if i % 2:
-            return klondike_endgame(game, rng, rng.randint(16, 26), rng.choice((3, 4)))
-        return random_endgame(game, rng, rng.randint(10, 20), rng.choice((0.0, 0.3)), columns=rng.choice((2, 3, 4)))
-
-    return _disagreements(down_generator(skip, fired), fired, make, monkeypatch, positions, 200_000, want)
-
-
-@pytest.mark.slow  # about 35 s
-@pytest.mark.parametrize(("game", "positions"), [("klondike", 160), ("klondike-3", 300)])
-def test_postponed_foundation_moves_agree_with_exhaustive_search(game, positions, monkeypatch):
-    """Where Lemma F left a foundation-to-column move out, the verdict is the engine's (about
-    810 such positions over both games agreed when the rule was written); the rule is applied
-    through the restatement above, checked equal to ``gen_moves(..., postpone=True)``."""
-    checked, wrong, seen = klondike_disagreements(game, "", monkeypatch, positions)
-    assert wrong == 0
-    assert checked >= 12 and seen == {True, False}
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    ("game", "skip", "positions"),
-    [
-        ("klondike-3", "b", 300),  # another pile's top card could come down first
-        ("klondike", "abcde", 300),  # every foundation-to-column move left out
-    ],
-)
-def test_the_oracle_catches_a_postponement_that_prunes_too_much(game, skip, positions, monkeypatch):
-    """Without (b), or with every such move left out, the search calls a winnable position
-    lost, and the oracle check finds it. ((a), (c), (d) and (e) alone were not caught in 300
-    positions per game: the proof needs them, the random positions rarely do.)"""
-    _, wrong, _ = klondike_disagreements(game, skip, monkeypatch, positions, want=1)
-    assert wrong >= 1
-
-
-@pytest.mark.parametrize("game", ["klondike", "klondike-3"])
-def test_core_postpones_foundation_moves_as_python(game):
-    """``postpone=True`` in the compiled core: node for node the Python search."""
-    from engine import deal
-
-    from .test_search_helpers import klondike_endgame as shaped
-
-    rng = random.Random(f"postpone-core-{game}")
-    fired = 0
-    for i in range(60):
-        if i % 2:
-            d = shaped(game, rng, rng.randint(16, 26), rng.choice((3, 4)))
-        else:
-            d = random_endgame(game, rng, rng.randint(10, 20), 0.3, columns=rng.choice((2, 3, 4)))
-        py = search_module.search(SearchState(d), deadline=1e18, max_nodes=50_000, postpone=True)
-        c = core.search(SearchState(d), deadline=1e18, max_nodes=50_000, postpone=True)
-        assert (c.status, c.nodes, c.depth, c.path) == (py.status, py.nodes, py.depth, py.path), d
-        fired += c.nodes != core.search(SearchState(d), deadline=1e18, max_nodes=50_000).nodes
-    assert fired >= 5
-    for seed in (1, 2, 3, 11):
-        d = deal(game, seed)
-        py = search_module.search(SearchState(d), deadline=1e18, max_nodes=12_000, postpone=True)
-        c = core.search(SearchState(d), deadline=1e18, max_nodes=12_000, postpone=True)
+        py = search_module.search(SearchState(d), deadline=1e18, max_nodes=12_000)
+        c = core.Compiled().search(SearchState(d), deadline=1e18, max_nodes=12_000)
         assert (c.status, c.nodes, c.depth, c.path, c.best_left) == (
             py.status,
             py.nodes,

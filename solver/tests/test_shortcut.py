@@ -7,12 +7,13 @@ import time
 import pytest
 
 from engine import GAME_IDS, MAX_LOG_LENGTH, deal
+from engine.moves import T2T
 from solver import api, core, solve
 from solver import log as log_module
 from solver.log import log_length, to_log, wins
 from solver.moves import gen_moves
 from solver.shortcut import shortcut
-from solver.state import T2T, SearchMove, SearchState
+from solver.state import SearchMove, SearchState
 
 # Lucas 1001924: the complete search's first win is 7,460 moves long (20 cards left, the talon
 # empty and 7 columns empty by move 250; the rest digs a run of clubs out one card at a time).
@@ -21,7 +22,7 @@ WANDERING = ("lucas", 1001924)
 
 def _first_win(game: str, seed: int) -> tuple[SearchState, list[SearchMove]]:
     st = SearchState(deal(game, seed))
-    outcome = core.search(st, deadline=time.perf_counter() + 30, max_nodes=100_000, twins=True)
+    outcome = core.Compiled().search(st, deadline=time.perf_counter() + 30, max_nodes=100_000)
     assert outcome.status == "solved"
     return st, outcome.path
 
@@ -69,7 +70,7 @@ def test_a_loop_in_a_line_is_cut_out():
 def test_log_length_counts_the_draws_a_talon_move_folds_in():
     d = deal("klondike", 5)
     st = SearchState(d)
-    outcome = core.search(st, deadline=time.perf_counter() + 20, max_nodes=200_000)
+    outcome = core.Compiled().search(st, deadline=time.perf_counter() + 20, max_nodes=200_000)
     assert outcome.status == "solved"
     assert log_length(outcome.path) == len(to_log(d, outcome.path))
     assert any(m.draws for m in outcome.path)
@@ -104,7 +105,7 @@ def test_shortcuts_keep_every_game_s_wins_wins(game):
             break
         d = deal(game, seed)
         st = SearchState(d)
-        outcome = core.search(st, deadline=time.perf_counter() + 30, max_nodes=50_000, twins=True)
+        outcome = core.Compiled().search(st, deadline=time.perf_counter() + 30, max_nodes=50_000)
         if outcome.status != "solved":
             continue
         won += 1

@@ -1,0 +1,334 @@
+/* The transposition table and the depth-first loop (search.py). */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "search.h"
+
+/* ---- transposition table ------------------------------------------------------------- */
+
+
+
+static int table_init(Table *t, size_t buckets) {
+    memset(t, 0, sizeof *t);
+    t->e = calloc(buckets * BUCKET, sizeof(Entry));
+    if (!t->e) return -1;
+    t->mask = buckets - 1;
+    return 0;
+}
+
+static void table_free(Table *t) {
+    free(t->e);
+    free(t->over);
+}
+
+static int table_has(const Table *t, uint64_t lo, uint64_t hi) {
+    const Entry *b = t->e + (lo & t->mask) * BUCKET;
+    for (int i = 0; i < BUCKET; i++)
+        if (b[i].lo == lo && b[i].hi == hi) return 1;
+    for (size_t i = 0; i < t->nover; i++)
+        if (t->over[i].lo == lo && t->over[i].hi == hi) return 1;
+    return 0;
+}
+
+/* Insert, pinned. Returns the entry's index, or -1 - k for overflow slot k, -2^62 on no memory. */
+static long long table_put(Table *t, uint64_t lo, uint64_t hi) {
+    size_t base = (lo & t->mask) * BUCKET;
+    Entry *b = t->e + base;
+    int victim = -1;
+    for (int i = 0; i < BUCKET; i++) {
+        if (!b[i].hi) {
+            victim = i;
+            break;
+        }
+        if (!b[i].pin && (victim < 0 || b[i].work < b[victim].work)) victim = i;
+    }
+    if (victim >= 0) {
+        if (b[victim].hi)
+            t->replaced++;
+        else
+            t->stored++;
+        b[victim] = (Entry){lo, hi, 0, 1};
+        return (long long)(base + victim);
+    }
+    if (t->nover == t->capover) {
+        size_t cap = t->capover ? 2 * t->capover : 16;
+        Entry *n = realloc(t->over, cap * sizeof(Entry));
+        if (!n) return -(1LL << 62);
+        t->over = n;
+        t->capover = cap;
+    }
+    t->over[t->nover++] = (Entry){lo, hi, 0, 1};
+    return -1 - (long long)(t->nover - 1);
+}
+
+static void table_unpin(Table *t, long long slot, long long work) {
+    if (slot >= 0) {
+        t->e[slot].pin = 0;
+        t->e[slot].work = work > 0xFFFFFFFFLL ? 0xFFFFFFFFu : (uint32_t)work;
+    } else {
+        t->nover--; /* path order: the last overflow entry is this frame's */
+    }
+}
+/* ---- the search loop (search.py) ------------------------------------------------------- */
+
+
+
+void *vec_push(Vec *v) {
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 256;
+        void *q = realloc(v->p, cap * v->size);
+        if (!q) return NULL;
+        v->p = q;
+        v->cap = cap;
+    }
+    return (char *)v->p + v->size * v->n++;
+}
+
+int vec_reserve(Vec *v, size_t extra) {
+    while (v->n + extra > v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 256;
+        void *q = realloc(v->p, cap * v->size);
+        if (!q) return -1;
+        v->p = q;
+        v->cap = cap;
+    }
+    return 0;
+}
+
+double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+
+
+int push_move(Search *S, const Move *m) {
+    Move *pm = vec_push(&S->path);
+    Hist *h = vec_push(&S->hist);
+    if (!pm || !h) {
+        S->nomem = 1;
+        return -1;
+    }
+    *pm = *m;
+    play(S->s, m, h);
+    return 0;
+}
+
+void pop_move(Search *S) {
+    S->path.n--;
+    S->hist.n--;
+    undo(S->s, &PATH(S)[S->path.n], &HIST(S)[S->hist.n]);
+}
+
+/* Play the safe moves there are; how many, or -1: no memory. */
+int play_safe(Search *S) {
+    int safe = 0;
+    Move m;
+    while (safe_move(S->s, &m)) {
+        if (push_move(S, &m) < 0) return -1;
+        safe++;
+    }
+    return safe;
+}
+
+/* Open a frame over the first ``n`` moves of ``S->ml``. 2: opened, -1: no memory. */
+int open_frame(Search *S, int n, int safe, long long slot) {
+    if (vec_reserve(&S->moves, (size_t)n) < 0) {
+        S->nomem = 1;
+        return -1;
+    }
+    Frame *f = vec_push(&S->frames);
+    if (!f) {
+        S->nomem = 1;
+        return -1;
+    }
+    f->mstart = (int)S->moves.n;
+    f->nmoves = n;
+    f->next = 0;
+    f->safe = safe;
+    f->slot = slot;
+    f->nodes0 = S->nodes;
+    if (n) memcpy(MOVES(S) + S->moves.n, S->ml.m, (size_t)n * sizeof(Move));
+    S->moves.n += (size_t)n;
+    return 2;
+}
+
+/* Play safe moves, then open a frame. 1: won, 0: pruned (undone), 2: opened, -1: no memory. */
+static int enter(Search *S) {
+    State *s = S->s;
+    int safe = play_safe(S);
+    if (safe < 0) return -1;
+    if (s->left < S->best_left) {
+        S->best_left = s->left;
+        if (S->keep_best) {
+            S->best.n = 0;
+            if (vec_reserve(&S->best, S->path.n) < 0) {
+                S->nomem = 1;
+                return -1;
+            }
+            if (S->path.n) memcpy(S->best.p, S->path.p, S->path.n * sizeof(Move)); /* never from NULL */
+            S->best.n = S->path.n;
+        }
+    }
+    if (s->left == 0) return 1;
+    uint64_t lo, hi;
+    key_of(s, &lo, &hi);
+    if (table_has(&S->table, lo, hi)) {
+        for (int i = 0; i < safe; i++) pop_move(S);
+        return 0;
+    }
+    long long slot = table_put(&S->table, lo, hi);
+    if (slot == -(1LL << 62)) {
+        S->nomem = 1;
+        return -1;
+    }
+    gen_moves(s, &S->ml, &S->rng);
+    return open_frame(S, S->ml.n, safe, slot);
+}
+
+
+static int enter_step(Search *S, void *ctx) { return enter(S); }
+
+/* The search step, the search's and the beam closures' (beam.c): from the frames open, play
+ * each frame's next move and ``enter`` the position, until a win (1), no frame is left or
+ * ``stop`` nodes are spent (0, the frames closed), or the budget is (2: ``cap`` nodes or the
+ * deadline); -1: no memory. ``depth``: the most frames open at once. */
+int descend(Search *S, Enter enter, void *ctx, long long stop, long long cap, double deadline, long long *depth) {
+    while (S->frames.n) {
+        Frame *f = &FRAMES(S)[S->frames.n - 1];
+        if (f->next < f->nmoves && S->nodes < stop) {
+            Move m = MOVES(S)[f->mstart + f->next];
+            f->next++;
+            if (push_move(S, &m) < 0) return -1;
+            S->nodes++;
+            if ((S->nodes % CHECK_EVERY == 0 && now() > deadline) || S->nodes >= cap) return 2;
+            int r = enter(S, ctx);
+            if (r < 0 || r == 1) return r;
+            if (r == 0)
+                pop_move(S);
+            else if ((long long)S->frames.n > *depth)
+                *depth = (long long)S->frames.n;
+        } else {
+            Frame fr = *f;
+            S->frames.n--;
+            S->moves.n = (size_t)fr.mstart;
+            if (S->table.e) table_unpin(&S->table, fr.slot, S->nodes - fr.nodes0); /* the beam has none */
+            for (int i = 0; i < fr.safe; i++) pop_move(S);
+            if (S->frames.n) pop_move(S);
+        }
+    }
+    return 0;
+}
+
+static int run(Search *S, double seconds, long long cap, long long *depth_out) {
+    double deadline = now() + seconds;
+    long long depth = 0;
+    int r = enter(S);
+    if (r < 0) return -1;
+    if (r == 1) {
+        *depth_out = 0;
+        return ST_SOLVED;
+    }
+    if (lost(S->s)) { /* the root's Lemma D, as search.py: a proof, whatever the mode */
+        *depth_out = 0;
+        S->best_left = 1 << 30; /* search.py returns no figures with this verdict */
+        S->best.n = 0;
+        return ST_UNSOLVABLE;
+    }
+    r = descend(S, enter_step, NULL, 1LL << 62, cap, deadline, &depth);
+    *depth_out = depth;
+    if (r < 0) return -1;
+    if (r == 1) {
+        if ((long long)S->frames.n > depth) *depth_out = (long long)S->frames.n;
+        return ST_SOLVED;
+    }
+    if (r == 2) return ST_UNKNOWN;
+    return S->rng.on ? ST_UNKNOWN : ST_UNSOLVABLE; /* a jittered restart proves nothing */
+}
+
+static size_t table_buckets(double table_mb, long long max_nodes) {
+    double bytes = table_mb * 1048576.0;
+    size_t want = 64;
+    while ((double)(want * 2) * BUCKET * sizeof(Entry) <= bytes) want *= 2;
+    if (max_nodes > 0) { /* room for every position a capped search can enter, twice over */
+        size_t need = 64;
+        while ((long long)(need * BUCKET) < 2 * (max_nodes + 2) && need < want) need *= 2;
+        if (need < want) want = need;
+    }
+    return want;
+}
+
+
+/* Free a Search and all it holds (its table, when it has one: a calloc'd one is empty). */
+void search_free(Search *S) {
+    if (!S) return;
+    table_free(&S->table);
+    free(S->path.p);
+    free(S->hist.p);
+    free(S->frames.p);
+    free(S->moves.p);
+    free(S->best.p);
+    free(S);
+}
+
+Search *search_new(State *s) {
+    Search *S = calloc(1, sizeof(Search));
+    if (!S) return NULL;
+    S->s = s;
+    S->path.size = S->best.size = S->moves.size = sizeof(Move);
+    S->hist.size = sizeof(Hist);
+    S->frames.size = sizeof(Frame);
+    S->best_left = 1 << 30;
+    return S;
+}
+
+static Move *copy_moves(const Move *m, size_t n) {
+    Move *out = malloc(n * sizeof(Move) + 1);
+    if (out && n) memcpy(out, m, n * sizeof(Move));
+    return out;
+}
+
+void outcome_free(Outcome *out) {
+    free(out->line);
+    free(out->best);
+    out->line = out->best = NULL;
+}
+
+size_t entry_bytes(void) { return sizeof(Entry); }
+
+/* One depth-first search from ``root`` (not changed): complete, or (o->rng.on) a restart. */
+int search_position(const State *root, const Options *o, Outcome *out) {
+    memset(out, 0, sizeof *out);
+    State *s = malloc(sizeof(State));
+    Search *S = s ? search_new(s) : NULL;
+    int status = -1;
+    if (!S) goto done;
+    memcpy(s, root, sizeof(State));
+    S->keep_best = o->keep_best;
+    S->rng = o->rng;
+    size_t buckets = table_buckets(o->table_mb, o->max_nodes);
+    if (table_init(&S->table, buckets) < 0) goto done;
+    status = run(S, o->seconds, o->max_nodes >= 0 ? o->max_nodes : (1LL << 62), &out->depth);
+    if (status < 0) goto done;
+    out->status = status;
+    out->nodes = S->nodes;
+    out->replaced = S->table.replaced;
+    out->best_left = S->best_left;
+    out->stored = S->table.stored;
+    out->slots = (long long)(buckets * BUCKET);
+    out->nline = status == ST_SOLVED ? S->path.n : 0;
+    out->line = copy_moves(PATH(S), out->nline);
+    out->nbest = S->best.n;
+    out->best = copy_moves((Move *)S->best.p, S->best.n);
+    if (!out->line || !out->best) {
+        outcome_free(out);
+        status = -1;
+    }
+done:
+    search_free(S);
+    free(s);
+    return status < 0 ? -1 : 0;
+}

@@ -1,0 +1,535 @@
+/* The position (state.py): play and undo, the hashed key, the safe moves (safe.py) and the
+ * cards that can never leave their places (dead.py). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+/* Zobrist tables (fixed seed: the hashes are the same in every process). */
+static uint64_t ZC[2][MAXCOL][52];
+static uint64_t ZD[2][MAXCOL];
+static uint64_t ZF[2][8][14];
+static uint64_t ZT[2][MAXTALON][52];
+static uint64_t ZS[2][MAXTALON][52]; /* a stock card, by its place counted from the talon's end */
+static uint64_t ZTL[2][MAXTALON + 1];
+static uint64_t ZP[2][MAXTALON + 1];
+static uint64_t ZPASS[2][8];
+
+static uint64_t splitmix(uint64_t *x) {
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static uint64_t mix_a(uint64_t z) {
+    z = (z ^ (z >> 33)) * 0xFF51AFD7ED558CCDULL;
+    z = (z ^ (z >> 33)) * 0xC4CEB9FE1A85EC53ULL;
+    return z ^ (z >> 33);
+}
+
+static uint64_t mix_b(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+void init_zobrist(void) {
+    uint64_t x = 0x5EED5EED12345678ULL;
+    for (int h = 0; h < 2; h++) {
+        for (int i = 0; i < MAXCOL; i++)
+            for (int c = 0; c < 52; c++) ZC[h][i][c] = splitmix(&x);
+        for (int i = 0; i < MAXCOL; i++) ZD[h][i] = splitmix(&x);
+        for (int i = 0; i < 8; i++)
+            for (int c = 0; c < 14; c++) ZF[h][i][c] = splitmix(&x);
+        for (int i = 0; i < MAXTALON; i++)
+            for (int c = 0; c < 52; c++) ZT[h][i][c] = splitmix(&x);
+        for (int i = 0; i <= MAXTALON; i++) ZTL[h][i] = splitmix(&x);
+        for (int i = 0; i <= MAXTALON; i++) ZP[h][i] = splitmix(&x);
+        for (int i = 0; i < 8; i++) ZPASS[h][i] = splitmix(&x);
+    }
+    for (int h = 0; h < 2; h++)
+        for (int i = 0; i < MAXTALON; i++)
+            for (int c = 0; c < 52; c++) ZS[h][i][c] = splitmix(&x);
+}
+
+/* ---- state (state.py) ------------------------------------------------------------------ */
+
+
+static void col_push(State *s, int i, int card) {
+    int n = s->len[i]++;
+    s->col[i][n] = (unsigned char)card;
+    s->ch[i][0] ^= ZC[0][n][card];
+    s->ch[i][1] ^= ZC[1][n][card];
+}
+
+static int col_pop(State *s, int i) {
+    int n = --s->len[i];
+    int card = s->col[i][n];
+    s->ch[i][0] ^= ZC[0][n][card];
+    s->ch[i][1] ^= ZC[1][n][card];
+    return card;
+}
+
+static void set_down(State *s, int i, int d) {
+    s->ch[i][0] ^= ZD[0][s->down[i]] ^ ZD[0][d];
+    s->ch[i][1] ^= ZD[1][s->down[i]] ^ ZD[1][d];
+    s->down[i] = d;
+}
+
+/* The talon's hash. Where p is in the key, a waste card is hashed by its place from the
+ * talon's start and a stock card by its place from the end, so that playing the waste's top,
+ * drawing, or playing a card k draws away changes O(1 + k) terms (play, talon_drew) instead
+ * of the whole talon; where p is not in the key, every card by its place. */
+void talon_rehash(State *s) {
+    uint64_t a = ZTL[0][s->tlen], b = ZTL[1][s->tlen];
+    int split = s->p_in_key ? s->p : s->tlen, last = s->tlen - 1;
+    for (int i = 0; i < split; i++) {
+        a ^= ZT[0][i][s->talon[i]];
+        b ^= ZT[1][i][s->talon[i]];
+    }
+    for (int i = split; i < s->tlen; i++) {
+        a ^= ZS[0][last - i][s->talon[i]];
+        b ^= ZS[1][last - i][s->talon[i]];
+    }
+    if (s->p_in_key) {
+        a ^= ZP[0][s->p] ^ ZPASS[0][s->passes + 1];
+        b ^= ZP[1][s->p] ^ ZPASS[1][s->passes + 1];
+    }
+    s->th[0] = a;
+    s->th[1] = b;
+}
+
+/* A build with -DCORE_CHECK_HASH checks every incremental talon hash against the whole one. */
+static void check_talon_hash(State *s) {
+#ifdef CORE_CHECK_HASH
+    uint64_t t0 = s->th[0], t1 = s->th[1];
+    talon_rehash(s);
+    if (t0 != s->th[0] || t1 != s->th[1]) abort();
+#else
+    (void)s;
+#endif
+}
+
+/* One card drawn (p in the key, p < tlen): the stock card at p becomes the waste's top. */
+void talon_drew(State *s) {
+    int p = s->p, c = s->talon[p], from_end = s->tlen - 1 - p;
+    for (int h = 0; h < 2; h++) s->th[h] ^= ZS[h][from_end][c] ^ ZT[h][p][c] ^ ZP[h][p] ^ ZP[h][p + 1];
+    s->p = p + 1;
+    check_talon_hash(s);
+}
+
+void key_of(const State *s, uint64_t *lo, uint64_t *hi) {
+    uint64_t a = 0, b = 0;
+    for (int i = 0; i < s->ncols; i++) {
+        a += mix_a(s->ch[i][0]);
+        b += mix_b(s->ch[i][1]);
+    }
+    for (int i = 0; i < s->nfound; i++) {
+        a ^= ZF[0][i][s->found[i]];
+        b ^= ZF[1][i][s->found[i]];
+    }
+    a ^= s->th[0];
+    b ^= s->th[1];
+    *lo = a;
+    *hi = b | 1; /* never zero: zero marks an empty table entry */
+}
+
+int found_slot(const State *s, int card) {
+    int r = card >> 2, su = card & 3;
+    if (s->two) {
+        int i = 2 * su;
+        if (s->found[i] == r) return i;
+        if (s->found[i + 1] == r) return i + 1;
+        return -1;
+    }
+    return s->found[su] == r ? su : -1;
+}
+
+void play(State *s, const Move *m, Hist *h) {
+    switch (m->kind) {
+    case T2F: {
+        int a = m->a;
+        int card = s->col[a][s->len[a] - 1];
+        int slot = found_slot(s, card);
+        col_pop(s, a);
+        s->found[slot]++;
+        s->left--;
+        int flip = 0, d = s->down[a];
+        if (d && s->len[a] == d) {
+            set_down(s, a, d - 1);
+            flip = 1;
+        }
+        h->slot = (short)slot;
+        h->flip = (short)flip;
+        break;
+    }
+    case T2T: {
+        int a = m->a, b = m->b, n = m->n;
+        int start = s->len[a] - n;
+        for (int k = 0; k < n; k++) col_push(s, b, s->col[a][start + k]);
+        for (int k = 0; k < n; k++) col_pop(s, a);
+        int flip = 0, d = s->down[a];
+        if (d && s->len[a] == d) {
+            set_down(s, a, d - 1);
+            flip = 1;
+        }
+        h->flip = (short)flip;
+        break;
+    }
+    case W2F:
+    case W2T: {
+        int j = m->j;
+        int card = s->talon[j];
+        memmove(s->talon + j, s->talon + j + 1, (size_t)(s->tlen - j - 1));
+        s->tlen--;
+        int slot = -1;
+        if (m->kind == W2F) {
+            slot = found_slot(s, card);
+            s->found[slot]++;
+            s->left--;
+        } else {
+            col_push(s, m->b, card);
+        }
+        h->p = (short)s->p;
+        h->passes = (short)s->passes;
+        h->card = (short)card;
+        h->slot = (short)slot;
+        h->th0 = s->th[0];
+        h->th1 = s->th[1];
+        if (s->p_in_key && !m->rd && j >= s->p - 1) {
+            /* the waste's top, or a card j - p + 1 draws away: the cards drawn past go from
+             * the stock's places to the waste's (talon_rehash); the rest keep their places */
+            int L = s->tlen + 1, p = s->p; /* the talon's size before the card left it */
+            for (int hh = 0; hh < 2; hh++) {
+                uint64_t t = s->th[hh] ^ ZTL[hh][L] ^ ZTL[hh][L - 1] ^ ZP[hh][p] ^ ZP[hh][j];
+                if (j == p - 1) {
+                    t ^= ZT[hh][j][card];
+                } else {
+                    for (int i = p; i < j; i++) t ^= ZS[hh][L - 1 - i][s->talon[i]] ^ ZT[hh][i][s->talon[i]];
+                    t ^= ZS[hh][L - 1 - j][card];
+                }
+                s->th[hh] = t;
+            }
+            s->p = j;
+        } else {
+            s->p = j;
+            if (m->rd && s->passes > 0) s->passes--;
+            talon_rehash(s);
+        }
+        check_talon_hash(s);
+        break;
+    }
+    default: { /* F2T */
+        int su = m->a, b = m->b;
+        s->found[su]--;
+        s->left++;
+        col_push(s, b, s->found[su] * 4 + su);
+        break;
+    }
+    }
+}
+
+void undo(State *s, const Move *m, const Hist *h) {
+    switch (m->kind) {
+    case T2F: {
+        int a = m->a, slot = h->slot;
+        if (h->flip) set_down(s, a, s->down[a] + 1);
+        s->found[slot]--;
+        s->left++;
+        col_push(s, a, s->found[slot] * 4 + (s->two ? slot >> 1 : slot));
+        break;
+    }
+    case T2T: {
+        int a = m->a, b = m->b, n = m->n;
+        if (h->flip) set_down(s, a, s->down[a] + 1);
+        int start = s->len[b] - n;
+        for (int k = 0; k < n; k++) col_push(s, a, s->col[b][start + k]);
+        for (int k = 0; k < n; k++) col_pop(s, b);
+        break;
+    }
+    case W2F:
+    case W2T: {
+        int j = m->j;
+        if (m->kind == W2F) {
+            s->found[h->slot]--;
+            s->left++;
+        } else {
+            col_pop(s, m->b);
+        }
+        memmove(s->talon + j + 1, s->talon + j, (size_t)(s->tlen - j));
+        s->talon[j] = (unsigned char)h->card;
+        s->tlen++;
+        s->p = h->p;
+        s->passes = h->passes;
+        s->th[0] = h->th0;
+        s->th[1] = h->th1;
+        break;
+    }
+    default: {
+        int su = m->a, b = m->b;
+        col_pop(s, b);
+        s->found[su]++;
+        s->left--;
+        break;
+    }
+    }
+}
+
+/* The tables a position's rules imply (what builds on what) and its hashes, once its cards
+ * are in (module.c's load_state). */
+void state_prepare(State *s) {
+    for (int top = 0; top < 52; top++)
+        for (int card = 0; card < 52; card++) {
+            int ok = 0;
+            if ((card >> 2) + 1 == (top >> 2))
+                ok = s->suit_build ? (card & 3) == (top & 3) : RED[card & 3] != RED[top & 3];
+            s->builds[top * 52 + card] = (unsigned char)ok;
+        }
+    for (int top = 0; top < 52; top++) { /* kids[top]: the cards that build on top */
+        s->kids[top] = 0;
+        for (int card = 0; card < 52; card++)
+            if (s->builds[top * 52 + card]) s->kids[top] |= 1ULL << card;
+    }
+    for (int card = 0; card < 52; card++) {
+        int r = card >> 2, su = card & 3;
+        s->nparents[card] = 0;
+        if (r == KING) continue;
+        if (s->suit_build) {
+            s->parents[card][s->nparents[card]++] = (signed char)(card + 4);
+        } else {
+            for (int t = 0; t < 4; t++)
+                if (RED[t] != RED[su]) s->parents[card][s->nparents[card]++] = (signed char)((r + 1) * 4 + t);
+        }
+    }
+    for (int i = 0; i < s->ncols; i++) {
+        s->ch[i][0] = ZD[0][s->down[i]];
+        s->ch[i][1] = ZD[1][s->down[i]];
+        for (int k = 0; k < s->len[i]; k++) {
+            s->ch[i][0] ^= ZC[0][k][s->col[i][k]];
+            s->ch[i][1] ^= ZC[1][k][s->col[i][k]];
+        }
+    }
+    talon_rehash(s);
+}
+
+/* ---- safe moves (safe.py) -------------------------------------------------------------- */
+
+int klondike_safe(const int *f, int r, int su) {
+    int t = OTHER_COLOUR[su][0], u = OTHER_COLOUR[su][1];
+    return f[t] >= r && f[u] >= r && f[3 - su] >= r - 1;
+}
+
+static int is_safe_two(const State *s, int card) {
+    int r = card >> 2, su = card & 3;
+    const int *f = s->found;
+    if (r == 0) return 1;
+    if (s->suit_build) return f[2 * su + 1] == r;
+    if (f[2 * su + 1] != r) return 0;
+    int t = OTHER_COLOUR[su][0], u = OTHER_COLOUR[su][1];
+    return f[2 * t + 1] >= r && f[2 * u + 1] >= r;
+}
+
+/* A bit per card that is_safe accepts (safe_cards). */
+static uint64_t safe_mask(const State *s) {
+    uint64_t mask = 0;
+    const int *f = s->found;
+    for (int su = 0; su < 4; su++) {
+        if (s->two) {
+            int r = f[2 * su + 1];
+            if (r < 13 && (s->suit_build || is_safe_two(s, r * 4 + su))) mask |= 1ULL << (r * 4 + su);
+        } else {
+            int r = f[su];
+            if (r < 13 && klondike_safe(f, r, su)) mask |= 1ULL << (r * 4 + su);
+        }
+    }
+    return mask;
+}
+
+/* Every talon card a stock move can bring to the waste's top, cheapest route only, in the
+ * order moves.py's stock_positions gives them. */
+int stock_routes(const State *s, Route *out) {
+    int p = s->p, size = s->tlen, draw = s->draw, n = 0;
+#define ROUTE(J, K1, RD, K2) (out[n++] = (Route){(J), (K1), (RD), (K2)})
+    if (p) ROUTE(p - 1, 0, 0, 0);
+    if (draw == 1) {
+        for (int j = p; j < size; j++) ROUTE(j, j - p + 1, 0, 0);
+        if (s->passes != 0)
+            for (int j = 0; j < p - 1; j++) ROUTE(j, size - p, 1, j + 1);
+        return n;
+    }
+    unsigned char seen[MAXTALON + 1];
+    memset(seen, 0, sizeof seen);
+    if (p) seen[p - 1] = 1;
+    int k = 1;
+    while (p + draw * (k - 1) < size) {
+        int j = (p + draw * k < size ? p + draw * k : size) - 1;
+        ROUTE(j, k, 0, 0);
+        seen[j] = 1;
+        k++;
+    }
+    if (s->passes != 0 && size) {
+        int to_end = k - 1;
+        k = 1;
+        while (draw * (k - 1) < size) {
+            int j = (draw * k < size ? draw * k : size) - 1;
+            if (!seen[j]) ROUTE(j, to_end, 1, k);
+            k++;
+        }
+    }
+#undef ROUTE
+    return n;
+}
+
+int safe_move(const State *s, Move *m) {
+    uint64_t cards = safe_mask(s);
+    if (!cards) return 0;
+    for (int i = 0; i < s->ncols; i++) {
+        if (s->len[i] && (cards >> s->col[i][s->len[i] - 1] & 1)) {
+            *m = (Move){T2F, (signed char)i, -1, 0, 1, -1, 0, 0};
+            return 1;
+        }
+    }
+    if (s->p && s->draw == 1 && (cards >> s->talon[s->p - 1] & 1)) {
+        *m = (Move){W2F, -1, -1, 0, 1, (short)(s->p - 1), 0, 0};
+        return 1;
+    }
+    if (s->klondike && s->draw == 1 && s->passes < 0) { /* Corollary S (safe.py) */
+        Route r[MAXROUTES];
+        int n = stock_routes(s, r);
+        for (int q = 0; q < n; q++)
+            if (cards >> s->talon[r[q].j] & 1) {
+                *m = (Move){W2F, -1, -1, (signed char)r[q].rd, 1, (short)r[q].j, (short)r[q].k1, (short)r[q].k2};
+                return 1;
+            }
+    }
+    return 0;
+}
+
+/* ---- cards that can never leave their places (dead.py, Lemma D) ----------------------- */
+
+#define WASTE_PLACE MAXCOLS /* the waste's place index (dead.py's WASTE) */
+
+typedef struct {
+    short pl, j;
+    unsigned char card;
+} Member;
+
+/* Mirrors dead.lost: true when the largest set of cards that can only leave their places by
+ * themselves and break none of (F), (P), (E) is not empty. */
+int lost(const State *s) {
+    int wn[52];
+    short wpl[52][2], wj[52][2];
+    int freec[52];
+    static __thread Member mem[2][MAXCOLS * MAXCOL + MAXTALON];
+    static __thread unsigned char ins[MAXCOLS + 1][MAXCOL];
+    int nm = 0, cur = 0;
+    memset(wn, 0, sizeof wn);
+    memset(freec, 0, sizeof freec);
+    for (int i = 0; i < s->ncols; i++) {
+        int limit = s->klondike ? s->down[i] : s->len[i] - 1;
+        for (int j = 0; j < s->len[i]; j++) {
+            int card = s->col[i][j];
+            if (wn[card] < 2) {
+                wpl[card][wn[card]] = (short)i;
+                wj[card][wn[card]] = (short)j;
+            }
+            wn[card]++;
+            if (j > limit) continue;
+            if (s->runs && !s->klondike && j && s->builds[s->col[i][j - 1] * 52 + card]) continue;
+            mem[0][nm++] = (Member){(short)i, (short)j, (unsigned char)card};
+        }
+    }
+    int waste_place = s->passes == 0;
+    for (int j = 0; j < s->tlen; j++) {
+        int card = s->talon[j];
+        if (waste_place && j < s->p) {
+            if (wn[card] < 2) {
+                wpl[card][wn[card]] = WASTE_PLACE;
+                wj[card][wn[card]] = (short)j;
+            }
+            wn[card]++;
+            mem[0][nm++] = (Member){WASTE_PLACE, (short)j, (unsigned char)card};
+        } else {
+            freec[card]++;
+        }
+    }
+    if (!nm) return 0;
+    for (int k = 0; k < nm; k++) ins[mem[0][k].pl][mem[0][k].j] = 1;
+    int copies = s->two ? 2 : 1;
+    int result = 0;
+    for (;;) {
+        const Member *m = mem[cur];
+        int top[MAXCOLS + 1];
+        for (int i = 0; i <= MAXCOLS; i++) top[i] = -1;
+        for (int k = 0; k < nm; k++)
+            if (top[m[k].pl] < m[k].j) top[m[k].pl] = m[k].j;
+        int cols_with = 0;
+        for (int i = 0; i < s->ncols; i++) cols_with += top[i] >= 0;
+        int every_column = cols_with == s->ncols;
+        Member *keep = mem[1 - cur];
+        int nk = 0;
+        for (int k = 0; k < nm; k++) {
+            int pl = m[k].pl, j = m[k].j, card = m[k].card;
+            int r = card >> 2, su = card & 3;
+            if (!every_column && (!s->king_only || r == KING)) continue; /* (E) */
+            /* (F) */
+            int lo;
+            if (s->two) {
+                int f1 = s->found[2 * su], f2 = s->found[2 * su + 1];
+                lo = f1 <= r ? f1 : f2;
+            } else {
+                lo = s->found[su];
+            }
+            int fblocked = 0;
+            for (int q = lo; q < r && !fblocked; q++) {
+                int c = q * 4 + su;
+                if (freec[c]) continue;
+                int all = 1;
+                for (int w = 0; w < wn[c] && w < 2; w++) {
+                    int pl2 = wpl[c][w], j2 = wj[c][w];
+                    if (!((pl2 == pl && j2 < j) || ins[pl2][j2])) {
+                        all = 0;
+                        break;
+                    }
+                }
+                if (all) fblocked = 1;
+            }
+            if (!fblocked) continue;
+            /* (P) */
+            if (r != KING) {
+                int pblocked = 1;
+                for (int q = 0; q < s->nparents[card] && pblocked; q++) {
+                    int par = s->parents[card][q];
+                    if (freec[par]) {
+                        pblocked = 0;
+                        break;
+                    }
+                    if (s->klondike && wn[par] < copies) {
+                        pblocked = 0;
+                        break;
+                    }
+                    for (int w = 0; w < wn[par] && w < 2; w++) {
+                        int pl2 = wpl[par][w], j2 = wj[par][w];
+                        if (!((pl2 == pl && j2 < j) || j2 < top[pl2])) {
+                            pblocked = 0;
+                            break;
+                        }
+                    }
+                }
+                if (!pblocked) continue;
+            }
+            keep[nk++] = m[k];
+        }
+        if (nk == nm || !nk) {
+            result = nk > 0;
+            break;
+        }
+        for (int k = 0; k < nm; k++) ins[m[k].pl][m[k].j] = 0;
+        for (int k = 0; k < nk; k++) ins[keep[k].pl][keep[k].j] = 1;
+        nm = nk;
+        cur = 1 - cur;
+    }
+    for (int k = 0; k < nm; k++) ins[mem[cur][k].pl][mem[cur][k].j] = 0;
+    return result;
+}
