@@ -1,6 +1,6 @@
 """The loss model (``solver.loss_model``) over the winnability study's deals.
 
-    python bench/loss_model.py --games josephine,forty-thieves [--status unknown] [--seconds 2]
+    python bench/loss_model.py --games josephine,forty-thieves [--status unknown] [--work 10] [--seconds 10]
                                [--limit N] [--out FILE.jsonl]
 
 For each game: the study's deals of that status (``solved``: the soundness check, where a proof of
@@ -20,7 +20,10 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from engine import deal
+from collections.abc import Iterator
+
+from engine import Deal, State, deal
+from solver.api import solve
 from solver.loss_model import model_applies, prove_lost
 
 STUDY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "winnability")
@@ -38,26 +41,50 @@ def study_seeds(game: str, status: str) -> list[int]:
     return sorted(s for s, seen in rows.items() if status in seen)
 
 
+def positions(game: str, seeds: list[int], along_win: str | None) -> Iterator[tuple[int, Deal]]:
+    """Each seed's deal; with ``along_win``, the positions after those shares of a winning log the
+    solver finds again (10 s; a seed it does not win again is left out)."""
+    shares = [float(x) for x in along_win.split(",")] if along_win else []
+    for seed in seeds:
+        if not shares:
+            yield seed, deal(game, seed)
+            continue
+        result = solve(game, seed, seconds=10)
+        if result.status != "solved" or result.moves is None:
+            continue
+        for share in shares:
+            state = State(deal(game, seed))
+            for move in result.moves[: int(len(result.moves) * share)]:
+                state.play_text(move)
+            yield seed, state.as_deal()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", default="josephine,forty-thieves,lucas,limited,maria")
     parser.add_argument("--status", choices=("solved", "unknown", "unsolvable"), default="solved")
-    parser.add_argument("--seconds", type=float, default=1.0)
+    parser.add_argument("--seconds", type=float, default=10.0, help="wall-clock cap per deal")
+    parser.add_argument("--work", type=float, default=10.0, help="CP-SAT deterministic time per deal")
     parser.add_argument("--limit", type=int, default=None, help="the first N deals of each game only")
     parser.add_argument("--out", default=None, help="append one JSON line per deal to this file")
+    parser.add_argument(
+        "--along-win",
+        default=None,
+        help="with --status solved: the positions after these shares of a win the solver finds again "
+        "(e.g. 0.5,0.75), winnable positions smaller than the deal, in place of the deal",
+    )
     args = parser.parse_args()
     wrong = 0
-    print(f"study deals '{args.status}', {args.seconds:g} s each, one thread")
+    print(f"study deals '{args.status}', {args.work:g} units of work or {args.seconds:g} s each, one thread")
     print(f"{'game':<16}{'deals':>7}{'lost':>7}{'schedule':>10}{'open':>7}{'median s':>10}{'p90 s':>8}")
     for game in [g.strip() for g in args.games.split(",") if g.strip()]:
         seeds = study_seeds(game, args.status)[: args.limit]
         counts = {"lost": 0, "schedule": 0, "open": 0}
         times: list[float] = []
-        for seed in seeds:
-            d = deal(game, seed)
+        for seed, d in positions(game, seeds, args.along_win):
             if not model_applies(d):
                 continue
-            proof = prove_lost(d, seconds=args.seconds)
+            proof = prove_lost(d, seconds=args.seconds, work=args.work)
             kind = "lost" if proof.lost else ("schedule" if proof.verdict in ("FEASIBLE", "OPTIMAL") else "open")
             counts[kind] += 1
             times.append(proof.seconds)
@@ -68,7 +95,14 @@ def main() -> int:
                 with open(args.out, "a") as out:
                     out.write(
                         json.dumps(
-                            {"game": game, "seed": seed, "verdict": proof.verdict, "seconds": round(proof.seconds, 3)}
+                            {
+                                "game": game,
+                                "seed": seed,
+                                "cards": sum(map(len, d.tableau)) + len(d.stock) + len(d.waste),
+                                "verdict": proof.verdict,
+                                "seconds": round(proof.seconds, 3),
+                                **proof.stats,
+                            }
                         )
                         + "\n"
                     )
