@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from ortools.sat.python import cp_model
 
 from engine import Deal, State
+from engine.moves import DRAW, T2F, T2T, W2F, W2T
 from engine.rules import Build, Layout, Unit
 
 LOST = "lost"
@@ -109,6 +110,50 @@ def _order_stat(m: cp_model.CpModel, xs: list[cp_model.IntVar], k: int, horizon:
     v = m.new_int_var(1, horizon, "")
     (m.add_min_equality if k == 0 else m.add_max_equality)(v, xs)
     return v
+
+
+def _first_moves(
+    m: cp_model.CpModel,
+    deal: Deal,
+    cards: list[_Card],
+    at: dict[tuple[int, int], int],
+    T: list[list[cp_model.IntVar]],
+    D: dict[int, cp_model.LinearExprT],
+    found: list[list[cp_model.IntVar]],
+    space: list[list[cp_model.IntVar]],
+    onto: list[list[dict[int, cp_model.IntVar]]],
+) -> list[cp_model.IntVar] | None:
+    """One literal per legal move of the position, each meaning: that move is the event at time 1 (the
+    first move of its bottom card, to that place, or the first draw). None when a legal move is of a
+    kind the model does not know (then the constraint is left out: weaker, never wrong)."""
+    waste = [i for i, x in enumerate(cards) if x.pile == "w"]
+    stock = sorted((x.order, i) for i, x in enumerate(cards) if x.pile == "s")
+    lits: list[cp_model.IntVar] = []
+    for kind, src, dst, count in State(deal).legal_moves():
+        lit = m.new_bool_var("")
+        if kind == DRAW and stock:
+            m.add(D[stock[0][1]] == 1).only_enforce_if(lit)
+            lits.append(lit)
+            continue
+        if kind in (W2T, W2F) and waste:
+            b = waste[-1]
+        elif kind in (T2T, T2F):
+            b = at[(src, len(deal.tableau[src]) - count)]
+        else:
+            return None
+        if kind in (W2F, T2F):
+            place = found[b][0]
+        elif not deal.tableau[dst]:
+            place = space[b][0]
+        else:
+            parent = onto[b][0].get(at[(dst, len(deal.tableau[dst]) - 1)])
+            if parent is None:
+                return None
+            place = parent
+        m.add(T[b][0] == 1).only_enforce_if(lit)
+        m.add_implication(lit, place)
+        lits.append(lit)
+    return lits
 
 
 def build_model(deal: Deal, *, levels: int = LEVELS) -> cp_model.CpModel:
@@ -264,6 +309,10 @@ def build_model(deal: Deal, *, levels: int = LEVELS) -> cp_model.CpModel:
         sitting[i].append(up_move)
         moves.append(up_move)
     m.add_no_overlap(moves)
+    # The first move of a win is a legal move of the position, and it is the event at time 1.
+    opening = _first_moves(m, deal, cards, at, T, D, found, space, onto)
+    if opening is not None:
+        m.add_bool_or(opening)
     for p in range(n):
         if len(sitting[p]) > 1:
             m.add_no_overlap(sitting[p])

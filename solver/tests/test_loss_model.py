@@ -151,7 +151,7 @@ def test_positions_along_a_win_are_never_lost():
     """A win the solver finds: every position on it is winnable, and smaller than the deal, so the
     model's search runs to the end on many of them (bench/loss_model.py --along-win runs many)."""
     for game, seed in (("josephine", 1001030), ("forty-thieves", 1000027)):
-        result = solve(game, seed, work=10, seconds=120)
+        result = solve(game, seed, seconds=10)
         assert result.status == "solved" and result.moves
         state = State(deal(game, seed))
         for i, move in enumerate(result.moves):
@@ -191,3 +191,16 @@ def test_the_rules_of_every_game_it_takes_are_two_decks_of_one_pass():
     for game in ONE_PASS:
         rules = find_rules(game)
         assert rules.decks == 2 and rules.passes == 1 and rules.draw == 1
+
+
+def test_a_position_with_no_legal_move_is_lost():
+    """Point 8 (the first move is legal now): nothing can move, so no win; with the empty third column
+    the king moves first and the clubs go up: won, and the first move's literal for it is there."""
+    tops = ["KS", "KS", "KH", "KH", "KD", "KD", "KC", "4C"]
+    high = ["6C", "8C", "9C", "TC", "JC", "QC", "KC"]
+    stuck = make_deal("forty-thieves", [["5C", "7C"], high], (), tops, columns=2)
+    assert not list(State(stuck).legal_moves()) and brute_force(stuck) is False
+    assert prove_lost(stuck, work=2, seconds=60).status == LOST
+    free = make_deal("forty-thieves", [["5C", "7C"], high, []], (), tops, columns=3)
+    assert brute_force(free) is True
+    assert prove_lost(free, work=2, seconds=60).status == UNKNOWN
