@@ -1,13 +1,16 @@
 """The loss model (``solver.loss_model``) over the winnability study's deals.
 
     python bench/loss_model.py --games josephine,forty-thieves [--status unknown] [--work 10] [--seconds 10]
-                               [--limit N] [--out FILE.jsonl]
+                               [--limit N] [--out FILE.jsonl] [--along-win 0.6,0.8] [--play-out]
 
 For each game: the study's deals of that status (``solved``: the soundness check, where a proof of
 loss would be a bug; ``unknown``: what the model decides that the search left open), each given to
 ``prove_lost`` within ``--seconds`` on one thread. Prints per game how many came out lost, with a
 schedule (the model has a solution: nothing proven), or undecided in time, and the median and
-90th percentile of seconds per deal. Exits 1 if a ``solved`` deal comes out lost.
+90th percentile of seconds per deal. ``--along-win`` gives positions along a win the solver finds
+again (winnable: a proof there is a bug too), ``--play-out`` the position at the end of the stock
+after random play (mostly lost: the solver's verdict is printed beside). Exits 1 on a proof of loss
+for anything known won.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import statistics
 import sys
 
@@ -23,7 +27,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from collections.abc import Iterator
 
 from engine import Deal, State, deal
-from solver.api import solve
+from engine.moves import DRAW
+from solver.api import solve, solve_deal
 from solver.loss_model import model_applies, prove_lost
 
 STUDY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "winnability")
@@ -59,6 +64,24 @@ def positions(game: str, seeds: list[int], along_win: str | None) -> Iterator[tu
             yield seed, state.as_deal()
 
 
+def play_out(start: Deal, rng: random.Random) -> Deal:
+    """Random play until the stock's last card is drawn (a move other than a draw 60% of the time)."""
+    state = State(start)
+    for _ in range(600):
+        if state.won or not state.stock:
+            break
+        moves = list(state.legal_moves())
+        others = [m for m in moves if m.kind != DRAW]
+        draws = [m for m in moves if m.kind == DRAW]
+        if others and (not draws or rng.random() < 0.6):
+            state.play(rng.choice(others))
+        elif draws:
+            state.play(draws[0])
+        else:
+            break
+    return state.as_deal()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", default="josephine,forty-thieves,lucas,limited,maria")
@@ -67,6 +90,12 @@ def main() -> int:
     parser.add_argument("--work", type=float, default=10.0, help="CP-SAT deterministic time per deal")
     parser.add_argument("--limit", type=int, default=None, help="the first N deals of each game only")
     parser.add_argument("--out", default=None, help="append one JSON line per deal to this file")
+    parser.add_argument(
+        "--play-out",
+        action="store_true",
+        help="in place of each deal, the position where random play (seeded by the deal's seed) "
+        "draws the stock's last card: mostly lost positions; the solver's verdict is printed beside",
+    )
     parser.add_argument(
         "--along-win",
         default=None,
@@ -82,9 +111,17 @@ def main() -> int:
         counts = {"lost": 0, "schedule": 0, "open": 0}
         times: list[float] = []
         for seed, d in positions(game, seeds, args.along_win):
+            if args.play_out:
+                d = play_out(d, random.Random(seed))
             if not model_applies(d):
                 continue
             proof = prove_lost(d, seconds=args.seconds, work=args.work)
+            if args.play_out:
+                truth = solve_deal(d, seconds=30, max_nodes=300_000).status
+                print(f"  {game} {seed}: solver {truth}, model {proof.status}", flush=True)
+                if proof.lost and truth == "solved":
+                    wrong += 1
+                    print(f"UNSOUND: {game} {seed} played out is won but the model has no solution", flush=True)
             kind = "lost" if proof.lost else ("schedule" if proof.verdict in ("FEASIBLE", "OPTIMAL") else "open")
             counts[kind] += 1
             times.append(proof.seconds)
