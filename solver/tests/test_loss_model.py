@@ -108,11 +108,14 @@ def _cards(text: str) -> list[int]:
     return [parse_card(t) for t in text.split()]
 
 
-def _agreement(game: str, seed: int, count: int, work: float) -> collections.Counter:
+def _agreement(game: str, seed: int, count: int, work: float, waste: bool = False) -> collections.Counter:
     rng = random.Random(seed)
     seen: collections.Counter = collections.Counter()
     while sum(seen.values()) < count:
         d = random_endgame(game, rng, rng.randint(10, 22), stock_share=0.5, columns=rng.randint(2, 3))
+        if waste:  # a game in progress: the first part of the stock already drawn
+            k = rng.randint(0, len(d.stock))
+            d = dataclasses.replace(d, waste=d.stock[:k], stock=d.stock[k:])
         truth = brute_force(d, limit=50_000)
         if truth is None:
             continue
@@ -126,6 +129,13 @@ def _agreement(game: str, seed: int, count: int, work: float) -> collections.Cou
 def test_never_lost_where_the_exhaustive_search_wins(game):
     seen = _agreement(game, 11, 12, 1.0)
     assert seen[True, UNKNOWN] > 0  # the sample holds wins
+
+
+@pytest.mark.parametrize("game", ["forty-thieves", "josephine"])
+def test_never_lost_where_the_exhaustive_search_wins_with_a_waste(game):
+    """The same with part of the stock in the waste: the waste's order and its top's first move."""
+    seen = _agreement(game, 12, 12, 1.0, waste=True)
+    assert seen[True, UNKNOWN] > 0
 
 
 @pytest.mark.slow
