@@ -1,6 +1,6 @@
 """Proofs of loss from a relaxed constraint model (OR-Tools CP-SAT), for the one-pass games.
 
-``prove_lost(deal, seconds=...)`` builds a schedule model of the position and asks CP-SAT for a
+``prove_lost(deal, work=..., seconds=...)`` builds a schedule model of the position and asks CP-SAT for a
 solution. Every win of the position gives a solution (the proof is in ``docs/solver.md``, "Proofs of
 loss by a constraint model"), so a model without one proves the position lost. A model with a
 solution, or one not decided in time, proves nothing: the answer is then ``unknown``.
