@@ -1,13 +1,16 @@
 """The loss model (``solver.loss_model``) over the winnability study's deals.
 
-    python bench/loss_model.py --games josephine,forty-thieves [--status unknown] [--seconds 2]
-                               [--limit N] [--out FILE.jsonl]
+    python bench/loss_model.py --games josephine,forty-thieves [--status unknown] [--work 10] [--seconds 10]
+                               [--limit N] [--out FILE.jsonl] [--along-win 0.6,0.8] [--play-out]
 
 For each game: the study's deals of that status (``solved``: the soundness check, where a proof of
 loss would be a bug; ``unknown``: what the model decides that the search left open), each given to
 ``prove_lost`` within ``--seconds`` on one thread. Prints per game how many came out lost, with a
 schedule (the model has a solution: nothing proven), or undecided in time, and the median and
-90th percentile of seconds per deal. Exits 1 if a ``solved`` deal comes out lost.
+90th percentile of seconds per deal. ``--along-win`` gives positions along a win the solver finds
+again (winnable: a proof there is a bug too), ``--play-out`` the position at the end of the stock
+after random play (mostly lost: the solver's verdict is printed beside). Exits 1 on a proof of loss
+for anything known won.
 """
 
 from __future__ import annotations
@@ -15,12 +18,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from engine import deal
+from collections.abc import Iterator
+
+from engine import Deal, State, deal
+from engine.moves import DRAW
+from solver.api import solve, solve_deal
 from solver.loss_model import model_applies, prove_lost
 
 STUDY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "winnability")
@@ -38,26 +46,82 @@ def study_seeds(game: str, status: str) -> list[int]:
     return sorted(s for s, seen in rows.items() if status in seen)
 
 
+def positions(game: str, seeds: list[int], along_win: str | None) -> Iterator[tuple[int, Deal]]:
+    """Each seed's deal; with ``along_win``, the positions after those shares of a winning log the
+    solver finds again (10 s; a seed it does not win again is left out)."""
+    shares = [float(x) for x in along_win.split(",")] if along_win else []
+    for seed in seeds:
+        if not shares:
+            yield seed, deal(game, seed)
+            continue
+        result = solve(game, seed, seconds=10)
+        if result.status != "solved" or result.moves is None:
+            continue
+        for share in shares:
+            state = State(deal(game, seed))
+            for move in result.moves[: int(len(result.moves) * share)]:
+                state.play_text(move)
+            yield seed, state.as_deal()
+
+
+def play_out(start: Deal, rng: random.Random) -> Deal:
+    """Random play until the stock's last card is drawn (a move other than a draw 60% of the time)."""
+    state = State(start)
+    for _ in range(600):
+        if state.won or not state.stock:
+            break
+        moves = list(state.legal_moves())
+        others = [m for m in moves if m.kind != DRAW]
+        draws = [m for m in moves if m.kind == DRAW]
+        if others and (not draws or rng.random() < 0.6):
+            state.play(rng.choice(others))
+        elif draws:
+            state.play(draws[0])
+        else:
+            break
+    return state.as_deal()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", default="josephine,forty-thieves,lucas,limited,maria")
     parser.add_argument("--status", choices=("solved", "unknown", "unsolvable"), default="solved")
-    parser.add_argument("--seconds", type=float, default=1.0)
+    parser.add_argument("--seconds", type=float, default=10.0, help="wall-clock cap per deal")
+    parser.add_argument("--work", type=float, default=10.0, help="CP-SAT deterministic time per deal")
     parser.add_argument("--limit", type=int, default=None, help="the first N deals of each game only")
     parser.add_argument("--out", default=None, help="append one JSON line per deal to this file")
+    parser.add_argument(
+        "--play-out",
+        action="store_true",
+        help="in place of each deal, the position where random play (seeded by the deal's seed) "
+        "draws the stock's last card: mostly lost positions; the solver's verdict is printed beside",
+    )
+    parser.add_argument(
+        "--along-win",
+        default=None,
+        help="with --status solved: the positions after these shares of a win the solver finds again "
+        "(e.g. 0.5,0.75), winnable positions smaller than the deal, in place of the deal",
+    )
     args = parser.parse_args()
     wrong = 0
-    print(f"study deals '{args.status}', {args.seconds:g} s each, one thread")
+    print(f"study deals '{args.status}', {args.work:g} units of work or {args.seconds:g} s each, one thread")
     print(f"{'game':<16}{'deals':>7}{'lost':>7}{'schedule':>10}{'open':>7}{'median s':>10}{'p90 s':>8}")
     for game in [g.strip() for g in args.games.split(",") if g.strip()]:
         seeds = study_seeds(game, args.status)[: args.limit]
         counts = {"lost": 0, "schedule": 0, "open": 0}
         times: list[float] = []
-        for seed in seeds:
-            d = deal(game, seed)
+        for seed, d in positions(game, seeds, args.along_win):
+            if args.play_out:
+                d = play_out(d, random.Random(seed))
             if not model_applies(d):
                 continue
-            proof = prove_lost(d, seconds=args.seconds)
+            proof = prove_lost(d, seconds=args.seconds, work=args.work)
+            if args.play_out:
+                truth = solve_deal(d, seconds=30, max_nodes=300_000).status
+                print(f"  {game} {seed}: solver {truth}, model {proof.status}", flush=True)
+                if proof.lost and truth == "solved":
+                    wrong += 1
+                    print(f"UNSOUND: {game} {seed} played out is won but the model has no solution", flush=True)
             kind = "lost" if proof.lost else ("schedule" if proof.verdict in ("FEASIBLE", "OPTIMAL") else "open")
             counts[kind] += 1
             times.append(proof.seconds)
@@ -68,7 +132,14 @@ def main() -> int:
                 with open(args.out, "a") as out:
                     out.write(
                         json.dumps(
-                            {"game": game, "seed": seed, "verdict": proof.verdict, "seconds": round(proof.seconds, 3)}
+                            {
+                                "game": game,
+                                "seed": seed,
+                                "cards": sum(map(len, d.tableau)) + len(d.stock) + len(d.waste),
+                                "verdict": proof.verdict,
+                                "seconds": round(proof.seconds, 3),
+                                **proof.stats,
+                            }
                         )
                         + "\n"
                     )

@@ -1,6 +1,6 @@
 """Proofs of loss from a relaxed constraint model (OR-Tools CP-SAT), for the one-pass games.
 
-``prove_lost(deal, seconds=...)`` builds a schedule model of the position and asks CP-SAT for a
+``prove_lost(deal, work=..., seconds=...)`` builds a schedule model of the position and asks CP-SAT for a
 solution. Every win of the position gives a solution (the proof is in ``docs/solver.md``, "Proofs of
 loss by a constraint model"), so a model without one proves the position lost. A model with a
 solution, or one not decided in time, proves nothing: the answer is then ``unknown``.
@@ -13,6 +13,10 @@ column, or, in Josephine, along with the card under it), and for stock cards the
 
 It applies to the games whose rows are dealt face up, draw one and have no pass left (Forty Thieves,
 Josephine, Lucas, Limited, Maria; Forty and Eight once its redeal is used): ``model_applies``.
+
+``is_lost(deal_or_state, work=..., seconds=...)`` is the one call for the rest of the solver: True only
+on a proof. Where it would go in the schedule (not wired: it proves none of the study's undecided
+two-deck deals, see docs/solver.md) is said there.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
-from engine import Deal
+from engine import Deal, State
+from engine.moves import DRAW, T2F, T2T, W2F, W2T
 from engine.rules import Build, Layout, Unit
 
 LOST = "lost"
@@ -105,6 +110,50 @@ def _order_stat(m: cp_model.CpModel, xs: list[cp_model.IntVar], k: int, horizon:
     v = m.new_int_var(1, horizon, "")
     (m.add_min_equality if k == 0 else m.add_max_equality)(v, xs)
     return v
+
+
+def _first_moves(
+    m: cp_model.CpModel,
+    deal: Deal,
+    cards: list[_Card],
+    at: dict[tuple[int, int], int],
+    T: list[list[cp_model.IntVar]],
+    D: dict[int, cp_model.LinearExprT],
+    found: list[list[cp_model.IntVar]],
+    space: list[list[cp_model.IntVar]],
+    onto: list[list[dict[int, cp_model.IntVar]]],
+) -> list[cp_model.IntVar] | None:
+    """One literal per legal move of the position, each meaning: that move is the event at time 1 (the
+    first move of its bottom card, to that place, or the first draw). None when a legal move is of a
+    kind the model does not know (then the constraint is left out: weaker, never wrong)."""
+    waste = [i for i, x in enumerate(cards) if x.pile == "w"]
+    stock = sorted((x.order, i) for i, x in enumerate(cards) if x.pile == "s")
+    lits: list[cp_model.IntVar] = []
+    for kind, src, dst, count in State(deal).legal_moves():
+        lit = m.new_bool_var("")
+        if kind == DRAW and stock:
+            m.add(D[stock[0][1]] == 1).only_enforce_if(lit)
+            lits.append(lit)
+            continue
+        if kind in (W2T, W2F) and waste:
+            b = waste[-1]
+        elif kind in (T2T, T2F):
+            b = at[(src, len(deal.tableau[src]) - count)]
+        else:
+            return None
+        if kind in (W2F, T2F):
+            place = found[b][0]
+        elif not deal.tableau[dst]:
+            place = space[b][0]
+        else:
+            parent = onto[b][0].get(at[(dst, len(deal.tableau[dst]) - 1)])
+            if parent is None:
+                return None
+            place = parent
+        m.add(T[b][0] == 1).only_enforce_if(lit)
+        m.add_implication(lit, place)
+        lits.append(lit)
+    return lits
 
 
 def build_model(deal: Deal, *, levels: int = LEVELS) -> cp_model.CpModel:
@@ -220,7 +269,10 @@ def build_model(deal: Deal, *, levels: int = LEVELS) -> cp_model.CpModel:
             m.add(T[a][0] < D[b]).only_enforce_if(first)
             m.add(T[b][0] < T[a][0]).only_enforce_if(first.Not())
     # Every move to a foundation and every draw is a move of its own.
-    m.add_all_different([*F, *[d for d in D.values() if not isinstance(d, int)]])
+    # (with the moves of point 2b below: every move, one event, at its own time)
+    moves: list[cp_model.IntervalVar] = [
+        m.new_fixed_size_interval_var(d, 1, "") for d in D.values() if isinstance(d, cp_model.IntVar)
+    ]
 
     # Parents: a card goes onto a card that is on the tableau, not yet up, and with nothing on it.
     sitting: list[list[cp_model.IntervalVar]] = [[] for _ in range(n)]
@@ -242,12 +294,25 @@ def build_model(deal: Deal, *, levels: int = LEVELS) -> cp_model.CpModel:
             residents.append(m.new_optional_interval_var(t, size, end, space[i][k], ""))
             demands.append(1)
         # In the one-card games a card is the top of its pile at each of its moves; in all, when it goes up.
-        if not runs:
-            for k in range(levels):
-                moving = m.new_bool_var("")
-                m.add(moving == act[i][k] - found[i][k])
-                sitting[i].append(m.new_optional_fixed_size_interval_var(T[i][k], 1, moving, ""))
-        sitting[i].append(m.new_fixed_size_interval_var(F[i], 1, ""))
+        for k in range(levels):
+            # The level is a move of its own, not the foundation move (that is F) nor carried.
+            moving = m.new_bool_var("")
+            m.add(moving == act[i][k] - found[i][k] - (run[i] if k == 0 else 0))
+            step = m.new_optional_fixed_size_interval_var(T[i][k], 1, moving, "")
+            moves.append(step)
+            if not runs:
+                sitting[i].append(step)
+            if k + 1 < levels:  # a card on a parent does not move onto that same parent
+                for p, lit in onto[i][k].items():
+                    m.add_bool_or([lit.Not(), onto[i][k + 1][p].Not()])
+        up_move = m.new_fixed_size_interval_var(F[i], 1, "")
+        sitting[i].append(up_move)
+        moves.append(up_move)
+    m.add_no_overlap(moves)
+    # The first move of a win is a legal move of the position, and it is the event at time 1.
+    opening = _first_moves(m, deal, cards, at, T, D, found, space, onto)
+    if opening is not None:
+        m.add_bool_or(opening)
     for p in range(n):
         if len(sitting[p]) > 1:
             m.add_no_overlap(sitting[p])
@@ -259,28 +324,86 @@ def build_model(deal: Deal, *, levels: int = LEVELS) -> cp_model.CpModel:
             residents.append(m.new_interval_var(0, T[b][0] + 1, T[b][0] + 1, ""))
             demands.append(1)
     m.add_cumulative(residents, demands, len(deal.tableau))
+    # Greedy scheduling: the earliest event first, at its earliest time.
+    times = [*F, *[t for ts in T for t in ts], *[d for d in D.values() if isinstance(d, cp_model.IntVar)]]
+    m.add_decision_strategy(times, cp_model.CHOOSE_LOWEST_MIN, cp_model.SELECT_MIN_VALUE)
     return m
 
 
-def prove_lost(deal: Deal, *, seconds: float = 5.0, levels: int = LEVELS, seed: int = 0) -> LossProof:
-    """``lost`` if the model of ``deal`` has no solution within ``seconds`` (one thread), else ``unknown``."""
+# The budget in CP-SAT's deterministic time (its own unit of work, about a second of one thread on an
+# unloaded machine): figures measured with it do not change with the machine's load.
+WORK = 10.0
+# Greedy scheduling first (the earliest event first, at its earliest time): it finds a schedule for a
+# won position quickly (a won deal of 104 cards within about 0.3 units and 1,000 conflicts), where
+# CP-SAT's own search wanders; but it refutes badly, and its work is undercounted in deterministic
+# time (a small lost position: 2 units of it took 30 s of wall time), so it is cut at a conflict
+# count and at the same share of the wall time. CP-SAT's own search, with its presolve, then refutes
+# (small positions: 3 of 3 losses against 1 of 3 for the greedy order alone, at 1 unit). The greedy
+# phase skips presolve: on a deal it took 3-6 s of wall time (loaded machine) before any decision.
+GREEDY_SHARE = 0.2
+GREEDY_CONFLICTS = 1_000
+
+
+def _solver(work: float, deadline: float, seed: int, *, greedy: bool) -> cp_model.CpSolver:
+    solver = cp_model.CpSolver()
+    params = solver.parameters
+    params.num_workers = 1
+    params.random_seed = seed
+    params.max_deterministic_time = max(0.01, work)
+    params.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
+    if greedy:
+        params.search_branching = cp_model.FIXED_SEARCH
+        params.max_number_of_conflicts = GREEDY_CONFLICTS
+        params.cp_model_presolve = False
+        params.cp_model_probing_level = 0
+        params.symmetry_level = 0
+    return solver
+
+
+def prove_lost(
+    deal: Deal,
+    *,
+    seconds: float = 30.0,
+    work: float = WORK,
+    levels: int = LEVELS,
+    seed: int = 0,
+) -> LossProof:
+    """``lost`` if the model of ``deal`` has no solution, else ``unknown``; on one thread, within
+    ``work`` units of CP-SAT's deterministic time and ``seconds`` of wall time, whichever ends first.
+    The verdict does not depend on how the budget is spent: no solution is a proof whatever the search."""
     start = time.perf_counter()
     deadline = start + seconds
     model = build_model(deal, levels=levels)
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.random_seed = seed
-    # Seen once under heavy load: CP-SAT stopped with UNKNOWN after a fraction of its time. An
-    # early stop proves nothing either way, so the rest of the budget is given again (twice at most).
-    for _ in range(3):
-        solver.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
+    spent = 0.0
+    stats = {"conflicts": 0, "branches": 0}
+    status = cp_model.UNKNOWN
+    solver = None
+    for greedy in (True, False):
+        if greedy:
+            solver = _solver(GREEDY_SHARE * work, start + GREEDY_SHARE * seconds, seed, greedy=True)
+        else:
+            solver = _solver(work - spent, deadline, seed, greedy=False)
         status = solver.solve(model)
-        if status != cp_model.UNKNOWN or time.perf_counter() > start + 0.9 * seconds:
+        spent += solver.deterministic_time
+        stats["conflicts"] += int(solver.num_conflicts)
+        stats["branches"] += int(solver.num_branches)
+        if status != cp_model.UNKNOWN or spent >= work - 0.01 or time.perf_counter() >= deadline:
             break
+    assert solver is not None
+    stats["work_ms"] = round(spent * 1000)
     return LossProof(
         status=LOST if status == cp_model.INFEASIBLE else UNKNOWN,
         seconds=time.perf_counter() - start,
         verdict=solver.status_name(status),
-        stats={"conflicts": int(solver.num_conflicts), "branches": int(solver.num_branches)},
+        stats=stats,
         info=solver.solution_info(),
     )
+
+
+def is_lost(position: Deal | State, *, seconds: float = 30.0, work: float = WORK) -> bool:
+    """True only on a proof that ``position`` (a deal, or a game in progress) cannot be won; False when
+    the model does not apply, has a schedule, or is not decided within the budget (``prove_lost``)."""
+    deal = position.as_deal() if isinstance(position, State) else position
+    if not model_applies(deal):
+        return False
+    return prove_lost(deal, seconds=seconds, work=work).lost
