@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from engine import MAX_LOG_LENGTH, Deal, State
 from engine.moves import F2T, T2F, T2T, W2F, W2T, Move
 
@@ -67,10 +69,14 @@ def wins(deal: Deal, log: list[str], *, limit: bool = True) -> bool:
     service accepts (at most ``MAX_LOG_LENGTH`` entries)?"""
     if limit and len(log) > MAX_LOG_LENGTH:
         return False
-    state = State(deal)
+    return wins_from(State(deal), log)
+
+
+def wins_from(state: State, moves: Sequence[str]) -> bool:
+    """Do ``moves``, played by the engine from ``state`` (which they change), win, every one legal?"""
     try:
-        for text in log:
+        for text in moves:
             state.play(Move.parse(text))
-    except ValueError:
+    except ValueError:  # the engine's MoveError, or notation it cannot read
         return False
     return state.won

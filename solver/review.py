@@ -29,6 +29,7 @@ from engine.moves import DRAW, F2T, REDEAL, T2F, UNDO, W2F, W2T, Move
 
 from .api import solve_deal
 from .log import SolverBug
+from .log import wins_from as log_wins_from
 from .search import SOLVED, UNKNOWN, UNSOLVABLE
 
 # What a review's outcome can be.
@@ -235,13 +236,7 @@ def position(deal: Deal, line: Line, ply: int) -> State:
 def wins_from(deal: Deal, line: Line, ply: int, continuation: Sequence[str]) -> bool:
     """Does ``continuation``, played by the engine from the player's position after ``ply``
     moves of the line, win? (Every entry legal, the last one wins.)"""
-    state = position(deal, line, ply)
-    try:
-        for text in continuation:
-            state.play(Move.parse(text))
-    except MoveError:
-        return False
-    return state.won
+    return log_wins_from(position(deal, line, ply), continuation)
 
 
 # -- the review -----------------------------------------------------------------------------------

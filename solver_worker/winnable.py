@@ -28,11 +28,11 @@ from django.core.cache import cache
 
 from core.errors import Forbidden, NotFound
 from core.tasks import task
-from engine import Move, MoveError, State
+from engine import State
 from games import days
 from games.models import Attempt
 from games.services.positions import attempt_position, attempt_replay
-from solver import solve_deal
+from solver import solve_deal, wins_from
 from solver_worker.reviews import review_schedule
 
 logger = logging.getLogger(__name__)
@@ -125,20 +125,11 @@ def position_verdict(state: State, *, seconds: float | None = None, nodes: int |
     if result.status == "unsolvable":
         return Verdict(LOST, result.nodes, result.seconds)
     player = State.restore(state.deal, state.snapshot())  # the engine plays the win from the position itself
-    if result.status == "solved" and result.moves is not None and _wins(player, result.moves):
+    if result.status == "solved" and result.moves is not None and wins_from(player, result.moves):
         return Verdict(WINNABLE, result.nodes, result.seconds)
     if result.status == "solved":  # pragma: no cover - the solver checks its wins itself
         logger.error("the solver's win does not replay from a position of %s: reported undecided", start.game)
     return Verdict(UNDECIDED, result.nodes, result.seconds)
-
-
-def _wins(state: State, moves: list[str]) -> bool:
-    try:
-        for text in moves:
-            state.play(Move.parse(text))
-    except MoveError:
-        return False
-    return state.won
 
 
 def position_key(game: str, state: State) -> str:

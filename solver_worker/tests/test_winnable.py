@@ -97,7 +97,7 @@ def position_after(moves: list[str]) -> State:
 def test_a_position_with_a_win_is_winnable_and_the_win_replays() -> None:
     state = position_after(WINNABLE_LOG)
     replayed: list[tuple[Any, bool]] = []
-    real = winnable._wins
+    real = winnable.wins_from
 
     def wins(start: State, moves: list[str]) -> bool:
         key = start.key()
@@ -105,7 +105,7 @@ def test_a_position_with_a_win_is_winnable_and_the_win_replays() -> None:
         replayed.append((key, won))
         return won
 
-    with mock.patch.object(winnable, "_wins", side_effect=wins):
+    with mock.patch.object(winnable, "wins_from", side_effect=wins):
         verdict = winnable.position_verdict(state)
     assert verdict.state == winnable.WINNABLE and verdict.nodes > 0
     assert replayed == [(state.key(), True)]  # the engine played the win from the player's position itself
