@@ -167,6 +167,25 @@ def run_move_position(game: str, seed: int, log: list[str]) -> tuple[list[str], 
     raise AssertionError(f"no run move along the log of {game} {seed}")
 
 
+def phone_result(browser: Any, live_server: Any, context: Any, url: str) -> tuple[Any, Any]:
+    """The same player's finished table ``url`` on a phone (touch, 390x844), its result shown; the
+    phone's context (to close) and page. Headless Chromium on Linux has no share sheet: a stand-in
+    records in ``window.__shared`` what the page hands it."""
+    phone = browser.new_context(
+        base_url=live_server.url,
+        viewport=PHONE,
+        storage_state=context.storage_state(),
+        is_mobile=True,
+        has_touch=True,
+        device_scale_factor=2,
+    )
+    phone.add_init_script("navigator.share = async (data) => { window.__shared = data; };")
+    mobile = phone.new_page()
+    mobile.goto(url)
+    mobile.wait_for_selector("#result[data-status=valid]")
+    return phone, mobile
+
+
 def shot(page: Any, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / name), full_page=True)
@@ -1455,19 +1474,7 @@ def test_the_finish_plays_through_the_stock_and_the_result_fits_the_screen(brows
 
     above_the_fold(page, {"width": 1366, "height": 768})
     shot(page, "result-klondike-finish-1366x768.png")
-    phone = browser.new_context(
-        base_url=live_server.url,
-        viewport=PHONE,
-        storage_state=context.storage_state(),
-        is_mobile=True,
-        has_touch=True,
-        device_scale_factor=2,
-    )
-    # Headless Chromium on Linux has no share sheet: a stand-in records what the page hands it.
-    phone.add_init_script("navigator.share = async (data) => { window.__shared = data; };")
-    mobile = phone.new_page()
-    mobile.goto(page.url)
-    mobile.wait_for_selector("#result[data-status=valid]")
+    phone, mobile = phone_result(browser, live_server, context, page.url)
     above_the_fold(mobile, PHONE)
     shot(mobile, "result-klondike-phone-390x844.png")
     assert mobile.locator("#copy-share").inner_text() == "Share"  # the phone's own share sheet

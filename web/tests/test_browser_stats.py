@@ -20,7 +20,7 @@ from games import days
 from games.tests.factories import make_challenge
 from leaderboard.tests import factories as rows
 from web.tests import test_browser as base
-from web.tests.test_browser import ARTIFACTS, PHONE, sign_up, start, wait_log
+from web.tests.test_browser import ARTIFACTS, PHONE, phone_result, sign_up, start, wait_log
 
 browser = base.browser  # test_browser's fixture (one chromium per module), found here by its name
 
@@ -128,18 +128,7 @@ def test_the_result_shows_this_games_stats_and_the_profile_switches_games(browse
     assert page.evaluate("window.scrollY") == 0
     shot(page, "result-stats-1366x768.png")
 
-    phone = browser.new_context(
-        base_url=live_server.url,
-        viewport=PHONE,
-        storage_state=context.storage_state(),
-        is_mobile=True,
-        has_touch=True,
-        device_scale_factor=2,
-    )
-    phone.add_init_script("navigator.share = async (data) => { window.__shared = data; };")
-    mobile = phone.new_page()
-    mobile.goto(page.url)
-    mobile.wait_for_selector("#result[data-status=valid]")
+    phone, mobile = phone_result(browser, live_server, context, page.url)
     mobile.wait_for_selector("#result-stats:not([hidden]) .player-distribution")
     for selector in ("#result-title", "#share-text", "#copy-share", "#result-next", "#again"):
         on_screen(mobile, selector, PHONE)
