@@ -34,7 +34,7 @@ from leaderboard.selectors import (
     leaderboard_results,
 )
 from leagues.errors import LeagueNotFound, NotLeagueOwner
-from leagues.models import League, Membership
+from leagues.models import INVITE_CODE_ALPHABET, INVITE_CODE_LENGTH, League, Membership
 
 
 @dataclass(frozen=True)
@@ -66,8 +66,14 @@ class AllTimePage:
 
 
 def normalize_invite_code(code: str) -> str:
-    """Codes are shown in lower case; a code typed in capitals or with spaces around still works."""
-    return code.strip().lower()
+    """Codes are shown in lower case; a code typed in capitals or with spaces around still works.
+    Anything that cannot be a code (a NUL byte, a wrong length, another alphabet) is "", found nowhere,
+    and never reaches the database."""
+    code = code.strip().lower()
+    return code if len(code) == INVITE_CODE_LENGTH and set(code) <= _INVITE_ALPHABET else ""
+
+
+_INVITE_ALPHABET = frozenset(INVITE_CODE_ALPHABET)
 
 
 @dataclass(frozen=True)

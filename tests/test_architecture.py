@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import grimp
@@ -110,12 +111,21 @@ def test_the_circle_finder_finds_a_circle() -> None:
     assert strongly_connected(graph) == [["a.x", "a.y"]]
 
 
+def named_modules() -> set[str]:
+    """The modules below a package that the contracts name (``solver.api``)."""
+    contracts = tomllib.loads((BASE_DIR / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    names = {m for c in contracts for key in ("source_modules", "forbidden_modules") for m in c.get(key, [])}
+    return {m for m in names if "." in m and m.split(".")[0] in PACKAGES}
+
+
 def packages_tree(root: Path, imports: dict[str, str] | None = None) -> None:
     """The packages the contracts name, empty unless ``imports`` gives a module its text."""
     shutil.copy(BASE_DIR / "pyproject.toml", root / "pyproject.toml")
     for package in PACKAGES:
         (root / package).mkdir(parents=True, exist_ok=True)
         (root / package / "__init__.py").write_text("")
+    for module in named_modules():  # a contract naming a module that does not exist fails as a whole
+        (root / (module.replace(".", "/") + ".py")).touch()
     for module, text in (imports or {}).items():
         (root / module).write_text(text)
 
@@ -163,3 +173,19 @@ def test_the_layers_contract_catches_a_lower_package_importing_a_higher_one(
     result = lint_imports(tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "are layered" in result.stdout and broken in result.stdout, result.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("module", "text"),
+    [
+        ("solver/api.py", "from . import reference\n"),
+        ("solver_worker/services.py", "from solver.reference import PYTHON\n"),
+        ("games/services.py", "def f():\n    import solver.reference\n"),
+    ],
+)
+def test_the_service_never_reaches_the_python_reference_searches(tmp_path: Path, module: str, text: str) -> None:
+    packages_tree(tmp_path, {module: text})
+    result = lint_imports(tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "never runs the Python reference searches BROKEN" in result.stdout, result.stdout
