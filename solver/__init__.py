@@ -10,18 +10,8 @@ ordering), ``safe`` (safe foundation moves and their proofs), ``dead`` (Lemma D)
 """
 
 from .api import difficulty, solve, solve_deal
-from .log import SolverBug, wins_from
+from .log import SolverBug
 from .result import SolveResult
 from .search import SOLVED, UNKNOWN, UNSOLVABLE
 
-__all__ = [
-    "SOLVED",
-    "UNKNOWN",
-    "UNSOLVABLE",
-    "SolveResult",
-    "SolverBug",
-    "difficulty",
-    "solve",
-    "solve_deal",
-    "wins_from",
-]
+__all__ = ["SOLVED", "UNKNOWN", "UNSOLVABLE", "SolveResult", "SolverBug", "difficulty", "solve", "solve_deal"]

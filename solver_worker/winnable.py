@@ -32,7 +32,8 @@ from engine import State
 from games import days
 from games.models import Attempt
 from games.services.positions import attempt_position, attempt_replay
-from solver import solve_deal, wins_from
+from solver import solve_deal
+from solver.log import wins_from
 from solver_worker.reviews import review_schedule
 
 logger = logging.getLogger(__name__)
