@@ -15,7 +15,7 @@ from django.db.models import Count, Q, QuerySet
 from engine import GAME_IDS, GAMES, State, deal, find_rules, play_log, visible
 from games import days
 from games.errors import InvalidDate, NotFound, UnknownGame
-from games.models import Attempt, Challenge, Result, Submission
+from games.models import Attempt, Challenge, Guest, Result, Submission
 
 logger = logging.getLogger(__name__)
 
@@ -249,12 +249,13 @@ def challenges_archived(*, days_back: int) -> list[Challenge]:
     )
 
 
-def player_username(*, username: str) -> str | None:
-    """The stored spelling of a player's name, or None when there is no such player."""
-    from django.contrib.auth import get_user_model
-
-    user = get_user_model().objects.filter(username=username).only("username").first()
-    return None if user is None else user.get_username()
+def player_username(*, username: str) -> tuple[str, bool] | None:
+    """The stored spelling of a player's name and whether the player is a guest (whose internal name
+    means nothing to anybody: pages say "Guest"), or None when there is no such player."""
+    user = User.objects.filter(username=username).only("username").first()
+    if user is None:
+        return None
+    return user.get_username(), Guest.objects.filter(user_id=user.pk).exists()
 
 
 def play_time_text(ms: int) -> str:

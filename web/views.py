@@ -215,10 +215,12 @@ def archive(request: HttpRequest) -> HttpResponse:
 def player(request: HttpRequest, username: str) -> HttpResponse:
     if "\x00" in username:  # no username holds one, and PostgreSQL refuses it in a query
         raise Http404("there is no such player")
-    name = selectors.player_username(username=username)
-    if name is None:
+    found = selectors.player_username(username=username)
+    if found is None:
         raise Http404(f"there is no player {username!r}")
-    return render(request, "web/player.html", {"username": name})
+    name, guest = found
+    context = {"username": name, "shown_name": "Guest" if guest else name, "guest": guest}
+    return render(request, "web/player.html", context)
 
 
 @login_required

@@ -289,3 +289,12 @@ def test_with_the_broker_down_the_mail_is_sent_in_the_request(monkeypatch: Any) 
     assert len(mail.outbox) == 1 and BROKER.is_open()
     assert ask_reset("ada@example.com").status_code == 302  # the circuit is open: not even a try
     assert len(mail.outbox) == 2
+
+
+def test_a_guests_profile_says_guest_not_its_internal_name(client: Client) -> None:
+    guest = services.guest_create()
+    page = client.get(f"/players/{guest.get_username()}").content.decode()
+    assert "<h1>Guest</h1>" in page and "<title>Guest · Daily Patience</title>" in page
+    assert f">{guest.get_username()}<" not in page  # only the page's script reads it (data-username)
+    client.force_login(guest)
+    assert 'id="account-link"' not in client.get(f"/players/{guest.get_username()}").content.decode()
