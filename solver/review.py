@@ -30,6 +30,7 @@ from engine.moves import DRAW, F2T, REDEAL, T2F, UNDO, W2F, W2T, Move
 from .api import solve_deal
 from .log import SolverBug
 from .log import wins_from as log_wins_from
+from .result import SolveResult
 from .search import SOLVED, UNKNOWN, UNSOLVABLE
 
 # What a review's outcome can be.
@@ -283,6 +284,20 @@ def review_deal(
     return review
 
 
+def decide(state: State, *, seconds: float, nodes: int | None, shorten_log: bool = True) -> tuple[str, SolveResult]:
+    """The solver's verdict on a position within a budget, and its result: WINNABLE only with a win the
+    engine plays from ``state`` itself (a copy: ``state`` is left as it was), LOST_POSITION only on a proof
+    (the complete search's ``unsolvable``), UNDECIDED_POSITION for the rest, a win only by a log longer
+    than the service accepts included. A win that does not replay is the solver's bug: SolverBug."""
+    result = solve_deal(state.as_deal(), seconds=seconds, max_nodes=nodes, shorten_log=shorten_log)
+    verdict = _VERDICT[result.status]
+    if verdict == WINNABLE and result.moves is None:
+        return UNDECIDED_POSITION, result
+    if verdict == WINNABLE and not log_wins_from(State.restore(state.deal, state.snapshot()), result.moves or []):
+        raise SolverBug("the solver's win does not replay from the player's position")
+    return verdict, result
+
+
 def _bisect(review: Review, deal: Deal, budget: Budget, solution: list[str] | None, start: float) -> None:
     line = review.line
     n = len(line.moves)
@@ -296,14 +311,9 @@ def _bisect(review: Review, deal: Deal, budget: Budget, solution: list[str] | No
         scale = ESCALATION**level
         seconds = min(budget.probe_seconds * scale, max(0.05, budget.seconds - (time.perf_counter() - start)))
         nodes = None if budget.probe_nodes is None else budget.probe_nodes * scale
-        result = solve_deal(state.as_deal(), seconds=seconds, max_nodes=nodes)
-        verdict = _VERDICT[result.status]
-        if verdict == WINNABLE and result.moves is None:
-            verdict = UNDECIDED_POSITION  # won only by a log longer than the service accepts: no checked win
+        verdict, result = decide(state, seconds=seconds, nodes=nodes)
         if verdict == WINNABLE:
             assert result.moves is not None
-            if not wins_from(deal, line, ply, result.moves):
-                raise SolverBug(f"the solver's win from move {ply} does not replay from the player's position")
             wins[ply] = (result.moves, "solver")
         if verdict != UNDECIDED_POSITION:
             verdicts[ply] = verdict

@@ -32,16 +32,15 @@ from engine import State
 from games import days
 from games.models import Attempt
 from games.services.positions import attempt_position, attempt_replay
-from solver import solve_deal
-from solver.log import wins_from
+from solver import SolverBug
+from solver.review import LOST_POSITION as LOST
+from solver.review import UNDECIDED_POSITION as UNDECIDED
+from solver.review import WINNABLE, decide
 from solver_worker.reviews import review_schedule
 
 logger = logging.getLogger(__name__)
 
 WINNABLE_TASK = "solver_worker.winnable_position"
-WINNABLE = "winnable"
-LOST = "lost"
-UNDECIDED = "undecided"
 PENDING = "pending"
 LABELS = {
     WINNABLE: "still winnable",
@@ -121,16 +120,12 @@ def position_verdict(state: State, *, seconds: float | None = None, nodes: int |
     nodes = settings.WINNABLE_NODES if nodes is None else nodes
     if state.won:
         return Verdict(WINNABLE, 0, 0.0)
-    start = state.as_deal()
-    result = solve_deal(start, seconds=seconds, max_nodes=nodes, shorten_log=False)
-    if result.status == "unsolvable":
-        return Verdict(LOST, result.nodes, result.seconds)
-    player = State.restore(state.deal, state.snapshot())  # the engine plays the win from the position itself
-    if result.status == "solved" and result.moves is not None and wins_from(player, result.moves):
-        return Verdict(WINNABLE, result.nodes, result.seconds)
-    if result.status == "solved":  # pragma: no cover - the solver checks its wins itself
-        logger.error("the solver's win does not replay from a position of %s: reported undecided", start.game)
-    return Verdict(UNDECIDED, result.nodes, result.seconds)
+    try:
+        verdict, result = decide(state, seconds=seconds, nodes=nodes, shorten_log=False)
+    except SolverBug:  # the solver checks its wins itself: never seen but in a test
+        logger.error("the solver's win does not replay from a position of %s: reported undecided", state.deal.game)
+        return Verdict(UNDECIDED, 0, 0.0)
+    return Verdict(verdict, result.nodes, result.seconds)
 
 
 def position_key(game: str, state: State) -> str:

@@ -20,6 +20,7 @@ from engine import Move, State, deal
 from games import days, services
 from games.models import Attempt
 from games.tests.factories import make_challenge, make_user, token_for
+from solver import review
 from solver_worker import tasks, winnable
 
 pytestmark = pytest.mark.django_db
@@ -97,7 +98,7 @@ def position_after(moves: list[str]) -> State:
 def test_a_position_with_a_win_is_winnable_and_the_win_replays() -> None:
     state = position_after(WINNABLE_LOG)
     replayed: list[tuple[Any, bool]] = []
-    real = winnable.wins_from
+    real = review.log_wins_from
 
     def wins(start: State, moves: list[str]) -> bool:
         key = start.key()
@@ -105,7 +106,7 @@ def test_a_position_with_a_win_is_winnable_and_the_win_replays() -> None:
         replayed.append((key, won))
         return won
 
-    with mock.patch.object(winnable, "wins_from", side_effect=wins):
+    with mock.patch.object(review, "log_wins_from", side_effect=wins):
         verdict = winnable.position_verdict(state)
     assert verdict.state == winnable.WINNABLE and verdict.nodes > 0
     assert replayed == [(state.key(), True)]  # the engine played the win from the player's position itself
@@ -132,7 +133,7 @@ def test_a_win_the_engine_does_not_replay_is_not_reported_winnable() -> None:
     from solver.result import SolveResult
 
     fake = SolveResult(game=GAME, seed=SEED, status="solved", moves=["s", "wf1"], nodes=7)
-    with mock.patch.object(winnable, "solve_deal", return_value=fake):
+    with mock.patch.object(review, "solve_deal", return_value=fake):
         assert winnable.position_verdict(position_after(WINNABLE_LOG)).state == winnable.UNDECIDED
 
 
@@ -163,7 +164,7 @@ def test_the_light_follows_the_stored_position_green_then_red(past) -> None:
 def test_repeated_asks_and_other_logs_to_the_same_position_cost_no_solve(past) -> None:
     first = practice(past, WINNABLE_LOG)
     again = practice(past, [*WINNABLE_LOG, "s", "u"])  # another player, the same position by another log
-    with mock.patch.object(winnable, "solve_deal", wraps=winnable.solve_deal) as solves:
+    with mock.patch.object(review, "solve_deal", wraps=review.solve_deal) as solves:
         answers = [ask(first).json() for _ in range(3)] + [ask(again).json()]
     assert solves.call_count == 1
     assert {a["state"] for a in answers} == {"winnable"}
@@ -184,7 +185,7 @@ def test_with_a_broker_the_request_only_sends_the_task_and_the_page_polls(past) 
     sent: list[tuple[Any, ...]] = []
     fake = mock.Mock()
     fake.apply_async.side_effect = lambda args, **kwargs: sent.append((args, kwargs))
-    with mock.patch.object(winnable, "task", return_value=fake), mock.patch.object(winnable, "solve_deal") as solves:
+    with mock.patch.object(winnable, "task", return_value=fake), mock.patch.object(review, "solve_deal") as solves:
         first, second = ask(attempt), ask(attempt)
     assert solves.call_count == 0  # no solve in the web request
     assert first.status_code == second.status_code == 202
@@ -241,7 +242,7 @@ def test_today_by_any_route_is_refused_until_the_day_is_over() -> None:
         for address in ("203.0.113.9", "198.51.100.7, 10.0.0.1"):
             assert owner.get(url(todays_practice.pk), HTTP_X_FORWARDED_FOR=address).status_code == 404
         # a task sent anyway (a forged id, a forged length) solves nothing of today's
-        with mock.patch.object(winnable, "solve_deal") as solves:
+        with mock.patch.object(review, "solve_deal") as solves:
             assert tasks.winnable_position(todays_practice.pk, len(WINNABLE_LOG)) == "not_eligible"
             assert tasks.winnable_position(ranked.pk, 0) == "not_eligible"
         assert solves.call_count == 0
