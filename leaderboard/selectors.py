@@ -502,16 +502,15 @@ def leaderboard_around(
 # --- Players ------------------------------------------------------------------------------
 
 
-def _streaks(win_dates: Iterable[dt.date], *, today: dt.date) -> tuple[int, int]:
-    """(current, best) runs of consecutive dates; current is 0 if the last is before yesterday."""
+def best_streak(win_dates: Iterable[dt.date]) -> int:
+    """The longest run of consecutive dates."""
     best = run = 0
     previous: dt.date | None = None
     for day in sorted(set(win_dates)):
         run = run + 1 if previous is not None and day - previous == dt.timedelta(days=1) else 1
         best = max(best, run)
         previous = day
-    current = run if previous is not None and previous >= today - dt.timedelta(days=1) else 0
-    return current, best
+    return best
 
 
 def player_stats_compute(*, player: User | int, today: dt.date) -> PlayerStatsData:
@@ -524,12 +523,12 @@ def player_stats_compute(*, player: User | int, today: dt.date) -> PlayerStatsDa
         last_played=Max("challenge__date"),
     )
     win_dates = list(counted.filter(won=True).order_by().values_list("challenge__date", flat=True).distinct())
-    current, best = _streaks(win_dates, today=today)
     return PlayerStatsData(
         played=totals["played"],
         won=totals["won"],
-        current_streak=current,
-        best_streak=best,
+        # Stored at validation: the run up to today, or up to yesterday whatever today's game became.
+        current_streak=current_streak(win_dates, today=today, today_open=True),
+        best_streak=best_streak(win_dates),
         last_played_date=totals["last_played"],
         last_won_date=max(win_dates) if win_dates else None,
     )
@@ -809,6 +808,9 @@ def _bucket_labels() -> list[tuple[str, int | None, int | None]]:
     return bars
 
 
+BUCKETS = _bucket_labels()  # the bars, the same for every game and player
+
+
 def stats_bucket(*, won: bool, play_time_ms: int) -> int:
     """The index of a result's bar: its time's bar when won, else the last bar ("not won")."""
     if not won:
@@ -837,7 +839,7 @@ def current_streak(win_dates: Iterable[dt.date], *, today: dt.date, today_open: 
 
 def _game_stats(rows: list[tuple[Any, ...]], *, game: str | None, today: dt.date, today_open: bool) -> GameStats:
     """Rows (date, game, won, score, moves, play_time_ms, assisted) of one player, one game (or all)."""
-    labels = _bucket_labels()
+    labels = BUCKETS
     counts = [0] * len(labels)
     todays = [0] * len(labels)
     for date, _game, won, _score, _moves, ms, _assisted in rows:
@@ -853,7 +855,7 @@ def _game_stats(rows: list[tuple[Any, ...]], *, game: str | None, today: dt.date
         played=len(rows),
         won=len(win_dates),
         current_streak=current_streak(win_dates, today=today, today_open=today_open),
-        best_streak=_streaks(win_dates, today=today)[1],
+        best_streak=best_streak(win_dates),
         best_time_ms=min(clean_wins) if clean_wins else None,
         best_score=max((r[3] for r in clean), default=None),
         last_played_date=max((r[0] for r in rows), default=None),
