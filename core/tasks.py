@@ -9,7 +9,16 @@ runs it in process exactly as an imported one.
 
 from __future__ import annotations
 
+import logging
+from typing import Any
+
 from celery import Task, current_app
+from kombu.exceptions import OperationalError as KombuOperationalError
+from redis import RedisError
+
+from core.circuit import BROKER
+
+logger = logging.getLogger(__name__)
 
 
 def task(name: str) -> Task:
@@ -20,3 +29,19 @@ def task(name: str) -> Task:
         # once (the app's autodiscovery runs on this signal).
         current_app.loader.import_default_modules()
     return tasks[name]
+
+
+def send(name: str, *, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None, **options: Any) -> bool:
+    """Send the task ``name`` without ever waiting on a broker that is down: no publish retries, no result
+    kept, and while ``core.circuit.BROKER`` is open not even a try. False when it was not sent (the broker
+    known down, or failing now: the breaker trips); the caller takes its fallback. Under
+    ``task_always_eager`` the task runs here, and what it raises reaches the caller."""
+    if BROKER.is_open():
+        return False
+    try:
+        task(name).apply_async(args=args, kwargs=kwargs, retry=False, ignore_result=True, **options)
+    except (KombuOperationalError, RedisError, OSError) as exc:
+        BROKER.trip(exc)
+        logger.warning("could not send the task %s (%s)", name, exc)
+        return False
+    return True

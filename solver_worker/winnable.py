@@ -27,7 +27,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.cache import cache
 
 from core.errors import Forbidden, NotFound
-from core.tasks import task
+from core.tasks import send
 from engine import State
 from games import days
 from games.models import Attempt
@@ -184,9 +184,11 @@ def winnable_ask(*, attempt_id: int, viewer: AbstractBaseUser | AnonymousUser) -
     verdict = _cached(key)
     if verdict is None and _claim(key):
         try:
-            task(WINNABLE_TASK).apply_async((attempt.pk, length), expires=TASK_EXPIRES_SECONDS)
-        except Exception:  # no broker: the light stays grey, and the next ask tries again
-            logger.warning("could not send the winnable task of attempt %s", attempt.pk, exc_info=True)
+            sent = send(WINNABLE_TASK, args=(attempt.pk, length), expires=TASK_EXPIRES_SECONDS)
+        except Exception:  # run in process (no broker), the task failed
+            logger.warning("the winnable task of attempt %s failed", attempt.pk, exc_info=True)
+            sent = False
+        if not sent:  # no broker: the light stays grey, and the next ask tries again
             _release(key)
             return Answer(attempt=attempt.pk, moves=length, state=UNDECIDED)
         verdict = _cached(key)  # made already when the task ran in process

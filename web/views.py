@@ -27,14 +27,11 @@ from django.urls import Resolver404, resolve, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_POST
-from kombu.exceptions import OperationalError as KombuOperationalError
-from redis import RedisError
 
 from core import limits
 from core.auth import request_player
-from core.circuit import BROKER
 from core.errors import ApplicationError
-from core.tasks import task
+from core.tasks import send
 from engine import GAME_IDS, GAMES
 from games import days, selectors, services
 from games.models import Challenge
@@ -397,15 +394,9 @@ class PasswordResetView(auth_views.PasswordResetView):
 
 def reset_mail_queue(*, email: str, domain: str, use_https: bool) -> None:
     """Send the reset mail's task; while the broker is down (``core.circuit.BROKER``), mail in the request."""
-    kwargs: dict[str, object] = {"email": email, "domain": domain, "use_https": use_https}
-    if not BROKER.is_open():
-        try:
-            task("web.send_password_reset").apply_async(kwargs=kwargs, retry=False, ignore_result=True)
-            return
-        except (KombuOperationalError, RedisError, OSError) as exc:
-            BROKER.trip(exc)
-            logger.warning("could not queue a password-reset mail (%s): sent in the request", exc)
-    reset_mail_send(email=email, domain=domain, use_https=use_https)
+    if not send("web.send_password_reset", kwargs={"email": email, "domain": domain, "use_https": use_https}):
+        logger.warning("could not queue a password-reset mail: sent in the request")
+        reset_mail_send(email=email, domain=domain, use_https=use_https)
 
 
 class PasswordResetDoneView(auth_views.PasswordResetDoneView):

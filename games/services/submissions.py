@@ -7,11 +7,8 @@ import logging
 
 from django.db import transaction
 from django.utils import timezone
-from kombu.exceptions import OperationalError as KombuOperationalError
-from redis import RedisError
 
-from core.circuit import BROKER
-from core.tasks import task
+from core.tasks import send
 from engine import (
     EngineError,
     replay,
@@ -30,14 +27,9 @@ def enqueue_validation(submission_id: int) -> None:
     subscription (the result is the Submission row), short socket timeouts
     (settings), and while ``core.circuit.BROKER`` is open not even a try.
     """
-    if BROKER.is_open():
-        logger.warning("broker down: submission %s stays pending until the resend sweep", submission_id)
-        return
     try:
-        task("games.validate_submission").apply_async((submission_id,), retry=False, ignore_result=True)
-    except (KombuOperationalError, RedisError, OSError) as exc:
-        BROKER.trip(exc)
-        logger.warning("could not enqueue validation of submission %s (%s); the sweep will retry", submission_id, exc)
+        if not send("games.validate_submission", args=(submission_id,)):
+            logger.warning("broker down: submission %s stays pending until the resend sweep", submission_id)
     except Exception:
         logger.exception("could not enqueue validation of submission %s; the sweep will retry", submission_id)
 

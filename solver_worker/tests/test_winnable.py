@@ -16,6 +16,7 @@ from django.conf import settings
 from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
 
+from core.circuit import BROKER
 from engine import Move, State, deal
 from games import days, services
 from games.models import Attempt
@@ -185,12 +186,13 @@ def test_with_a_broker_the_request_only_sends_the_task_and_the_page_polls(past) 
     sent: list[tuple[Any, ...]] = []
     fake = mock.Mock()
     fake.apply_async.side_effect = lambda args, **kwargs: sent.append((args, kwargs))
-    with mock.patch.object(winnable, "task", return_value=fake), mock.patch.object(review, "solve_deal") as solves:
+    with mock.patch("core.tasks.task", return_value=fake), mock.patch.object(review, "solve_deal") as solves:
         first, second = ask(attempt), ask(attempt)
     assert solves.call_count == 0  # no solve in the web request
     assert first.status_code == second.status_code == 202
     assert first.json()["state"] == "pending" and first.json()["retry_after_ms"] > 0
-    assert sent == [((attempt.pk, len(WINNABLE_LOG)), {"expires": winnable.TASK_EXPIRES_SECONDS})]  # sent once
+    options = {"kwargs": None, "retry": False, "ignore_result": True, "expires": winnable.TASK_EXPIRES_SECONDS}
+    assert sent == [((attempt.pk, len(WINNABLE_LOG)), options)]  # sent once, never waiting on a broker
     assert tasks.winnable_position(*sent[0][0]) == "winnable"  # the worker's turn
     done = ask(attempt)
     assert done.status_code == 200 and done.json()["state"] == "winnable"
@@ -200,9 +202,11 @@ def test_a_broker_that_is_down_leaves_the_light_grey_and_the_next_ask_tries_agai
     attempt = practice(past, WINNABLE_LOG)
     down = mock.Mock()
     down.apply_async.side_effect = OSError("broker down")
-    with mock.patch.object(winnable, "task", return_value=down):
+    with mock.patch("core.tasks.task", return_value=down):
         body = ask(attempt).json()
     assert body["state"] == "undecided" and body["words"] == "solver undecided"
+    assert BROKER.is_open()  # the next asks take the grey light at once, without waiting on the broker
+    BROKER.reset()  # the broker is back
     assert ask(attempt).json()["state"] == "winnable"  # not left marked pending
 
 
