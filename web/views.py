@@ -178,6 +178,7 @@ def game_review(request: HttpRequest, attempt_id: int) -> HttpResponse:
     except ApplicationError as exc:
         raise Http404(exc.message) from None
     challenge = attempt.challenge
+    guest = services.player_is_guest(attempt.player)
     return render(
         request,
         "web/game.html",
@@ -186,8 +187,8 @@ def game_review(request: HttpRequest, attempt_id: int) -> HttpResponse:
             "challenge": challenge,
             "name": GAMES[challenge.game].name,
             # A guest's internal name (guest-1a2b3c) is nobody's to read: the page says "Guest".
-            "player_name": "Guest" if services.player_is_guest(attempt.player) else attempt.player.get_username(),
-            "player_guest": services.player_is_guest(attempt.player),
+            "player_name": "Guest" if guest else attempt.player.get_username(),
+            "player_guest": guest,
             "over": selectors.challenge_is_over(challenge),
         },
     )
