@@ -58,6 +58,13 @@ AROUND_RADIUS = 5
 USERNAME_MAX_LENGTH = 150
 
 
+def refuse_impossible_username(username: str) -> None:
+    """A 404 for a name no player can have (a NUL byte, which PostgreSQL refuses in a query, or too long),
+    before any query."""
+    if "\x00" in username or len(username) > USERNAME_MAX_LENGTH:
+        raise PlayerNotFound(f"There is no player named {username[:USERNAME_MAX_LENGTH]!r}.")
+
+
 class LeaderboardApi(APIView):
     """One day's board of one game, best first."""
 
@@ -215,8 +222,7 @@ class PlayerApi(APIView):
 
     @extend_schema(operation_id="player", responses=OutputSerializer)
     def get(self, request: Request, username: str) -> Response:
-        if "\x00" in username or len(username) > USERNAME_MAX_LENGTH:
-            raise PlayerNotFound(f"There is no player named {username[:USERNAME_MAX_LENGTH]!r}.")  # nor can there be
+        refuse_impossible_username(username)
         profile = player_profile(username=username, today=dates.today())
         return Response(self.OutputSerializer(profile).data)
 
@@ -290,8 +296,7 @@ class PlayerStatsApi(APIView):
         ),
     )
     def get(self, request: Request, username: str) -> Response:
-        if "\x00" in username or len(username) > USERNAME_MAX_LENGTH:
-            raise PlayerNotFound(f"There is no player named {username[:USERNAME_MAX_LENGTH]!r}.")  # nor can there be
+        refuse_impossible_username(username)
         query = validated_query(self.InputSerializer, request)
         stats = player_game_stats(username=username, viewer=request.user, today=dates.today(), game=query.get("game"))
         return Response(self.OutputSerializer(stats).data)
