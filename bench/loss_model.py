@@ -1,7 +1,9 @@
-"""The loss model (``solver.loss_model``) over the winnability study's deals.
+"""The proofs of loss without search over the winnability study's deals: the loss model
+(``solver.loss_model``, CP-SAT) or Lemma S (``solver.dead.never_all_up``, ``--prover lemma-s``).
 
     python bench/loss_model.py --games josephine,forty-thieves [--status unknown] [--work 10] [--seconds 10]
                                [--limit N] [--out FILE.jsonl] [--along-win 0.6,0.8] [--play-out]
+                               [--prover model|lemma-s]
 
 For each game: the study's deals of that status (``solved``: the soundness check, where a proof of
 loss would be a bug; ``unknown``: what the model decides that the search left open), each given to
@@ -21,6 +23,7 @@ import os
 import random
 import statistics
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -29,7 +32,9 @@ from collections.abc import Iterator
 from engine import Deal, State, deal
 from engine.moves import DRAW
 from solver.api import solve, solve_deal
+from solver.dead import never_all_up
 from solver.loss_model import model_applies, prove_lost
+from solver.state import SearchState
 
 STUDY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "winnability")
 
@@ -82,6 +87,13 @@ def play_out(start: Deal, rng: random.Random) -> Deal:
     return state.as_deal()
 
 
+def lemma_s(d: Deal) -> tuple[bool, str, float, dict[str, int]]:
+    """Lemma S on ``d``: (lost, verdict, seconds, stats)."""
+    start = time.perf_counter()
+    lost = never_all_up(SearchState(d))
+    return lost, ("LEMMA_S" if lost else "OPEN"), time.perf_counter() - start, {}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", default="josephine,forty-thieves,lucas,limited,maria")
@@ -102,9 +114,15 @@ def main() -> int:
         help="with --status solved: the positions after these shares of a win the solver finds again "
         "(e.g. 0.5,0.75), winnable positions smaller than the deal, in place of the deal",
     )
+    parser.add_argument(
+        "--prover", choices=("model", "lemma-s"), default="model", help="the CP-SAT model, or Lemma S (no search)"
+    )
     args = parser.parse_args()
     wrong = 0
-    print(f"study deals '{args.status}', {args.work:g} units of work or {args.seconds:g} s each, one thread")
+    if args.prover == "lemma-s":
+        print(f"study deals '{args.status}', Lemma S (no search), one thread")
+    else:
+        print(f"study deals '{args.status}', {args.work:g} units of work or {args.seconds:g} s each, one thread")
     print(f"{'game':<16}{'deals':>7}{'lost':>7}{'schedule':>10}{'open':>7}{'median s':>10}{'p90 s':>8}")
     for game in [g.strip() for g in args.games.split(",") if g.strip()]:
         seeds = study_seeds(game, args.status)[: args.limit]
@@ -113,19 +131,23 @@ def main() -> int:
         for seed, d in positions(game, seeds, args.along_win):
             if args.play_out:
                 d = play_out(d, random.Random(seed))
-            if not model_applies(d):
+            if args.prover == "lemma-s":
+                lost, verdict, seconds, stats = lemma_s(d)
+            elif model_applies(d):
+                proof = prove_lost(d, seconds=args.seconds, work=args.work)
+                lost, verdict, seconds, stats = proof.lost, proof.verdict, proof.seconds, proof.stats
+            else:
                 continue
-            proof = prove_lost(d, seconds=args.seconds, work=args.work)
             if args.play_out:
                 truth = solve_deal(d, seconds=30, max_nodes=300_000).status
-                print(f"  {game} {seed}: solver {truth}, model {proof.status}", flush=True)
-                if proof.lost and truth == "solved":
+                print(f"  {game} {seed}: solver {truth}, {args.prover} {'lost' if lost else 'open'}", flush=True)
+                if lost and truth == "solved":
                     wrong += 1
                     print(f"UNSOUND: {game} {seed} played out is won but the model has no solution", flush=True)
-            kind = "lost" if proof.lost else ("schedule" if proof.verdict in ("FEASIBLE", "OPTIMAL") else "open")
+            kind = "lost" if lost else ("schedule" if verdict in ("FEASIBLE", "OPTIMAL") else "open")
             counts[kind] += 1
-            times.append(proof.seconds)
-            if proof.lost and args.status == "solved":
+            times.append(seconds)
+            if lost and args.status == "solved" and not args.play_out:  # played out: checked above
                 wrong += 1
                 print(f"UNSOUND: {game} {seed} is won but the model has no solution", flush=True)
             if args.out:
@@ -136,9 +158,9 @@ def main() -> int:
                                 "game": game,
                                 "seed": seed,
                                 "cards": sum(map(len, d.tableau)) + len(d.stock) + len(d.waste),
-                                "verdict": proof.verdict,
-                                "seconds": round(proof.seconds, 3),
-                                **proof.stats,
+                                "verdict": verdict,
+                                "seconds": round(seconds, 3),
+                                **stats,
                             }
                         )
                         + "\n"
@@ -148,7 +170,7 @@ def main() -> int:
             p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
             print(
                 f"{game:<16}{len(times):>7}{counts['lost']:>7}{counts['schedule']:>10}{counts['open']:>7}"
-                f"{statistics.median(times):>10.2f}{p90:>8.2f}",
+                f"{statistics.median(times):>10.4f}{p90:>8.4f}",
                 flush=True,
             )
     return 1 if wrong else 0

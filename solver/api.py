@@ -12,6 +12,7 @@ from engine.rules import Layout
 
 from .beam import beam_applies
 from .core import Compiled
+from .dead import never_all_up
 from .log import SolverBug, log_length, to_log, wins
 from .result import SolveResult
 from .search import SOLVED, UNKNOWN, UNSOLVABLE, Searcher
@@ -20,8 +21,9 @@ from .shorten import shorten
 from .state import SearchMove, SearchState
 
 # The schedule (docs/solver.md, "The schedule's constants", has the measurements behind each
-# figure): one complete depth-first search first (the only phase that proves a loss), then, in
-# the games with a limited stock and no face-down cards, the stock-step beam, then restarts.
+# figure): Lemma S first (``dead.never_all_up``: a proof of loss without search, a few ms, in the
+# one-pass games), then one complete depth-first search (the only other phase that proves a loss),
+# then, in the games with a limited stock and no face-down cards, the stock-step beam, then restarts.
 DEPTH_FIRST_SHARE = 0.25
 KLONDIKE_DEPTH_FIRST_SHARE = 0.7  # most Klondike deals not won at once are lost: proofs need room
 # Restarts: capped dives with the move order jittered (seeded by the restart's number, so
@@ -109,13 +111,15 @@ class _Schedule:
         return self.win is None and not self.lost
 
     def run(self, shorten_log: bool) -> SolveResult:
+        if never_all_up(self.root):  # Lemma S: some card can never go up, whatever is played
+            self.lost = True
+            self.stats["lemma_s"] = 1
+            return self.result(shorten_log)
         self.complete()
         if self.open() and BEAM_SHARE > 0 and beam_applies(self.root):
             self.beam()
         if self.open():
             self.restart()
-        # A phase that proves a loss without enumerating positions (``loss_model``) would go here:
-        # last, for a deal still open, as the complete search is the only other proof of loss.
         return self.result(shorten_log)
 
     def settle(self, win: list[SearchMove]) -> None:

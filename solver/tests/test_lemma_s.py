@@ -1,0 +1,85 @@
+"""Lemma S (``dead.never_all_up``): cards that can never go up past a one-pass stock.
+
+Every claim is checked against the engine's own exhaustive search (no solver code), on small
+positions made to need each rule and on random ones, and on real deals the study left open."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import deal
+from solver import solve_deal
+from solver.dead import lost, never_all_up
+from solver.state import SearchState
+
+from .test_search_helpers import brute_force, make_deal, random_endgame
+
+ONE_PASS = ["forty-thieves", "josephine", "lucas", "limited", "maria"]
+FULL = ["KC", "KD", "KH", "KS"] * 2  # the piles go clubs, diamonds, hearts, spades, twice
+
+
+def hearts_to(rank: str) -> list[str]:
+    """Every pile complete but one of the hearts, which holds up to ``rank``."""
+    return [*FULL[:6], f"{rank}H", FULL[7]]
+
+
+def test_a_run_uncovers_the_card_under_it():
+    """Josephine: the seven of hearts lies under the run 9H 8H, which can only leave as a run
+    (onto the ten). The run rule sees it; without it the rule would call a won position lost."""
+    d = make_deal("josephine", [["7H", "9H", "8H"], ["KH", "QH", "JH", "TH"]], (), hearts_to("6"), columns=2)
+    assert brute_force(d) is True
+    assert not never_all_up(SearchState(d))
+    st = SearchState(d)
+    st.runs = False  # the same cards where only single cards move: stuck, and so it says
+    assert never_all_up(st)
+    single = make_deal("forty-thieves", [["7H", "9H", "8H"], ["KH", "QH", "JH", "TH"]], (), hearts_to("6"), columns=2)
+    assert brute_force(single) is False and never_all_up(SearchState(single))
+
+
+def test_two_kings_that_wait_for_each_others_column():
+    """Forty Thieves on two columns: each king of spades could only leave for an empty column,
+    and each column empties only when a king of spades leaves it (the queens of spades lie
+    under one of them). Lemma D does not see it (a king can go to an empty column); Lemma S
+    does, before any search, and the engine's exhaustive search agrees."""
+    tops = ["QC", "KD", "KH", "JS", "KC", "KD", "QH", "JS"]
+    d = make_deal("forty-thieves", [["KH", "KS"], ["QS", "QS", "KS"]], ["KC"], tops, columns=2)
+    assert brute_force(d) is False
+    assert never_all_up(SearchState(d)) and not lost(SearchState(d))
+    result = solve_deal(d, seconds=5)
+    assert result.status == "unsolvable" and result.nodes == 0 and result.stats["lemma_s"] == 1
+    # The queens anywhere else (the stock brings them): won, and no claim.
+    d = make_deal("forty-thieves", [["KH", "KS"], ["KS"]], ["KC", "QS", "QS"], tops, columns=2)
+    assert brute_force(d) is True and not never_all_up(SearchState(d))
+
+
+@pytest.mark.parametrize("game", ONE_PASS)
+def test_every_claim_agrees_with_exhaustive_search(game):
+    """Whenever Lemma S calls a random small position lost, the engine's exhaustive search
+    agrees (194 such positions over the five games agreed when the rule was written)."""
+    rng = random.Random(f"lemma-s-{game}")
+    fired = 0
+    for _ in range(400):
+        d = random_endgame(game, rng, rng.randint(8, 18), rng.choice((0.2, 0.4, 0.6)), columns=rng.choice((1, 2, 3)))
+        if not never_all_up(SearchState(d)):
+            continue
+        assert brute_force(d, limit=200_000) is False, d
+        fired += 1
+    assert fired >= 10
+
+
+def test_it_keeps_out_of_games_with_a_redeal_or_face_down_cards():
+    """Klondike, and Forty and Eight before its redeal, are left to the search."""
+    assert not never_all_up(SearchState(deal("klondike", 1)))
+    assert not never_all_up(SearchState(deal("forty-and-eight", 1)))
+
+
+@pytest.mark.parametrize(
+    ("game", "seed"), [("forty-thieves", 1000162), ("forty-thieves", 1000759), ("josephine", 1000257)]
+)
+def test_study_deals_it_proves_lost_at_once(game, seed):
+    """Deals the study's searches left open at 10 s: Lemma S proves them lost before any search
+    (Josephine's proofs are Forty Thieves proofs too: the same cards, a game with more moves)."""
+    result = solve_deal(deal(game, seed), seconds=5)
+    assert result.status == "unsolvable" and result.nodes == 0 and result.stats["lemma_s"] == 1
