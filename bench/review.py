@@ -1,6 +1,6 @@
 """Game review benchmark: reviews per second on one core, and the time to review a day of N games.
 
-    python bench/review.py [--deals 3] [--logs 4] [--win-share 0.3] [--day 10000]
+    python bench/review.py [--deals 3] [--logs 4] [--win-share 0.3] [--day 10000] [--games a,b]
 
 For every game, ``--deals`` deals the winnability study (docs/winnability) found winnable are solved
 first, untimed: the day's solution, which the service passes to every review as it does. Each deal
@@ -60,13 +60,15 @@ def main() -> None:
     parser.add_argument("--win-share", type=float, default=0.3)
     parser.add_argument("--day", type=int, default=10_000, help="finished games in the day priced (default 10,000)")
     parser.add_argument("--seed", type=int, default=20261202)
+    parser.add_argument("--games", default=",".join(GAME_IDS), help="games to review (default: all)")
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
     rng = random.Random(args.seed)
 
     games: list[tuple[str, int, list[str], list[str]]] = []  # game, seed, solution, log
-    for game in GAME_IDS:
+    chosen = [g for g in GAME_IDS if g in args.games.split(",")]
+    for game in chosen:
         for seed in winnable_seeds(game, args.deals):
             solution = solve(game, seed, seconds=20).moves
             if not solution:
@@ -81,7 +83,7 @@ def main() -> None:
     )
 
     times: list[float] = []
-    per_game: dict[str, list[float]] = {g: [] for g in GAME_IDS}
+    per_game: dict[str, list[float]] = {g: [] for g in chosen}
     outcomes: Counter[str] = Counter()
     probes = 0
     started = time.perf_counter()

@@ -126,6 +126,7 @@ class Options(NamedTuple):
     prefix: Sequence[SearchMove] = ()  # search: moves played first (checked; lines start after them)
     width: int = 0  # beam: states kept a level
     cap: int = BEAM_CAP  # beam: moves a state's closure may try
+    prune: bool = False  # search: Lemma S at every position entered (``dead.never_all_up``)
 
 
 class Compiled:
@@ -146,6 +147,7 @@ class Compiled:
         noise: int = 0,
         keep_best: bool = False,
         prefix: Sequence[SearchMove] = (),
+        prune: bool = False,
     ) -> SearchOutcome:
         """``reference.search`` in C (``rng``: the core runs Python's generator from its state, which
         is not advanced). ``prefix`` moves that do not fit raise ValueError."""
@@ -153,7 +155,7 @@ class Compiled:
         words = None if rng is None else struct.pack("625I", *rng.getstate()[1])
         seconds = max(0.0, deadline - time.perf_counter())
         nodes = -1 if max_nodes is None else max_nodes
-        out = _core.search(root, Options(seconds, nodes, self.mb, words, noise, keep_best, prefix))
+        out = _core.search(root, Options(seconds, nodes, self.mb, words, noise, keep_best, prefix, prune=prune))
         verdict = _STATUS[out.status]
         if verdict == SOLVED:  # as ``reference.search`` returns a win: no best line
             # The core's moves are plain 8-tuples of SearchMove's fields; a win is named once.

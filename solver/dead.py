@@ -235,7 +235,12 @@ def never_all_up(st: SearchState) -> bool:
     def can_go_up(card: int) -> bool:
         return ready[card] or (waits[card] and up_val[card - 4] > 0)
 
+    goes: list[bool] = []
     for drawn in range(st.p, len(talon) + 1):
+        if goes and not can_go_up(talon[drawn - 1]) and not goes[talon[drawn - 1]]:
+            # The card just drawn can go nowhere: it stays on the waste's top, covering the
+            # rest, and nothing else changes (the sets for ``drawn - 1`` are closed already).
+            continue
         changed = True
         while changed:
             changed = False

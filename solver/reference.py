@@ -16,7 +16,7 @@ from typing import Any
 from engine.moves import W2F, W2T
 
 from .beam import BEAM_CAP, BEAM_WIDTHS, BeamOutcome, kplus, next_step, replay, score
-from .dead import lost
+from .dead import lost, never_all_up
 from .moves import gen_moves
 from .safe import safe_move
 from .search import SOLVED, UNKNOWN, UNSOLVABLE, SearchOutcome
@@ -34,9 +34,12 @@ def descend(
     cap: int,
     deadline: float,
     nodes: int,
+    check_every: int = CHECK_EVERY,
 ) -> tuple[int, int, int]:
     """The search step of the search and of the beam's closures: ``csrc/search.c``'s ``descend``
-    (``frames``: [moves, next index, safe moves played on entry]); (its verdict, nodes, depth)."""
+    (``frames``: [moves, next index, safe moves played on entry]); (its verdict, nodes, depth).
+    The clock is read every ``check_every`` nodes (where it is read never changes what is searched
+    within the budget)."""
     depth = 0
     while frames:
         frame = frames[-1]
@@ -47,7 +50,7 @@ def descend(
             st.play(m)
             path.append(m)
             nodes += 1
-            if (nodes % CHECK_EVERY == 0 and time.perf_counter() > deadline) or nodes >= cap:
+            if (nodes % check_every == 0 and time.perf_counter() > deadline) or nodes >= cap:
                 return 2, nodes, depth
             r = enter()
             if r == 1:
@@ -78,6 +81,7 @@ class Reference:
         noise: int = 0,
         keep_best: bool = False,
         prefix: Sequence[SearchMove] = (),
+        prune: bool = False,
     ) -> SearchOutcome:
         """``Searcher.search``. With ``keep_best`` the line to the entered position with
         the fewest cards left off the foundations is kept (restarts grow their next tries from it)."""
@@ -116,6 +120,9 @@ class Reference:
                     undo(path.pop())
                 return 0
             table.add(key)
+            if prune and never_all_up(st):  # Lemma S: lost, so no move is worth a try
+                frames.append([[], 0, safe])
+                return 2
             frames.append([gen_moves(st, rng, noise), 0, safe])
             return 2
 
@@ -127,7 +134,8 @@ class Reference:
             for _ in range(len(path)):
                 undo(path.pop())
             return SearchOutcome(UNSOLVABLE, [], 0, 0)
-        r, nodes, depth = descend(st, path, frames, enter, 1 << 62, node_cap, deadline, 0)
+        # Lemma S costs this search milliseconds a position: the clock is read more often
+        r, nodes, depth = descend(st, path, frames, enter, 1 << 62, node_cap, deadline, 0, 8 if prune else CHECK_EVERY)
         if r == 2:
             return SearchOutcome(UNKNOWN, [], nodes, depth, 0, best_left, best_path)
         if r == 1:

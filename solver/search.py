@@ -17,7 +17,9 @@ foundation piles per suit as a multiset, the talon exactly), (2) the generated m
 reach every successor up to that equivalence, or (Corollary K, Lemmas P, T, F in ``safe``) a
 winning one whenever the position can be won (see ``moves``), (3) the moves played without branching
 to be safe (see ``safe``). No depth limit is used. A root position whose cards can never
-all leave their places (Lemma D in ``dead``) is lost without searching.
+all leave their places (Lemma D in ``dead``) is lost without searching. With ``prune``, a
+position that Lemma S (``dead.never_all_up``) proves lost is entered (its key goes into the
+table) but opens no moves: it has no win, so (2) still holds of every position that has one.
 """
 
 from __future__ import annotations
@@ -64,9 +66,12 @@ class Searcher(Protocol):
         noise: int = 0,
         keep_best: bool = False,
         prefix: Sequence[SearchMove] = (),
+        prune: bool = False,
     ) -> SearchOutcome:
         """A depth-first search from ``root`` after ``prefix`` (its lines start after it): a
-        complete one, or with ``rng`` a restart (move order jittered; it proves nothing)."""
+        complete one, or with ``rng`` a restart (move order jittered; it proves nothing). With
+        ``prune`` every position entered is first given to Lemma S (``dead.never_all_up``): one
+        it proves lost opens no moves."""
 
     def beam(
         self, root: SearchState, *, deadline: float, max_nodes: int | None, width: int, cap: int = BEAM_CAP

@@ -103,6 +103,7 @@ typedef struct {
     double seconds, table_mb;
     long long max_nodes; /* < 0: no cap */
     int keep_best;       /* search: keep the line to the fewest cards left */
+    int prune;           /* search: Lemma S (never_all_up) at every position entered: a lost one opens no moves */
     int width, cap;      /* beam: states kept per level, moves per state's closure */
     Rng rng;             /* rng.on: a restart (move order jittered; it proves nothing) */
 } Options;
@@ -129,6 +130,7 @@ int klondike_safe(const int *f, int r, int su);
 int stock_routes(const State *s, Route *out);
 int safe_move(const State *s, Move *m);
 int lost(const State *s);
+int never_all_up(const State *s);
 
 /* moves.c */
 void gen_moves(const State *s, MoveList *ml, Rng *rng);

@@ -144,7 +144,8 @@ static int read_options(PyObject *o, Options *out) {
     double max_nodes;
     if (get_double(o, "seconds", &out->seconds) || get_double(o, "table_mb", &out->table_mb) ||
         get_double(o, "noise", &out->rng.noise) || get_double(o, "max_nodes", &max_nodes) ||
-        get_int(o, "keep_best", &out->keep_best) || get_int(o, "width", &out->width) || get_int(o, "cap", &out->cap))
+        get_int(o, "keep_best", &out->keep_best) || get_int(o, "prune", &out->prune) || get_int(o, "width", &out->width) ||
+        get_int(o, "cap", &out->cap))
         return -1;
     out->max_nodes = max_nodes < 0 ? -1 : max_nodes > 4e18 ? (1LL << 62) : (long long)max_nodes;
     PyObject *rng = PyObject_GetAttrString(o, "rng");
@@ -271,6 +272,17 @@ static PyObject *core_init(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* never_all_up(state) -> bool: Lemma S on a position (dead.never_all_up's mirror). */
+static PyObject *core_never_all_up(PyObject *self, PyObject *args) {
+    PyObject *st;
+    if (!PyArg_ParseTuple(args, "O", &st)) return NULL;
+    State *s = malloc(sizeof(State));
+    if (!s) return PyErr_NoMemory();
+    PyObject *r = load_state(st, s) < 0 ? NULL : PyBool_FromLong(never_all_up(s));
+    free(s);
+    return r;
+}
+
 static PyObject *core_entry_bytes(PyObject *self, PyObject *noargs) { return PyLong_FromSize_t(entry_bytes()); }
 
 static PyMethodDef methods[] = {
@@ -280,6 +292,7 @@ static PyMethodDef methods[] = {
     {"beam", core_beam, METH_VARARGS, "beam(state, options) -> Outcome: one stock-step beam (status 0 or 2)."},
     {"init", core_init, METH_VARARGS, "init(move_weights, beam_weights): the weights tables, by field name."},
     {"entry_bytes", core_entry_bytes, METH_NOARGS, "Bytes per table entry."},
+    {"never_all_up", core_never_all_up, METH_VARARGS, "never_all_up(state) -> bool: Lemma S (dead.py)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_core", "The compiled search core (see core.py).", -1,

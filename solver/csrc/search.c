@@ -185,6 +185,7 @@ static int enter(Search *S) {
         S->nomem = 1;
         return -1;
     }
+    if (S->prune && never_all_up(s)) return open_frame(S, 0, safe, slot); /* Lemma S: lost, no moves */
     gen_moves(s, &S->ml, &S->rng);
     return open_frame(S, S->ml.n, safe, slot);
 }
@@ -308,6 +309,7 @@ int search_position(const State *root, const Options *o, Outcome *out) {
     if (!S) goto done;
     memcpy(s, root, sizeof(State));
     S->keep_best = o->keep_best;
+    S->prune = o->prune;
     S->rng = o->rng;
     size_t buckets = table_buckets(o->table_mb, o->max_nodes);
     if (table_init(&S->table, buckets) < 0) goto done;

@@ -533,3 +533,120 @@ int lost(const State *s) {
     for (int k = 0; k < nm; k++) ins[mem[cur][k].pl][mem[cur][k].j] = 0;
     return result;
 }
+
+/* ---- cards that can never go up past a one-pass stock (dead.py, Lemma S) ---------------- */
+
+/* Mirrors dead.never_all_up (the statement and its proof are there): the least sets of places
+ * that may be left (mc, mt) and of cards that may go up (uc, ut), closed once per number of
+ * talon cards drawn; true when some card is outside the second with the whole talon drawn. */
+int never_all_up(const State *s) {
+    if (s->klondike || s->draw != 1 || s->passes != 0) return 0;
+    for (int i = 0; i < s->ncols; i++)
+        if (s->down[i]) return 0;
+    unsigned char ready[52], waits[52], host[52], goes[52];
+    int mval[52], uval[52];
+    int npiles = s->two ? 2 : 1;
+    for (int c = 0; c < 52; c++) {
+        int r = c >> 2, su = c & 3;
+        ready[c] = waits[c] = 0;
+        for (int q = 0; q < npiles; q++) {
+            int f = s->two ? s->found[2 * su + q] : s->found[su];
+            if (f == r) ready[c] = 1;
+            if (f < r) waits[c] = 1;
+        }
+        mval[c] = uval[c] = 0;
+    }
+    unsigned char mc[MAXCOLS][MAXCOL], uc[MAXCOLS][MAXCOL];
+    short ends[MAXCOLS][MAXCOL];
+    for (int i = 0; i < s->ncols; i++) {
+        int n = s->len[i];
+        memset(mc[i], 0, (size_t)n);
+        memset(uc[i], 0, (size_t)n);
+        for (int j = n - 1; j >= 0; j--)
+            ends[i][j] = (short)(s->runs && j < n - 1 && s->builds[s->col[i][j] * 52 + s->col[i][j + 1]] ? ends[i][j + 1] : j);
+    }
+    unsigned char mt[MAXTALON], ut[MAXTALON];
+    memset(mt, 0, sizeof mt);
+    memset(ut, 0, sizeof ut);
+#define CAN_UP(c) (ready[c] || (waits[c] && uval[(c) - 4] > 0))
+    int have_goes = 0;
+    for (int drawn = s->p; drawn <= s->tlen; drawn++) {
+        if (have_goes) {
+            int c = s->talon[drawn - 1];
+            if (!CAN_UP(c) && !goes[c]) continue; /* it stays on the waste's top: nothing changes */
+        }
+        int changed = 1;
+        while (changed) {
+            changed = 0;
+            int empty = 0;
+            for (int c = 0; c < 52; c++) host[c] = mval[c] > 0;
+            for (int i = 0; i < s->ncols; i++) {
+                int n = s->len[i], all = 1;
+                for (int z = 0; z < n; z++)
+                    if (!mc[i][z]) {
+                        all = 0;
+                        if (z == n - 1 || mc[i][z + 1]) host[s->col[i][z]] = 1;
+                    }
+                empty |= all;
+            }
+            for (int c = 0; c < 52; c++) {
+                goes[c] = (unsigned char)(empty && (!s->king_only || (c >> 2) == KING));
+                for (int q = 0; q < s->nparents[c] && !goes[c]; q++) goes[c] = host[(int)s->parents[c][q]];
+            }
+            have_goes = 1;
+            for (int i = 0; i < s->ncols; i++) {
+                int n = s->len[i];
+                const unsigned char *col = s->col[i];
+                for (int j = 0; j < n; j++) {
+                    if (uc[i][j]) continue;
+                    if (!mc[i][j]) {
+                        int ex = 0;
+                        for (int k = j; k <= ends[i][j] && !ex; k++) ex = k == n - 1 || mc[i][k + 1];
+                        if (!ex) continue; /* not exposed: it cannot leave its place yet */
+                    }
+                    int card = col[j];
+                    if (CAN_UP(card)) {
+                        uc[i][j] = 1;
+                        uval[card]++;
+                    } else if (mc[i][j] ||
+                               !(goes[card] || (s->runs && j > 0 && mc[i][j - 1] && s->builds[col[j - 1] * 52 + card]))) {
+                        continue;
+                    }
+                    if (!mc[i][j]) {
+                        mc[i][j] = 1;
+                        mval[card]++;
+                    }
+                    changed = 1;
+                }
+            }
+            int exposed = 1; /* every talon card drawn after this one has left */
+            for (int t = drawn - 1; t >= 0; t--) {
+                int card = s->talon[t];
+                if (!ut[t] && (exposed || mt[t])) {
+                    if (CAN_UP(card)) {
+                        ut[t] = 1;
+                        uval[card]++;
+                        changed = 1;
+                    } else if (exposed && !mt[t] && goes[card]) {
+                        changed = 1;
+                    } else {
+                        exposed = exposed && mt[t];
+                        continue;
+                    }
+                    if (!mt[t]) {
+                        mt[t] = 1;
+                        mval[card]++;
+                    }
+                }
+                exposed = exposed && mt[t];
+            }
+        }
+    }
+#undef CAN_UP
+    for (int t = 0; t < s->tlen; t++)
+        if (!ut[t]) return 1;
+    for (int i = 0; i < s->ncols; i++)
+        for (int j = 0; j < s->len[i]; j++)
+            if (!uc[i][j]) return 1;
+    return 0;
+}
