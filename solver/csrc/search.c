@@ -10,11 +10,18 @@
 
 
 
+/* The table starts with at most FIRST_BUCKETS buckets and doubles up to ``buckets`` (a power of
+ * two) as ``table_room`` finds a bucket full: a search of a few thousand nodes, most of Klondike's,
+ * neither allocates nor touches (page by page, in the kernel) the whole bound. */
+#define FIRST_BUCKETS 1024
+
 static int table_init(Table *t, size_t buckets) {
     memset(t, 0, sizeof *t);
-    t->e = calloc(buckets * BUCKET, sizeof(Entry));
+    size_t first = buckets < FIRST_BUCKETS ? buckets : FIRST_BUCKETS;
+    t->e = calloc(first * BUCKET, sizeof(Entry));
     if (!t->e) return -1;
-    t->mask = buckets - 1;
+    t->mask = first - 1;
+    t->limit = buckets - 1;
     return 0;
 }
 
@@ -61,6 +68,42 @@ static long long table_put(Table *t, uint64_t lo, uint64_t hi) {
     }
     t->over[t->nover++] = (Entry){lo, hi, 0, 1};
     return -1 - (long long)(t->nover - 1);
+}
+
+/* Before ``lo`` is put: while its bucket is full and the bound allows, double the table. Until
+ * the table is at the bound, then, no entry is ever replaced, and a bucket holds the keys that
+ * reach it in the order they came, as in a table allocated at the bound's size from the start:
+ * the search is node for node the same. Doubling splits bucket b into b and b + buckets, each
+ * keeping its entries' order; the pinned entries' slots, which the open frames hold, are moved
+ * with them. A doubling that finds no memory leaves the table as it is (entries are replaced
+ * sooner, the search stays sound). */
+static void table_room(Search *S, uint64_t lo) {
+    Table *t = &S->table;
+    while (t->mask < t->limit && t->e[(lo & t->mask) * BUCKET + BUCKET - 1].hi) {
+        size_t mask = 2 * t->mask + 1;
+        Entry *e = calloc((mask + 1) * BUCKET, sizeof(Entry));
+        if (!e) return;
+        for (size_t i = 0; i < (t->mask + 1) * BUCKET; i++) {
+            const Entry *x = &t->e[i];
+            if (!x->hi) continue; /* a bucket fills from its first slot and never empties */
+            Entry *b = e + (x->lo & mask) * BUCKET;
+            int k = 0;
+            while (b[k].hi) k++;
+            b[k] = *x;
+        }
+        for (size_t f = 0; f < S->frames.n; f++) {
+            Frame *fr = &FRAMES(S)[f];
+            if (fr->slot < 0) continue; /* an overflow slot: none exist below the bound */
+            const Entry *x = &t->e[fr->slot];
+            size_t base = (x->lo & mask) * BUCKET;
+            int k = 0;
+            while (e[base + k].lo != x->lo || e[base + k].hi != x->hi) k++;
+            fr->slot = (long long)(base + k);
+        }
+        free(t->e);
+        t->e = e;
+        t->mask = mask;
+    }
 }
 
 static void table_unpin(Table *t, long long slot, long long work) {
@@ -180,6 +223,7 @@ static int enter(Search *S) {
         for (int i = 0; i < safe; i++) pop_move(S);
         return 0;
     }
+    table_room(S, lo);
     long long slot = table_put(&S->table, lo, hi);
     if (slot == -(1LL << 62)) {
         S->nomem = 1;
@@ -318,7 +362,7 @@ int search_position(const State *root, const Options *o, Outcome *out) {
     out->replaced = S->table.replaced;
     out->best_left = S->best_left;
     out->stored = S->table.stored;
-    out->slots = (long long)(buckets * BUCKET);
+    out->slots = (long long)((S->table.mask + 1) * BUCKET); /* as far as it grew */
     out->nline = status == ST_SOLVED ? S->path.n : 0;
     out->line = copy_moves(PATH(S), out->nline);
     out->nbest = S->best.n;
