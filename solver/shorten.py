@@ -50,7 +50,8 @@ def _trace(deal: Deal, log: list[str]) -> tuple[list[tuple[int, str, str, int]],
     return out, at
 
 
-def _detour_pass(deal: Deal, log: list[str], deadline: float) -> list[str]:
+def _detour_pass(deal: Deal, log: list[str], deadline: float) -> tuple[list[str], list[Deal]]:
+    """The log with detours taken out, and the position before each of its entries."""
     trace, at = _trace(deal, log)
     i = 0
     while i < len(log) and time.perf_counter() < deadline:
@@ -78,11 +79,11 @@ def _detour_pass(deal: Deal, log: list[str], deadline: float) -> list[str]:
                 trace[i:], at[i:] = _trace(at[i], rest)  # the entries before i are as they were
                 continue
         i += 1
-    return log
+    return log, at
 
 
-def _deletion_pass(deal: Deal, log: list[str], deadline: float) -> list[str]:
-    at = _trace(deal, log)[1]  # a deletion at i leaves the positions before i as they are
+def _deletion_pass(log: list[str], at: list[Deal], deadline: float) -> list[str]:
+    """``at``: the position before each entry (a deletion at i leaves those before i as they are)."""
     i = len(log) - 1
     while i >= 0 and time.perf_counter() < deadline:
         if wins_from(State(at[i]), log[i + 1 :]):
@@ -95,8 +96,8 @@ def shorten(deal: Deal, log: list[str], seconds: float = 1.0) -> list[str]:
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline:
         before = len(log)
-        log = _detour_pass(deal, log, deadline)
-        log = _deletion_pass(deal, log, deadline)
+        log, at = _detour_pass(deal, log, deadline)
+        log = _deletion_pass(log, at, deadline)
         if len(log) == before:
             break
     return log
