@@ -10,17 +10,18 @@
 
 
 
-/* The table starts with at most FIRST_BUCKETS buckets and doubles up to ``buckets`` (a power of
- * two) as ``table_room`` finds a bucket full: a search of a few thousand nodes, most of Klondike's,
- * neither allocates nor touches (page by page, in the kernel) the whole bound. */
+/* The bound's buckets (a power of two) are allocated at once, zeroed, but the table uses only
+ * its first ones: FIRST_BUCKETS, doubled in place by ``table_room`` whenever a bucket is full, up
+ * to all of them. The memory past the buckets in use is never written, so a search of a few
+ * thousand nodes, most of Klondike's, has the kernel map (and zero) a few pages, not a fresh page
+ * of the 256 MiB bound for nearly every position it enters. */
 #define FIRST_BUCKETS 1024
 
 static int table_init(Table *t, size_t buckets) {
     memset(t, 0, sizeof *t);
-    size_t first = buckets < FIRST_BUCKETS ? buckets : FIRST_BUCKETS;
-    t->e = calloc(first * BUCKET, sizeof(Entry));
+    t->e = calloc(buckets * BUCKET, sizeof(Entry));
     if (!t->e) return -1;
-    t->mask = first - 1;
+    t->mask = (buckets < FIRST_BUCKETS ? buckets : FIRST_BUCKETS) - 1;
     t->limit = buckets - 1;
     return 0;
 }
@@ -70,39 +71,42 @@ static long long table_put(Table *t, uint64_t lo, uint64_t hi) {
     return -1 - (long long)(t->nover - 1);
 }
 
-/* Before ``lo`` is put: while its bucket is full and the bound allows, double the table. Until
- * the table is at the bound, then, no entry is ever replaced, and a bucket holds the keys that
- * reach it in the order they came, as in a table allocated at the bound's size from the start:
- * the search is node for node the same. Doubling splits bucket b into b and b + buckets, each
- * keeping its entries' order; the pinned entries' slots, which the open frames hold, are moved
- * with them. A doubling that finds no memory leaves the table as it is (entries are replaced
- * sooner, the search stays sound). */
+/* Where the entry in ``slot`` goes when bucket b of ``half`` buckets splits into b and b + half. */
+static size_t split_slot(const Entry *e, size_t slot, size_t half) {
+    size_t base = slot - slot % BUCKET;
+    uint64_t side = e[slot].lo & half;
+    size_t k = 0;
+    for (size_t i = base; i < slot; i++) k += (e[i].lo & half) == side;
+    return (side ? base + half * BUCKET : base) + k;
+}
+
+/* Before ``lo`` is put: while its bucket is full and the bound allows, double the buckets in
+ * use. Until they are all in use, then, no entry is ever replaced, and a bucket holds the keys
+ * that reach it in the order they came, as in a table of the bound's size from the start: the
+ * search is node for node the same. Doubling splits bucket b into b and b + half, each keeping
+ * its entries' order (a bucket fills from its first slot and never empties); the open frames'
+ * pinned slots move with their entries. */
 static void table_room(Search *S, uint64_t lo) {
     Table *t = &S->table;
     while (t->mask < t->limit && t->e[(lo & t->mask) * BUCKET + BUCKET - 1].hi) {
-        size_t mask = 2 * t->mask + 1;
-        Entry *e = calloc((mask + 1) * BUCKET, sizeof(Entry));
-        if (!e) return;
-        for (size_t i = 0; i < (t->mask + 1) * BUCKET; i++) {
-            const Entry *x = &t->e[i];
-            if (!x->hi) continue; /* a bucket fills from its first slot and never empties */
-            Entry *b = e + (x->lo & mask) * BUCKET;
-            int k = 0;
-            while (b[k].hi) k++;
-            b[k] = *x;
-        }
+        size_t half = t->mask + 1;
         for (size_t f = 0; f < S->frames.n; f++) {
             Frame *fr = &FRAMES(S)[f];
-            if (fr->slot < 0) continue; /* an overflow slot: none exist below the bound */
-            const Entry *x = &t->e[fr->slot];
-            size_t base = (x->lo & mask) * BUCKET;
-            int k = 0;
-            while (e[base + k].lo != x->lo || e[base + k].hi != x->hi) k++;
-            fr->slot = (long long)(base + k);
+            if (fr->slot >= 0) fr->slot = (long long)split_slot(t->e, (size_t)fr->slot, half);
+            /* (an overflow slot, < 0, exists only once every bucket is in use) */
         }
-        free(t->e);
-        t->e = e;
-        t->mask = mask;
+        for (size_t b = 0; b < half; b++) {
+            Entry *from = t->e + b * BUCKET, *to = t->e + (b + half) * BUCKET; /* never written yet */
+            int kept = 0, moved = 0, k = 0;
+            for (; k < BUCKET && from[k].hi; k++) {
+                if (from[k].lo & half)
+                    to[moved++] = from[k];
+                else
+                    from[kept++] = from[k];
+            }
+            for (int i = kept; i < k; i++) from[i] = (Entry){0};
+        }
+        t->mask = 2 * t->mask + 1;
     }
 }
 
@@ -362,7 +366,7 @@ int search_position(const State *root, const Options *o, Outcome *out) {
     out->replaced = S->table.replaced;
     out->best_left = S->best_left;
     out->stored = S->table.stored;
-    out->slots = (long long)((S->table.mask + 1) * BUCKET); /* as far as it grew */
+    out->slots = (long long)((S->table.mask + 1) * BUCKET); /* in use, as far as it grew */
     out->nline = status == ST_SOLVED ? S->path.n : 0;
     out->line = copy_moves(PATH(S), out->nline);
     out->nbest = S->best.n;
