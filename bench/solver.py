@@ -5,14 +5,16 @@
 
 For each game and core: how many deals were solved / proven unsolvable / left unknown, the
 median and 90th percentile of seconds per deal (the whole call, log shortening included),
-the median time to the verdict (``decide ms``: the search phases only), and nodes per
-second of the search phases over the whole run.
+the median time to the verdict (``decide ms``: the search phases only), the median CPU time
+of the whole call (``cpu ms``: the process's, which a loaded machine does not inflate as it does
+the wall-clock figures; the budget itself is wall-clock), and nodes per second of the search
+phases over the whole run.
 Seeds are ``start .. start+N-1`` (fixed, so runs are comparable). ``--core both`` runs the
 compiled core and the Python search on the same deals, one after the other, and prints
 their rows side by side with the speed-up. ``--nodes`` adds a node budget per deal (then
 the results no longer depend on the machine's speed). ``--beam`` sets
 ``api.BEAM_SHARE`` (off: 0, no stock-step beam; on: as shipped); ``--out``
-appends one JSON line per deal (game, seed, core, status, nodes, seconds), to compare two
+appends one JSON line per deal (game, seed, core, status, nodes, seconds, cpu), to compare two
 runs deal by deal. ``nodes`` is the total over the run.
 """
 
@@ -23,6 +25,7 @@ import json
 import os
 import statistics
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -74,7 +77,7 @@ def main() -> int:
     )
     header = (
         f"{'game':<16}{'core':>7}{'solved':>7}{'unsolv':>7}{'unknown':>8}{'decided':>9}{'median s':>10}"
-        f"{'p90 s':>8}{'decide ms':>10}{'nodes/s':>10}{'target':>8}{'nodes':>14}"
+        f"{'p90 s':>8}{'decide ms':>10}{'cpu ms':>8}{'nodes/s':>10}{'target':>8}{'nodes':>14}"
     )
     print(header)
     print("-" * len(header))
@@ -84,10 +87,13 @@ def main() -> int:
             counts = {"solved": 0, "unsolvable": 0, "unknown": 0}
             times: list[float] = []
             decide: list[float] = []
+            cpu: list[float] = []
             nodes = 0
             for seed in range(args.start, args.start + args.seeds):
                 searcher = reference.PYTHON if core == "python" else None
+                started = time.process_time()
                 result = solve(game, seed, seconds=args.seconds, max_nodes=args.nodes, searcher=searcher)
+                cpu.append(time.process_time() - started)
                 counts[result.status] += 1
                 times.append(result.seconds)
                 decide.append(result.stats["decide_us"] / 1e6)
@@ -103,6 +109,7 @@ def main() -> int:
                                     "status": result.status,
                                     "nodes": result.nodes,
                                     "seconds": round(result.seconds, 4),
+                                    "cpu": round(cpu[-1], 4),
                                     "beam": api.BEAM_SHARE > 0,
                                 }
                             )
@@ -114,7 +121,8 @@ def main() -> int:
             print(
                 f"{game:<16}{core:>7}{counts['solved']:>7}{counts['unsolvable']:>7}{counts['unknown']:>8}"
                 f"{decided:>9.0%}{statistics.median(times):>10.3f}{percentile(times, 0.9):>8.2f}"
-                f"{1000 * statistics.median(decide):>10.1f}{speed[core]:>10.0f}{target:>8.1%}{nodes:>14,}",
+                f"{1000 * statistics.median(decide):>10.1f}{1000 * statistics.median(cpu):>8.1f}"
+                f"{speed[core]:>10.0f}{target:>8.1%}{nodes:>14,}",
                 flush=True,
             )
         if len(speed) == 2:

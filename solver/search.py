@@ -47,7 +47,7 @@ class SearchOutcome:
     best_left: int = 1 << 30  # fewest cards off the foundations in any position entered
     best_path: list[SearchMove] = field(default_factory=list)  # its line (keep_best only)
     stored: int = 0  # compiled core: table entries written (replaced ones aside)
-    slots: int = 0  # compiled core: the table's capacity in entries
+    slots: int = 0  # compiled core: the table's entries in use (as far as it grew within its bound)
 
 
 class Searcher(Protocol):

@@ -176,7 +176,7 @@ static PyStructSequence_Field outcome_fields[] = {
     {"best_left", "fewest cards off the foundations in a position entered"},
     {"best_line", "the line to it (search: keep_best only)"},
     {"stored", "table entries written"},
-    {"slots", "the table's capacity in entries"},
+    {"slots", "the table's entries in use, as far as it grew"},
     {NULL, NULL}};
 static PyStructSequence_Desc outcome_desc = {"solver._core.Outcome", "What one search or beam found.", outcome_fields, 9};
 static PyTypeObject OutcomeType;

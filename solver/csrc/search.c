@@ -10,11 +10,19 @@
 
 
 
+/* The bound's buckets (a power of two) are allocated at once, zeroed, but the table uses only
+ * its first ones: FIRST_BUCKETS, doubled in place by ``table_room`` whenever a bucket is full, up
+ * to all of them. The memory past the buckets in use is never written, so a search of a few
+ * thousand nodes, most of Klondike's, has the kernel map (and zero) a few pages, not a fresh page
+ * of the 256 MiB bound for nearly every position it enters. */
+#define FIRST_BUCKETS 1024
+
 static int table_init(Table *t, size_t buckets) {
     memset(t, 0, sizeof *t);
     t->e = calloc(buckets * BUCKET, sizeof(Entry));
     if (!t->e) return -1;
-    t->mask = buckets - 1;
+    t->mask = (buckets < FIRST_BUCKETS ? buckets : FIRST_BUCKETS) - 1;
+    t->limit = buckets - 1;
     return 0;
 }
 
@@ -61,6 +69,45 @@ static long long table_put(Table *t, uint64_t lo, uint64_t hi) {
     }
     t->over[t->nover++] = (Entry){lo, hi, 0, 1};
     return -1 - (long long)(t->nover - 1);
+}
+
+/* Where the entry in ``slot`` goes when bucket b of ``half`` buckets splits into b and b + half. */
+static size_t split_slot(const Entry *e, size_t slot, size_t half) {
+    size_t base = slot - slot % BUCKET;
+    uint64_t side = e[slot].lo & half;
+    size_t k = 0;
+    for (size_t i = base; i < slot; i++) k += (e[i].lo & half) == side;
+    return (side ? base + half * BUCKET : base) + k;
+}
+
+/* Before ``lo`` is put: while its bucket is full and the bound allows, double the buckets in
+ * use. Until they are all in use, then, no entry is ever replaced, and a bucket holds the keys
+ * that reach it in the order they came, as in a table of the bound's size from the start: the
+ * search is node for node the same. Doubling splits bucket b into b and b + half, each keeping
+ * its entries' order (a bucket fills from its first slot and never empties); the open frames'
+ * pinned slots move with their entries. */
+static void table_room(Search *S, uint64_t lo) {
+    Table *t = &S->table;
+    while (t->mask < t->limit && t->e[(lo & t->mask) * BUCKET + BUCKET - 1].hi) {
+        size_t half = t->mask + 1;
+        for (size_t f = 0; f < S->frames.n; f++) {
+            Frame *fr = &FRAMES(S)[f];
+            if (fr->slot >= 0) fr->slot = (long long)split_slot(t->e, (size_t)fr->slot, half);
+            /* (an overflow slot, < 0, exists only once every bucket is in use) */
+        }
+        for (size_t b = 0; b < half; b++) {
+            Entry *from = t->e + b * BUCKET, *to = t->e + (b + half) * BUCKET; /* never written yet */
+            int kept = 0, moved = 0, k = 0;
+            for (; k < BUCKET && from[k].hi; k++) {
+                if (from[k].lo & half)
+                    to[moved++] = from[k];
+                else
+                    from[kept++] = from[k];
+            }
+            for (int i = kept; i < k; i++) from[i] = (Entry){0};
+        }
+        t->mask = 2 * t->mask + 1;
+    }
 }
 
 static void table_unpin(Table *t, long long slot, long long work) {
@@ -180,6 +227,7 @@ static int enter(Search *S) {
         for (int i = 0; i < safe; i++) pop_move(S);
         return 0;
     }
+    table_room(S, lo);
     long long slot = table_put(&S->table, lo, hi);
     if (slot == -(1LL << 62)) {
         S->nomem = 1;
@@ -320,7 +368,7 @@ int search_position(const State *root, const Options *o, Outcome *out) {
     out->replaced = S->table.replaced;
     out->best_left = S->best_left;
     out->stored = S->table.stored;
-    out->slots = (long long)(buckets * BUCKET);
+    out->slots = (long long)((S->table.mask + 1) * BUCKET); /* in use, as far as it grew */
     out->nline = status == ST_SOLVED ? S->path.n : 0;
     out->line = copy_moves(PATH(S), out->nline);
     out->nbest = S->best.n;

@@ -232,6 +232,18 @@ def test_table_memory_bound_from_the_environment(monkeypatch):
     assert capped.slots <= 4096  # a capped search gets only the room it can use
 
 
+def test_the_table_grows_only_as_far_as_the_search_needs():
+    """The table starts at 1,024 buckets and doubles while the bucket a position goes to is full,
+    up to its bound: a search of 100,000 nodes under a 64 MiB bound uses a twentieth of it, and
+    replaces nothing (so it is the search a table of the bound's full size makes)."""
+    d = deal("klondike", 11)
+    out = core.Compiled(64).search(SearchState(d), deadline=1e18)
+    assert out.status == "solved" and out.nodes > 100_000 and out.evictions == 0
+    assert out.stored < out.slots and out.slots * core._core.entry_bytes() * 20 <= 64 << 20
+    capped = core.Compiled(64).search(SearchState(d), deadline=1e18, max_nodes=out.nodes + 1)
+    assert (capped.status, capped.nodes, capped.path) == (out.status, out.nodes, out.path)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("game", GAME_IDS)
 def test_solve_deal_with_the_core_replays_its_wins(game):
