@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Callable, Iterable
 
 from engine import Deal, State, find_rules
+from solver.state import SearchState
 
 
 def make_deal(
@@ -179,3 +181,19 @@ def klondike_endgame(game: str, rng: random.Random, remaining: int, columns: int
     )
     check_complete(deal)
     return deal
+
+
+def claims_agree_with_exhaustive_search(
+    rule: Callable[[SearchState], bool], positions: Iterable[Deal], limit: int = 200_000, enough: int | None = None
+) -> int:
+    """Every position among ``positions`` that ``rule`` calls lost is lost by the engine's own
+    exhaustive search; how many it called lost (stopping at ``enough``)."""
+    fired = 0
+    for d in positions:
+        if not rule(SearchState(d)):
+            continue
+        assert brute_force(d, limit=limit) is False, d
+        fired += 1
+        if enough is not None and fired >= enough:
+            break
+    return fired
