@@ -3,6 +3,7 @@
     python -m solver_worker solve GAME SEED [--seconds S] [--max-nodes N]
     python -m solver_worker winnability GAME --deals N --seconds S [--start SEED]
                                              [--jobs J] [--out FILE.jsonl]
+    python -m solver_worker transfer WEAK.jsonl STRONG.jsonl [--seconds S]
 
 ``solve`` prints one JSON object: status, moves, nodes, seconds, difficulty.
 ``winnability`` solves seeds START..START+N-1 in J processes, shows progress on stderr,
@@ -10,6 +11,11 @@ appends one JSON line per deal to ``--out`` (seeds already there are skipped, so
 can be resumed; ``--retry-unknown`` solves the undecided ones again) and ends with the
 counts and the win rate: a 95% Wilson interval over decided deals, and bounds that count
 every unknown as lost / as won.
+``transfer`` carries verdicts between the studies of two games that deal the same cards where
+one game's moves are a subset of the other's (``weaker_game``: Forty Thieves in Josephine): a
+win of the weaker game, found again and replayed by the engine under the stronger game's rules,
+is a win there; a loss of the stronger game is a loss of the weaker one. Rows it adds say
+``"via": GAME``.
 Bad input (unknown game, bad seed or numbers) prints a message and exits with status 2.
 """
 
@@ -25,10 +31,12 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import Any, NoReturn
 
-from engine import GAME_IDS
-from engine.deal import check_seed
+from engine import GAME_IDS, find_rules
+from engine.deal import check_seed, deal
 from engine.errors import EngineError
+from engine.rules import Rules, Unit
 from solver import solve
+from solver.log import wins
 from solver_worker.plot import StudyFigures, win_rate_svg
 
 EXIT_USAGE = 2
@@ -105,6 +113,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="send the deals as Celery tasks to every worker sharing the broker (REDIS_URL) instead of local "
         "processes; results come back through the result backend",
     )
+    t = sub.add_parser("transfer", help="carry wins and losses between the studies of a game and its weaker game")
+    t.add_argument("weak", metavar="WEAK.jsonl", help="the study of the weaker game (Forty Thieves); losses are added")
+    t.add_argument("strong", metavar="STRONG.jsonl", help="the study of the stronger game (Josephine); wins are added")
+    t.add_argument("--seconds", type=_positive_float, default=10.0, help="budget to find a weaker game's win again")
     r = sub.add_parser("report", help="a Markdown table of the win rates in study files (JSON lines)")
     r.add_argument("files", nargs="+", metavar="FILE")
     g = sub.add_parser("plot", help="an SVG chart of the win rates in study files, with their intervals")
@@ -346,6 +358,65 @@ def cmd_winnability(args: argparse.Namespace) -> int:
     return 0
 
 
+def weaker_game(rules: Rules) -> str | None:
+    """The game whose deal of any seed is this game's and whose every move is a move of this game,
+    or None. Josephine is Forty Thieves where a same-suit run moves as a unit: every other rule is
+    the same, a move of one card is a run of one, and the deal depends on the rules only through
+    what both share (tested deal by deal in ``test_transfer``)."""
+    if rules.unit is not Unit.RUN:
+        return None
+    for game in GAME_IDS:
+        other = find_rules(game)
+        shared = ("game", "name", "unit", "summary")
+        if other.unit is Unit.CARD and all(
+            getattr(other, f) == getattr(rules, f) for f in Rules.__dataclass_fields__ if f not in shared
+        ):
+            return game
+    return None
+
+
+def transfer(weak_path: str, strong_path: str, seconds: float) -> dict[str, int]:
+    """Append to STRONG the wins of WEAK it lacks and to WEAK the losses of STRONG it lacks (see the
+    module's docstring); only for seeds both files hold. A weaker game's win counts only once the
+    solver finds a win again and the engine replays its log to a win under the stronger game's rules."""
+    weak_rows, strong_rows = study_rows(weak_path), study_rows(strong_path)
+    games = {g for g, _ in weak_rows}, {g for g, _ in strong_rows}
+    if len(games[0]) != 1 or len(games[1]) != 1:
+        raise UsageError("each file must be the study of one game")
+    weak, strong = next(iter(games[0])), next(iter(games[1]))
+    if weaker_game(find_rules(strong)) != weak:
+        raise UsageError(f"{weak} is not a weaker game of {strong}: no verdict carries over")
+    counts = {"wins": 0, "losses": 0, "not_found_again": 0}
+    seeds = sorted({s for _, s in weak_rows} & {s for _, s in strong_rows})
+    with open(strong_path, "a", encoding="utf-8") as out:
+        for seed in seeds:
+            if weak_rows[weak, seed]["status"] != "solved" or strong_rows[strong, seed]["status"] in DECIDED:
+                continue
+            result = solve(weak, seed, seconds=seconds)
+            if result.status != "solved" or not wins(deal(strong, seed), list(result.moves or [])):
+                counts["not_found_again"] += 1
+                print(f"{weak} {seed}: no win found again in {seconds:g} s, left undecided", file=sys.stderr)
+                continue
+            row = {
+                **result.to_json(),
+                "game": strong,
+                "difficulty": None,
+                "length": len(result.moves or []),
+                "via": weak,
+            }
+            del row["moves"]
+            out.write(json.dumps(row) + "\n")
+            counts["wins"] += 1
+    with open(weak_path, "a", encoding="utf-8") as out:
+        for seed in seeds:
+            if strong_rows[strong, seed]["status"] != "unsolvable" or weak_rows[weak, seed]["status"] in DECIDED:
+                continue
+            row = {"game": weak, "seed": seed, "status": "unsolvable", "nodes": 0, "seconds": 0.0, "via": strong}
+            out.write(json.dumps(row) + "\n")
+            counts["losses"] += 1
+    return counts
+
+
 def summary(game: str, counts: dict[str, int]) -> dict[str, object]:
     won, lost, unknown = counts["solved"], counts["unsolvable"], counts["unknown"]
     total = won + lost + unknown
@@ -377,6 +448,9 @@ def main(argv: list[str] | None = None) -> int:
             with open(args.out, "w", encoding="utf-8") as fh:
                 fh.write(win_rate_svg(study_figures(args.files)))
             print(f"wrote {args.out}")
+            return 0
+        if args.command == "transfer":
+            print(json.dumps(transfer(args.weak, args.strong, args.seconds)))
             return 0
         return cmd_winnability(args)
     except UsageError as exc:
