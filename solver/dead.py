@@ -1,6 +1,6 @@
 """Provably lost positions, without a search: cards that can never leave their places
-(Lemma D, every game), and cards that can never go up past a one-pass stock (Lemma S,
-``never_all_up``).
+(Lemma D, every game), and cards that can never go up past a stock drawn one card at a time
+with a limited number of passes (Lemma S, ``never_all_up``).
 
 A card *leaves its place* when it moves off its column (or the waste) by itself or as part
 of a run. Lemma D. Let S be a set of cards in columns (and, when no redeal is left, in the
@@ -157,48 +157,53 @@ def _parents_blocked(
 
 def never_all_up(st: SearchState) -> bool:
     """True when Lemma S proves the position lost: some card can never reach a foundation.
-    Applies to a draw-1 talon with no redeal left and no face-down cards (the Forty Thieves
-    family with its one pass; Forty and Eight once its redeal is spent); False elsewhere, and
-    False says nothing.
+    Applies to a draw-1 talon with a limited number of redeals left and no face-down cards (the
+    Forty Thieves family, Forty and Eight's redeal included); False elsewhere, and False says
+    nothing.
 
     Lemma S. Number the talon ``a_0 .. a_{N-1}`` in draw order (``a_0 .. a_{p-1}`` are on the
-    waste already) and let ``D(t)`` be how many have been drawn by time ``t``: it never falls,
-    and with no redeal left a talon card leaves only from the waste's top. A card's *place* is
-    where it lies now; ``c_0 .. c_h`` are column i's cards, bottom to top. For each
-    ``T = p .. N`` let ``M_T`` (may have left its place) and ``U_T`` (may have gone up) be the
-    least sets of places closed under the rules below. A column place ``(i, j)`` is *exposed*
-    when ``j`` is the top, or ``(i, j+1)`` is in ``M_T``, or (games that move runs)
-    ``c_j .. c_k`` is a run as the cards lie, for some ``k`` that is the top or has ``(i, k+1)``
-    in ``M_T``; a talon place ``s`` is exposed when ``s < T`` and every one of
-    ``a_{s+1} .. a_{T-1}`` is in ``M_T``. A card Z is a *possible host* when some copy of it
-    is in ``M_T`` or lies in a column place that is the top or has ``(i, z+1)`` in ``M_T``.
-      (U) X's place is in U_T when it is in M_T or exposed, and a foundation of X's suit
+    waste already); a redeal turns the waste over into the stock, so every pass draws the cards
+    still in the talon in this same order. The *stage* at time ``t`` is the pair (passes begun,
+    cards drawn in this pass): stages are ordered pass first, and the stage never falls. With
+    ``R`` redeals left the stages run ``(0, p) .. (0, N)``, then ``(1, 0) .. (1, N)``, up to
+    ``(R, N)``; a talon card leaves its place (its index in the talon: a redeal moves no card
+    from its place) only from the waste's top. A card's *place* is where it lies now;
+    ``c_0 .. c_h`` are column i's cards, bottom to top. For each stage ``g = (k, T)`` let
+    ``M_g`` (may have left its place) and ``U_g`` (may have gone up) be the least sets of
+    places, containing those of the stage before, closed under the rules below. A column place
+    ``(i, j)`` is *exposed* when ``j`` is the top, or ``(i, j+1)`` is in ``M_g``, or (games
+    that move runs) ``c_j .. c_k`` is a run as the cards lie, for some ``k`` that is the top or
+    has ``(i, k+1)`` in ``M_g``; a talon place ``s`` is exposed when ``s < T`` and every one of
+    ``a_{s+1} .. a_{T-1}`` is in ``M_g``. A card Z is a *possible host* when some copy of it
+    is in ``M_g`` or lies in a column place that is the top or has ``(i, z+1)`` in ``M_g``.
+      (U) X's place is in U_g when it is in M_g or exposed, and a foundation of X's suit
           holds the card below X now, or holds less and a copy of that card has a place
-          in U_T (an ace: an empty foundation).
-      (M) X's place is in M_T when it is in U_T, or it is exposed and X may go onto a possible
-          host, or into an empty column (a column all of whose places are in M_T; a king
+          in U_g (an ace: an empty foundation).
+      (M) X's place is in M_g when it is in U_g, or it is exposed and X may go onto a possible
+          host, or into an empty column (a column all of whose places are in M_g; a king
           only, where only kings may fill one), or (runs) X lies on the place under it,
-          which is in M_T, and builds on that card.
-    Claim: a place left by time t is in M_{D(t)}, a card gone up by then has its place in
-    U_{D(t)}. Proof: take the first event (a card leaving its place, or going up) that breaks
-    the claim, at time t, T = D(t). Every earlier event kept it and the sets grow with T, so
-    every place left before t is in M_T and every card up before t is in U_T. A card going
-    up at t lies on a top: it left its place before (so its place is in M_T), or it leaves
-    it now, which needs the place exposed (whatever lay on it has left; from the waste, each
-    card drawn after it has left); and (U) holds: the foundation X goes onto holds the card
-    below X at t, so it did at the start, or it held less and a copy of that card went onto
-    it before t. A card leaving its place at t alone or at the bottom of a run: its place is
-    exposed (in a run game the cards still on it are the ones that lay there, going
-    with it as a run) and it goes up, or onto a top card Z (Z left its place before t, or lies
-    there with nothing on it), or into an empty column (every card that lay there has left).
-    A card carried at t on a run whose bottom lies under it: the card under it lies there
-    as the deal put it, builds under it, and leaves at t, so by the same argument, bottom
-    up, its place is in M_T. Each case is a rule, so the event keeps the claim. A won game
-    has every card up, so a place outside U_N (the whole talon drawn) proves that the
-    position can never be won. The sets are computed for T = p .. N in turn, each from the
-    last (they only grow): a few milliseconds for a deal of 104 cards.
+          which is in M_g, and builds on that card.
+    Claim: a place left by time t is in M_g, a card gone up by then has its place in U_g,
+    g the stage at t. Proof: take the first event (a card leaving its place, or going up)
+    that breaks the claim, at time t, at stage g. Every earlier event kept it and the sets
+    grow along the stages, so every place left before t is in M_g and every card up before t
+    is in U_g. A card going up at t lies on a top: it left its place before (so its place is
+    in M_g), or it leaves it now, which needs the place exposed (whatever lay on it has left;
+    from the waste, the card was drawn in this pass, s < T, and each card drawn after it in
+    this pass has left); and (U) holds: the foundation X goes onto holds the card below X at
+    t, so it did at the start, or it held less and a copy of that card went onto it before t.
+    A card leaving its place at t alone or at the bottom of a run: its place is exposed (in a
+    run game the cards still on it are the ones that lay there, going with it as a run) and
+    it goes up, or onto a top card Z (Z left its place before t, or lies there with nothing on
+    it), or into an empty column (every card that lay there has left). A card carried at t on
+    a run whose bottom lies under it: the card under it lies there as the deal put it, builds
+    under it, and leaves at t, so by the same argument, bottom up, its place is in M_g. Each
+    case is a rule, so the event keeps the claim. A won game has every card up, so a place
+    outside U at the last stage proves that the position can never be won. The sets are
+    computed stage by stage, each from the last (they only grow): a few milliseconds a pass
+    for a deal of 104 cards.
     """
-    if st.klondike or st.draw != 1 or st.passes != 0 or any(st.down):
+    if st.klondike or st.draw != 1 or st.passes < 0 or any(st.down):
         return False
     cols, talon, builds = st.cols, st.talon, st.builds
     piles = [(st.found[2 * s], st.found[2 * s + 1]) if st.two else (st.found[s],) for s in range(4)]
@@ -236,8 +241,9 @@ def never_all_up(st: SearchState) -> bool:
         return ready[card] or (waits[card] and up_val[card - 4] > 0)
 
     goes: list[bool] = []
-    for drawn in range(st.p, len(talon) + 1):
-        if goes and not can_go_up(talon[drawn - 1]) and not goes[talon[drawn - 1]]:
+    stages = [(start, drawn) for start in (st.p, *[0] * st.passes) for drawn in range(start, len(talon) + 1)]
+    for start, drawn in stages:
+        if drawn > start and not moved_t[drawn - 1] and not can_go_up(talon[drawn - 1]) and not goes[talon[drawn - 1]]:
             # The card just drawn can go nowhere: it stays on the waste's top, covering the
             # rest, and nothing else changes (the sets for ``drawn - 1`` are closed already).
             continue

@@ -537,10 +537,10 @@ int lost(const State *s) {
 /* ---- cards that can never go up past a one-pass stock (dead.py, Lemma S) ---------------- */
 
 /* Mirrors dead.never_all_up (the statement and its proof are there): the least sets of places
- * that may be left (mc, mt) and of cards that may go up (uc, ut), closed once per number of
- * talon cards drawn; true when some card is outside the second with the whole talon drawn. */
+ * that may be left (mc, mt) and of cards that may go up (uc, ut), closed once per stage (pass,
+ * talon cards drawn in it); true when some card is outside the second after the last stage. */
 int never_all_up(const State *s) {
-    if (s->klondike || s->draw != 1 || s->passes != 0) return 0;
+    if (s->klondike || s->draw != 1 || s->passes < 0) return 0;
     for (int i = 0; i < s->ncols; i++)
         if (s->down[i]) return 0;
     unsigned char ready[52], waits[52], host[52], goes[52];
@@ -569,76 +569,77 @@ int never_all_up(const State *s) {
     memset(mt, 0, sizeof mt);
     memset(ut, 0, sizeof ut);
 #define CAN_UP(c) (ready[c] || (waits[c] && uval[(c) - 4] > 0))
-    int have_goes = 0;
-    for (int drawn = s->p; drawn <= s->tlen; drawn++) {
-        if (have_goes) {
-            int c = s->talon[drawn - 1];
-            if (!CAN_UP(c) && !goes[c]) continue; /* it stays on the waste's top: nothing changes */
-        }
-        int changed = 1;
-        while (changed) {
-            changed = 0;
-            int empty = 0;
-            for (int c = 0; c < 52; c++) host[c] = mval[c] > 0;
-            for (int i = 0; i < s->ncols; i++) {
-                int n = s->len[i], all = 1;
-                for (int z = 0; z < n; z++)
-                    if (!mc[i][z]) {
-                        all = 0;
-                        if (z == n - 1 || mc[i][z + 1]) host[s->col[i][z]] = 1;
-                    }
-                empty |= all;
+    for (int pass = 0; pass <= s->passes; pass++) {
+        int start = pass ? 0 : s->p;
+        for (int drawn = start; drawn <= s->tlen; drawn++) {
+            if (drawn > start && !mt[drawn - 1]) {
+                int c = s->talon[drawn - 1];
+                if (!CAN_UP(c) && !goes[c]) continue; /* it stays on the waste's top: nothing changes */
             }
-            for (int c = 0; c < 52; c++) {
-                goes[c] = (unsigned char)(empty && (!s->king_only || (c >> 2) == KING));
-                for (int q = 0; q < s->nparents[c] && !goes[c]; q++) goes[c] = host[(int)s->parents[c][q]];
-            }
-            have_goes = 1;
-            for (int i = 0; i < s->ncols; i++) {
-                int n = s->len[i];
-                const unsigned char *col = s->col[i];
-                for (int j = 0; j < n; j++) {
-                    if (uc[i][j]) continue;
-                    if (!mc[i][j]) {
-                        int ex = 0;
-                        for (int k = j; k <= ends[i][j] && !ex; k++) ex = k == n - 1 || mc[i][k + 1];
-                        if (!ex) continue; /* not exposed: it cannot leave its place yet */
-                    }
-                    int card = col[j];
-                    if (CAN_UP(card)) {
-                        uc[i][j] = 1;
-                        uval[card]++;
-                    } else if (mc[i][j] ||
-                               !(goes[card] || (s->runs && j > 0 && mc[i][j - 1] && s->builds[col[j - 1] * 52 + card]))) {
-                        continue;
-                    }
-                    if (!mc[i][j]) {
-                        mc[i][j] = 1;
-                        mval[card]++;
-                    }
-                    changed = 1;
+            int changed = 1;
+            while (changed) {
+                changed = 0;
+                int empty = 0;
+                for (int c = 0; c < 52; c++) host[c] = mval[c] > 0;
+                for (int i = 0; i < s->ncols; i++) {
+                    int n = s->len[i], all = 1;
+                    for (int z = 0; z < n; z++)
+                        if (!mc[i][z]) {
+                            all = 0;
+                            if (z == n - 1 || mc[i][z + 1]) host[s->col[i][z]] = 1;
+                        }
+                    empty |= all;
                 }
-            }
-            int exposed = 1; /* every talon card drawn after this one has left */
-            for (int t = drawn - 1; t >= 0; t--) {
-                int card = s->talon[t];
-                if (!ut[t] && (exposed || mt[t])) {
-                    if (CAN_UP(card)) {
-                        ut[t] = 1;
-                        uval[card]++;
+                for (int c = 0; c < 52; c++) {
+                    goes[c] = (unsigned char)(empty && (!s->king_only || (c >> 2) == KING));
+                    for (int q = 0; q < s->nparents[c] && !goes[c]; q++) goes[c] = host[(int)s->parents[c][q]];
+                }
+                for (int i = 0; i < s->ncols; i++) {
+                    int n = s->len[i];
+                    const unsigned char *col = s->col[i];
+                    for (int j = 0; j < n; j++) {
+                        if (uc[i][j]) continue;
+                        if (!mc[i][j]) {
+                            int ex = 0;
+                            for (int k = j; k <= ends[i][j] && !ex; k++) ex = k == n - 1 || mc[i][k + 1];
+                            if (!ex) continue; /* not exposed: it cannot leave its place yet */
+                        }
+                        int card = col[j];
+                        if (CAN_UP(card)) {
+                            uc[i][j] = 1;
+                            uval[card]++;
+                        } else if (mc[i][j] ||
+                                   !(goes[card] || (s->runs && j > 0 && mc[i][j - 1] && s->builds[col[j - 1] * 52 + card]))) {
+                            continue;
+                        }
+                        if (!mc[i][j]) {
+                            mc[i][j] = 1;
+                            mval[card]++;
+                        }
                         changed = 1;
-                    } else if (exposed && !mt[t] && goes[card]) {
-                        changed = 1;
-                    } else {
-                        exposed = exposed && mt[t];
-                        continue;
-                    }
-                    if (!mt[t]) {
-                        mt[t] = 1;
-                        mval[card]++;
                     }
                 }
-                exposed = exposed && mt[t];
+                int exposed = 1; /* every talon card drawn after this one has left */
+                for (int t = drawn - 1; t >= 0; t--) {
+                    int card = s->talon[t];
+                    if (!ut[t] && (exposed || mt[t])) {
+                        if (CAN_UP(card)) {
+                            ut[t] = 1;
+                            uval[card]++;
+                            changed = 1;
+                        } else if (exposed && !mt[t] && goes[card]) {
+                            changed = 1;
+                        } else {
+                            exposed = exposed && mt[t];
+                            continue;
+                        }
+                        if (!mt[t]) {
+                            mt[t] = 1;
+                            mval[card]++;
+                        }
+                    }
+                    exposed = exposed && mt[t];
+                }
             }
         }
     }

@@ -22,7 +22,14 @@ from solver.state import SearchState
 from .test_search import blocked
 from .test_search_helpers import brute_force, klondike_endgame, random_endgame
 
-ONE_PASS = ["forty-thieves", "josephine", "lucas", "limited", "maria"]  # Lemma S's games (a one-pass stock)
+LEMMA_S_GAMES = [
+    "forty-thieves",
+    "josephine",
+    "lucas",
+    "limited",
+    "maria",
+    "forty-and-eight",
+]  # one card drawn, passes limited
 
 
 def both(d, **kw):
@@ -79,7 +86,7 @@ def test_same_complete_searches_and_oracle_on_small_positions(game):
     assert oracle >= 4
 
 
-@pytest.mark.parametrize("game", ONE_PASS)
+@pytest.mark.parametrize("game", LEMMA_S_GAMES)
 def test_same_lemma_s_as_python(game):
     """The core's Lemma S (``never_all_up``) says what ``dead.never_all_up`` says, position for
     position: random small ones and random play-outs of real deals."""
@@ -102,7 +109,7 @@ def test_same_lemma_s_as_python(game):
     assert fired >= 20
 
 
-@pytest.mark.parametrize("game", ONE_PASS)
+@pytest.mark.parametrize("game", LEMMA_S_GAMES)
 def test_same_pruned_search_as_python(game):
     """With Lemma S at every position entered (``prune``): the same nodes, lines and verdicts as the
     Python search, on small positions searched to the end and on the first 300 nodes of a real
@@ -162,12 +169,12 @@ def test_a_prefix_played_by_the_core_is_the_position_after_it():
 @pytest.mark.parametrize("game", GAME_IDS)
 def test_same_solve_as_python_under_a_node_budget(game):
     """The whole schedule (complete search, then restarts grown from the best line) under a
-    node budget: the same verdicts, nodes, restarts and logs with either core. (The one-pass
+    node budget: the same verdicts, nodes, restarts and logs with either core. (The Lemma S
     games run Lemma S at every position, milliseconds each in Python: a smaller budget.)"""
-    one_pass = game in ONE_PASS
-    for seed in (1,) if one_pass else (1, 2):
+    lemma_s = game in LEMMA_S_GAMES
+    for seed in (1,) if lemma_s else (1, 2):
         d = deal(game, seed)
-        budget = 3_000 if one_pass else 30_000
+        budget = 3_000 if lemma_s else 30_000
         py = solve_deal(d, seconds=600, max_nodes=budget, shorten_log=False, searcher=reference.PYTHON)
         c = solve_deal(d, seconds=600, max_nodes=budget, shorten_log=False)
         assert (c.status, c.nodes, c.depth, c.moves) == (py.status, py.nodes, py.depth, py.moves)

@@ -5,6 +5,7 @@ positions made to need each rule and on random ones, and on real deals the study
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -66,17 +67,57 @@ def test_every_claim_agrees_with_exhaustive_search(game):
     assert claims_agree_with_exhaustive_search(never_all_up, positions) >= 10
 
 
-def test_it_keeps_out_of_games_with_a_redeal_or_face_down_cards():
-    """Klondike, and Forty and Eight before its redeal, are left to the search."""
-    assert not never_all_up(SearchState(deal("klondike", 1)))
-    assert not never_all_up(SearchState(deal("forty-and-eight", 1)))
+def with_passes(d, passes):
+    """The same position under the game's rules with ``passes`` passes through the talon."""
+    return dataclasses.replace(d, rules=dataclasses.replace(d.rules, passes=passes))
 
 
 @pytest.mark.parametrize(
-    ("game", "seed"), [("forty-thieves", 1000162), ("forty-thieves", 1000759), ("josephine", 1000257)]
+    ("game", "passes"), [("forty-and-eight", 2), ("forty-thieves", 2), ("josephine", 2), ("maria", 3), ("limited", 3)]
+)
+def test_every_claim_with_redeals_left_agrees_with_exhaustive_search(game, passes):
+    """With redeals to come the stages run pass after pass (a redeal draws the same cards in the
+    same order again): every claim on a random small position is a loss by exhaustive search."""
+    rng = random.Random(f"lemma-s-passes-{game}")
+    positions = (
+        with_passes(
+            random_endgame(game, rng, rng.randint(8, 16), rng.choice((0.4, 0.6, 0.8)), columns=rng.choice((1, 2))),
+            passes,
+        )
+        for _ in range(300)
+    )
+    assert claims_agree_with_exhaustive_search(never_all_up, positions) >= 10
+
+
+def test_a_card_buried_in_the_first_pass_comes_back_in_the_second():
+    """Forty and Eight on one column: in one pass the nine of diamonds is buried on the waste
+    under cards that cannot move before it, so the one-pass rule calls the position lost, and
+    it is; with the redeal it is drawn again first, and the position is won: no claim."""
+    d = make_deal(
+        "forty-and-eight",
+        [["QD", "KS", "KH", "JH", "JD", "KC", "TD"]],
+        ["JC", "9D", "QH", "KD", "TH", "QC", "KS"],
+        ["KC", "KD", "KH", "QS", "TC", "8D", "9H", "QS"],
+        columns=1,
+    )
+    one = with_passes(d, 1)
+    assert brute_force(one) is False and never_all_up(SearchState(one))
+    assert brute_force(d) is True and not never_all_up(SearchState(d))
+
+
+def test_it_keeps_out_of_klondike():
+    """Face-down cards, unlimited redeals and draw 3: left to the search."""
+    assert not never_all_up(SearchState(deal("klondike", 1)))
+    assert not never_all_up(SearchState(deal("klondike-3", 1)))
+
+
+@pytest.mark.parametrize(
+    ("game", "seed"),
+    [("forty-thieves", 1000162), ("forty-thieves", 1000759), ("josephine", 1000257), ("forty-and-eight", 1000140)],
 )
 def test_study_deals_it_proves_lost_at_once(game, seed):
     """Deals the study's searches left open at 10 s: Lemma S proves them lost before any search
-    (Josephine's proofs are Forty Thieves proofs too: the same cards, a game with more moves)."""
+    (Josephine's proofs are Forty Thieves proofs too: the same cards, a game with more moves;
+    the Forty and Eight deal with its redeal still to come)."""
     result = solve_deal(deal(game, seed), seconds=5)
     assert result.status == "unsolvable" and result.nodes == 0 and result.stats["lemma_s"] == 1
