@@ -8,7 +8,7 @@ import time
 
 from engine import MAX_LOG_LENGTH, Deal
 from engine import deal as make_deal
-from engine.rules import Layout
+from engine.rules import Build, Layout
 
 from .beam import beam_applies
 from .core import Compiled
@@ -32,8 +32,11 @@ RESTART_NODES = 3000
 RESTART_NOISE = 2000
 PREFIX_SHARE = 0.5
 BEAM_SHARE = 0.4  # then up to this share goes to the beam (0 turns it off); the restarts get the rest
-# Lemma S at every position the searches enter (one-pass games; elsewhere it returns at once): a
-# lost subtree is cut at its root. The search enters about a third as many positions a second.
+# Lemma S at every position the searches enter (one card drawn, passes limited; elsewhere it returns
+# at once): a lost subtree is cut at its root. The search enters about a third as many positions a
+# second. Not in Maria (alternate colours: each card has four possible hosts, and Lemma S proved none
+# of the study's 1,356 undecided Maria deals lost); there it only cost time (83 against 86 of 100
+# decided at 10 s, docs/solver.md). Lemma S at the root stays, in every game.
 PRUNE = True
 
 # Log shortening: this share of the budget, within it; wins longer than SHORTCUT_FROM moves
@@ -100,6 +103,7 @@ class _Schedule:
         self.start = time.perf_counter()
         self.deadline = self.start + seconds
         self.share = KLONDIKE_DEPTH_FIRST_SHARE if deal.rules.layout is Layout.KLONDIKE else DEPTH_FIRST_SHARE
+        self.prune = PRUNE and deal.rules.build is Build.SUIT
         self.root = SearchState(deal)  # the searches only read it: every phase starts from it
         self.nodes = self.depth = self.restarts = self.beams = 0
         self.lost = False
@@ -140,7 +144,7 @@ class _Schedule:
         """One complete depth-first search: the only phase that proves a loss."""
         cap = None if self.max_nodes is None else max(1, int(self.share * self.max_nodes))
         out = self.searcher.search(
-            self.root, deadline=self.start + self.share * self.seconds, max_nodes=cap, prune=PRUNE
+            self.root, deadline=self.start + self.share * self.seconds, max_nodes=cap, prune=self.prune
         )
         self.nodes, self.depth, self.first_left = out.nodes, out.depth, out.best_left
         # its table: what it stored, its capacity, entries it had to replace
@@ -188,7 +192,7 @@ class _Schedule:
                 noise=RESTART_NOISE,
                 keep_best=True,
                 prefix=prefix,
-                prune=PRUNE,
+                prune=self.prune,
             )
             self.nodes += out.nodes
             self.depth = max(self.depth, out.depth)

@@ -633,3 +633,21 @@ def test_restarts_grown_from_the_best_line_win_and_replay(monkeypatch):
     assert_wins(deal("forty-thieves", 2), result)
     monkeypatch.setattr(api, "PREFIX_SHARE", 0.0)
     assert solve("forty-thieves", 2, seconds=120, max_nodes=60_000).status == "unknown"
+
+
+@pytest.mark.parametrize("game", GAME_IDS)
+def test_the_searches_prune_with_lemma_s_in_the_same_suit_games_only(game):
+    """Lemma S at every position searched where it proves losses (the same-suit games with a stock
+    drawn one card at a time); not in Maria, where it proved none and only slowed the search, nor
+    in the Klondikes, where it never applies."""
+    from solver.core import Compiled
+
+    seen: set[bool] = set()
+
+    class Recording(Compiled):
+        def search(self, root, **kw):
+            seen.add(kw["prune"])
+            return super().search(root, **kw)
+
+    solve_deal(deal(game, 1), seconds=30, max_nodes=20_000, searcher=Recording())
+    assert seen == {game not in ("maria", "klondike", "klondike-3")}
