@@ -32,11 +32,12 @@ RESTART_NODES = 3000
 RESTART_NOISE = 2000
 PREFIX_SHARE = 0.5
 BEAM_SHARE = 0.4  # then up to this share goes to the beam (0 turns it off); the restarts get the rest
-# Lemma S at every position the searches enter (one card drawn, passes limited; elsewhere it returns
-# at once): a lost subtree is cut at its root. The search enters about a third as many positions a
-# second. Not in Maria (alternate colours: each card has four possible hosts, and Lemma S proved none
-# of the study's 1,356 undecided Maria deals lost); there it only cost time (83 against 86 of 100
-# decided at 10 s, docs/solver.md). Lemma S at the root stays, in every game.
+# Lemma S at every position the complete search enters (one card drawn, passes limited; elsewhere it
+# returns at once): a lost subtree is cut at its root. The search enters about a third as many
+# positions a second, so the restarts, which only look for wins, go without it. Not in Maria
+# (alternate colours: each card has four possible hosts, and Lemma S proved none of the study's
+# 1,356 undecided Maria deals lost): there it only cost time. Measurements in docs/solver.md. Lemma S
+# at the root stays, in every game.
 PRUNE = True
 
 # Log shortening: this share of the budget, within it; wins longer than SHORTCUT_FROM moves
@@ -192,7 +193,7 @@ class _Schedule:
                 noise=RESTART_NOISE,
                 keep_best=True,
                 prefix=prefix,
-                prune=self.prune,
+                prune=False,  # a win-finder: the pruning's cost, not its proofs (PRUNE)
             )
             self.nodes += out.nodes
             self.depth = max(self.depth, out.depth)
