@@ -8,7 +8,7 @@ import time
 
 from engine import MAX_LOG_LENGTH, Deal
 from engine import deal as make_deal
-from engine.rules import Build, Layout
+from engine.rules import Build, Layout, Unit
 
 from .beam import beam_applies
 from .core import Compiled
@@ -34,10 +34,10 @@ PREFIX_SHARE = 0.5
 BEAM_SHARE = 0.4  # then up to this share goes to the beam (0 turns it off); the restarts get the rest
 # Lemma S at every position the complete search enters (one card drawn, passes limited; elsewhere it
 # returns at once): a lost subtree is cut at its root. The search enters about a third as many
-# positions a second, so the restarts, which only look for wins, go without it. Not in Maria
-# (alternate colours: each card has four possible hosts, and Lemma S proved none of the study's
-# 1,356 undecided Maria deals lost): there it only cost time. Measurements in docs/solver.md. Lemma S
-# at the root stays, in every game.
+# positions a second, so the restarts, which only look for wins, go without it. Only where one card
+# moves at a time onto its own suit: in Maria (alternate colours: four possible hosts a card) and
+# Josephine (runs move whole) it proved no deal the root check had not, and only cost time.
+# Measurements in docs/solver.md. Lemma S at the root stays, in every game.
 PRUNE = True
 
 # Log shortening: this share of the budget, within it; wins longer than SHORTCUT_FROM moves
@@ -104,7 +104,7 @@ class _Schedule:
         self.start = time.perf_counter()
         self.deadline = self.start + seconds
         self.share = KLONDIKE_DEPTH_FIRST_SHARE if deal.rules.layout is Layout.KLONDIKE else DEPTH_FIRST_SHARE
-        self.prune = PRUNE and deal.rules.build is Build.SUIT
+        self.prune = PRUNE and deal.rules.build is Build.SUIT and deal.rules.unit is Unit.CARD
         self.root = SearchState(deal)  # the searches only read it: every phase starts from it
         self.nodes = self.depth = self.restarts = self.beams = 0
         self.lost = False

@@ -636,11 +636,12 @@ def test_restarts_grown_from_the_best_line_win_and_replay(monkeypatch):
 
 
 @pytest.mark.parametrize("game", GAME_IDS)
-def test_the_complete_search_prunes_with_lemma_s_in_the_same_suit_games_only(game):
+def test_the_complete_search_prunes_with_lemma_s_in_the_one_card_same_suit_games_only(game):
     """Lemma S at every position of the complete search (the phase that proves losses) where it
-    proves some (the same-suit games with a stock drawn one card at a time); not in Maria, where it
-    proved none and only slowed the search, nor in the Klondikes, where it never applies; and never
-    in the restarts, which only look for wins."""
+    proves some (one card moved at a time, built in suit, a stock drawn one card at a time); not in
+    Maria or Josephine, where it proved nothing the root check had not and only slowed the search,
+    nor in the Klondikes, where it never applies; and never in the restarts, which only look for
+    wins."""
     from solver.core import Compiled
 
     seen: set[tuple[str, bool]] = set()
@@ -651,7 +652,7 @@ def test_the_complete_search_prunes_with_lemma_s_in_the_same_suit_games_only(gam
             return super().search(root, **kw)
 
     solve_deal(deal(game, 1), seconds=30, max_nodes=20_000, searcher=Recording())
-    no_pruning = game in ("maria", "klondike", "klondike-3")
+    no_pruning = game in ("maria", "josephine", "klondike", "klondike-3")
     assert {prune for phase, prune in seen if phase == "complete"} == {not no_pruning}
     assert ("restart", True) not in seen
     if game == "forty-thieves":
