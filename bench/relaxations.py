@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import os
 import sys
 import time
@@ -35,6 +34,7 @@ from engine import deal
 from solver.core import Compiled
 from solver.search import SOLVED, UNSOLVABLE
 from solver.state import SearchState
+from solver_worker.cli import study_rows
 
 STUDY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "winnability")
 
@@ -61,13 +61,8 @@ def main() -> int:
     parser.add_argument("--nodes", type=int, default=1_000_000)
     parser.add_argument("--kind", default="ranks", choices=("ranks", "suits"))
     args = parser.parse_args()
-    with open(os.path.join(STUDY, f"{args.game}.jsonl"), encoding="utf-8") as fh:
-        rows = [json.loads(line) for line in fh]
-    status: dict[int, str] = {}
-    for row in rows:
-        if status.get(row["seed"]) not in ("solved", "unsolvable"):
-            status[row["seed"]] = row["status"]
-    seeds = sorted(s for s, v in status.items() if v == args.status)[: args.limit]
+    rows = study_rows(os.path.join(STUDY, f"{args.game}.jsonl"), args.game)  # the row that counts, per seed
+    seeds = sorted(seed for (_, seed), row in rows.items() if row["status"] == args.status)[: args.limit]
     core = Compiled()
     proven = 0
     started = time.perf_counter()
