@@ -35,20 +35,15 @@ from solver.api import solve, solve_deal
 from solver.dead import never_all_up
 from solver.loss_model import model_applies, prove_lost
 from solver.state import SearchState
+from solver_worker.cli import study_rows
 
 STUDY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "winnability")
 
 
 def study_seeds(game: str, status: str) -> list[int]:
-    """Seeds whose study rows say ``status``; for ``unknown``, only the seeds no row decided."""
-    rows: dict[int, set[str]] = {}
-    with open(os.path.join(STUDY, f"{game}.jsonl")) as lines:
-        for line in lines:
-            row = json.loads(line)
-            rows.setdefault(row["seed"], set()).add(row["status"])
-    if status == "unknown":
-        return sorted(s for s, seen in rows.items() if seen == {"unknown"})
-    return sorted(s for s, seen in rows.items() if status in seen)
+    """Seeds whose row that counts (``study_rows``: a decided row over an undecided one) says ``status``."""
+    rows = study_rows(os.path.join(STUDY, f"{game}.jsonl"), game)
+    return sorted(seed for (_, seed), row in rows.items() if row["status"] == status)
 
 
 def positions(game: str, seeds: list[int], along_win: str | None) -> Iterator[tuple[int, Deal]]:
