@@ -390,7 +390,7 @@ def transfer(weak_path: str, strong_path: str, seconds: float) -> dict[str, int]
     seeds = sorted({s for _, s in weak_rows} & {s for _, s in strong_rows})
     with open(strong_path, "a", encoding="utf-8") as out:
         for seed in seeds:
-            if weak_rows[weak, seed]["status"] != "solved" or strong_rows[strong, seed]["status"] in DECIDED:
+            if weak_rows[weak, seed].get("status") != "solved" or strong_rows[strong, seed].get("status") in DECIDED:
                 continue
             result = solve(weak, seed, seconds=seconds)
             if result.status != "solved" or not wins(deal(strong, seed), list(result.moves or [])):
@@ -409,7 +409,10 @@ def transfer(weak_path: str, strong_path: str, seconds: float) -> dict[str, int]
             counts["wins"] += 1
     with open(weak_path, "a", encoding="utf-8") as out:
         for seed in seeds:
-            if strong_rows[strong, seed]["status"] != "unsolvable" or weak_rows[weak, seed]["status"] in DECIDED:
+            if (
+                strong_rows[strong, seed].get("status") != "unsolvable"
+                or weak_rows[weak, seed].get("status") in DECIDED
+            ):
                 continue
             row = {"game": weak, "seed": seed, "status": "unsolvable", "nodes": 0, "seconds": 0.0, "via": strong}
             out.write(json.dumps(row) + "\n")

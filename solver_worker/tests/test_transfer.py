@@ -98,3 +98,13 @@ def test_games_that_are_not_such_a_pair_are_refused(tmp_path: Path, capsys: pyte
     assert "not a weaker game" in capsys.readouterr().err
     assert main(["transfer", str(b), str(a)]) == 2  # the wrong way round too
     assert len(b.read_text().splitlines()) == 1
+
+
+def test_rows_without_a_verdict_carry_nothing_and_break_nothing(tmp_path: Path) -> None:
+    """A row with no status (hand-edited, or cut off) is neither a win nor a loss to carry."""
+    weak, strong = tmp_path / "ft.jsonl", tmp_path / "jo.jsonl"
+    _write(weak, [{"game": "forty-thieves", "seed": 1}, {"game": "forty-thieves", "seed": 2, "status": "unknown"}])
+    _write(strong, [{"game": "josephine", "seed": 1, "status": "unsolvable"}, {"game": "josephine", "seed": 2}])
+    assert main(["transfer", str(weak), str(strong)]) == 0
+    assert study_rows(str(weak))["forty-thieves", 1]["status"] == "unsolvable"  # a loss needs no status here
+    assert len(strong.read_text().splitlines()) == 2
