@@ -15,7 +15,7 @@ from .core import Compiled
 from .dead import never_all_up
 from .log import SolverBug, log_length, to_log, wins
 from .result import SolveResult
-from .search import SOLVED, UNKNOWN, UNSOLVABLE, Searcher
+from .search import NO_LINE, SOLVED, UNKNOWN, UNSOLVABLE, Searcher
 from .shortcut import shortcut
 from .shorten import shorten
 from .state import SearchMove, SearchState
@@ -112,7 +112,7 @@ class _Schedule:
         self.long_win: list[SearchMove] = []  # the shortest win so far whose log is too long
         self.found_length = 0  # the log length of the first win found, before any shortening
         self.best_line: list[SearchMove] = []  # the line that got the most cards up (restarts grow it)
-        self.line_left = self.first_left = 1 << 30
+        self.line_left = self.first_left = NO_LINE
         self.stats: dict[str, int] = {}
 
     def open(self) -> bool:
@@ -221,10 +221,13 @@ class _Schedule:
                 "restarts": self.restarts,
                 "beams": self.beams,
                 "decide_us": int((decided_at - self.start) * 1e6),
-                # fewest cards off the foundations on any line searched (0: won)
-                "best_left": 0 if status == SOLVED else min(self.line_left, self.first_left),
             },
         )
+        # fewest cards off the foundations on any line searched (0: won); none when no line was
+        # followed (a proof of loss before any search, or a search that kept no count)
+        left = 0 if status == SOLVED else min(self.line_left, self.first_left)
+        if left < NO_LINE:
+            result.stats["best_left"] = left
         if status == SOLVED:
             log = to_log(deal, path)  # replays every entry with the engine
             result.found_length = self.found_length

@@ -19,7 +19,7 @@ from .beam import BEAM_CAP, BEAM_WIDTHS, BeamOutcome, kplus, next_step, replay, 
 from .dead import lost, never_all_up
 from .moves import gen_moves
 from .safe import safe_move
-from .search import SOLVED, UNKNOWN, UNSOLVABLE, SearchOutcome
+from .search import NO_LINE, SOLVED, UNKNOWN, UNSOLVABLE, SearchOutcome
 from .state import SearchMove, SearchState
 
 CHECK_EVERY = 256
@@ -94,7 +94,7 @@ class Reference:
         play, undo = st.play, st.undo
         nodes = 0
         node_cap = max_nodes if max_nodes is not None else 1 << 62
-        best_left = 1 << 30
+        best_left = NO_LINE
         best_path: list[SearchMove] = []
 
         def enter() -> int:
@@ -149,7 +149,7 @@ class Reference:
         """``Searcher.beam``: the algorithm of ``beam``'s docstring; ``root`` is not changed."""
         node_cap = max_nodes if max_nodes is not None else 1 << 62
         nodes = 0
-        best_left = 1 << 30
+        best_left = NO_LINE
         best_path: list[SearchMove] = []
         beam: list[list[SearchMove]] = [[]]
         seq = 0

@@ -37,6 +37,10 @@ UNSOLVABLE = "unsolvable"
 UNKNOWN = "unknown"
 
 
+# ``best_left`` before any position is counted (the core's searches use the same figure)
+NO_LINE = 1 << 30
+
+
 @dataclass
 class SearchOutcome:
     status: str
@@ -44,7 +48,7 @@ class SearchOutcome:
     nodes: int = 0
     depth: int = 0
     evictions: int = 0
-    best_left: int = 1 << 30  # fewest cards off the foundations in any position entered
+    best_left: int = NO_LINE  # fewest cards off the foundations in any position entered
     best_path: list[SearchMove] = field(default_factory=list)  # its line (keep_best only)
     stored: int = 0  # compiled core: table entries written (replaced ones aside)
     slots: int = 0  # compiled core: the table's entries in use (as far as it grew within its bound)

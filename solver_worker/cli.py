@@ -250,23 +250,27 @@ def study_rows(path: str, game: str | None = None) -> dict[tuple[str, int], dict
     rows: dict[tuple[str, int], dict[str, object]] = {}
     if not os.path.exists(path):
         return rows
-    with open(path, encoding="utf-8") as fh:
-        for number, text in enumerate(fh, 1):
-            text = text.strip()
-            if not text:
-                continue
-            try:
-                row = json.loads(text)
-            except json.JSONDecodeError:
-                row = None
-            if not (isinstance(row, dict) and isinstance(row.get("game"), str) and isinstance(row.get("seed"), int)):
-                print(f"{path}:{number}: not a study row, ignored", file=sys.stderr)
-                continue
-            if game is not None and row["game"] != game:
-                continue
-            key = (row["game"], row["seed"])
-            if _replaces(rows[key].get("status") if key in rows else None, row.get("status")):
-                rows[key] = row
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = list(fh)
+    except (OSError, UnicodeDecodeError) as exc:  # a directory, no permission, not text
+        raise UsageError(f"cannot read the study file {path}: {exc}") from exc
+    for number, text in enumerate(lines, 1):
+        text = text.strip()
+        if not text:
+            continue
+        try:
+            row = json.loads(text)
+        except json.JSONDecodeError:
+            row = None
+        if not (isinstance(row, dict) and isinstance(row.get("game"), str) and isinstance(row.get("seed"), int)):
+            print(f"{path}:{number}: not a study row, ignored", file=sys.stderr)
+            continue
+        if game is not None and row["game"] != game:
+            continue
+        key = (row["game"], row["seed"])
+        if _replaces(rows[key].get("status") if key in rows else None, row.get("status")):
+            rows[key] = row
     return rows
 
 
@@ -448,8 +452,9 @@ def main(argv: list[str] | None = None) -> int:
             print(report(args.files))
             return 0
         if args.command == "plot":
+            svg = win_rate_svg(study_figures(args.files))  # first: a bad study leaves no empty file
             with open(args.out, "w", encoding="utf-8") as fh:
-                fh.write(win_rate_svg(study_figures(args.files)))
+                fh.write(svg)
             print(f"wrote {args.out}")
             return 0
         if args.command == "transfer":

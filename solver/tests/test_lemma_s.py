@@ -121,3 +121,5 @@ def test_study_deals_it_proves_lost_at_once(game, seed):
     the Forty and Eight deal with its redeal still to come)."""
     result = solve_deal(deal(game, seed), seconds=5)
     assert result.status == "unsolvable" and result.nodes == 0 and result.stats["lemma_s"] == 1
+    # no line was followed, so no count of cards left (a study row says null, not a sentinel)
+    assert "best_left" not in result.stats

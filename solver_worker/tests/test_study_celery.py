@@ -150,3 +150,33 @@ def test_retry_unknown_solves_undecided_seeds_again_and_never_drops_a_proof(
     later = tmp_path / "later.jsonl"  # a second file's undecided row does not undo the first file's proof
     later.write_text(json.dumps({"game": "klondike", "seed": 2, "status": "unknown", "seconds": 1.0}) + "\n")
     assert report([str(study), str(later)]).splitlines()[-1].startswith("| klondike | 2 | 2 | 0 | 0 |")
+
+
+@pytest.mark.parametrize("bad", ["directory", "binary"])
+def test_a_study_file_that_cannot_be_read_is_a_usage_error_in_every_command(
+    tmp_path: Path, bad: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A directory or a file that is not text given where a study file belongs: a one-line
+    error and exit status 2 from each command that reads studies, no traceback, nothing written."""
+    if bad == "directory":
+        path = tmp_path / "studies"
+        path.mkdir()
+    else:
+        path = tmp_path / "maria.jsonl"
+        path.write_bytes(b"\xff\xfe\x00junk\n")
+    good = tmp_path / "josephine.jsonl"
+    good.write_text(json.dumps({"game": "josephine", "seed": 1, "status": "solved", "seconds": 1.0}) + "\n")
+    svg = tmp_path / "out.svg"
+    commands = [
+        ["report", str(path)],
+        ["plot", str(path), "--out", str(svg)],
+        ["winnability", "maria", "--deals", "1", "--seconds", "1", "--out", str(path)],
+        ["transfer", str(path), str(good)],
+    ]
+    for argv in commands:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: cannot read the study file {path}"), (argv, err)
+        assert "Traceback" not in err
+    assert not svg.exists()
+    assert good.read_text().count("\n") == 1
