@@ -43,7 +43,7 @@ STUDY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def study_seeds(game: str, status: str) -> list[int]:
     """Seeds whose row that counts (``study_rows``: a decided row over an undecided one) says ``status``."""
     rows = study_rows(os.path.join(STUDY, f"{game}.jsonl"), game)
-    return sorted(seed for (_, seed), row in rows.items() if row["status"] == status)
+    return sorted(seed for (_, seed), row in rows.items() if row.get("status") == status)
 
 
 def positions(game: str, seeds: list[int], along_win: str | None) -> Iterator[tuple[int, Deal]]:

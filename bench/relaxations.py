@@ -62,7 +62,7 @@ def main() -> int:
     parser.add_argument("--kind", default="ranks", choices=("ranks", "suits"))
     args = parser.parse_args()
     rows = study_rows(os.path.join(STUDY, f"{args.game}.jsonl"), args.game)  # the row that counts, per seed
-    seeds = sorted(seed for (_, seed), row in rows.items() if row["status"] == args.status)[: args.limit]
+    seeds = sorted(seed for (_, seed), row in rows.items() if row.get("status") == args.status)[: args.limit]
     core = Compiled()
     proven = 0
     started = time.perf_counter()

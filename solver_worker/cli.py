@@ -141,10 +141,17 @@ def study_figures(paths: list[str]) -> list[StudyFigures]:
     figures = []
     for game in [g for g in GAME_IDS if g in rows]:
         deals = list(rows[game].values())
-        won = sum(1 for r in deals if r["status"] == "solved")
-        lost = sum(1 for r in deals if r["status"] == "unsolvable")
+        # a row without a status is undecided (study_rows keeps any row with a game and a seed)
+        won = sum(1 for r in deals if r.get("status") == "solved")
+        lost = sum(1 for r in deals if r.get("status") == "unsolvable")
         unknown = len(deals) - won - lost
-        times = sorted(float(r["seconds"]) for r in deals if r["status"] == "solved")  # type: ignore[arg-type]
+        times = sorted(
+            float(t)
+            for r in deals
+            if r.get("status") == "solved"
+            and isinstance(t := r.get("seconds"), int | float)
+            and not isinstance(t, bool)  # a number of seconds, not true or false
+        )
         figures.append(
             StudyFigures(
                 game=game,

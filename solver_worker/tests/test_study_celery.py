@@ -180,3 +180,22 @@ def test_a_study_file_that_cannot_be_read_is_a_usage_error_in_every_command(
         assert "Traceback" not in err
     assert not svg.exists()
     assert good.read_text().count("\n") == 1
+
+
+def test_report_and_plot_take_rows_without_a_status_or_a_time_as_undecided_or_untimed(tmp_path: Path) -> None:
+    """study_rows keeps any row with a game and a seed; report counts one without a status as
+    undecided and leaves a won row without a number of seconds out of the median, no KeyError."""
+    from solver_worker.cli import report
+
+    study = tmp_path / "maria.jsonl"
+    rows = [
+        {"game": "maria", "seed": 1},
+        {"game": "maria", "seed": 2, "status": "solved"},
+        {"game": "maria", "seed": 3, "status": "solved", "seconds": "x"},
+        {"game": "maria", "seed": 4, "status": "solved", "seconds": 2.5},
+    ]
+    study.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert report([str(study)]).splitlines()[-1].startswith("| maria | 4 | 3 | 0 | 1 |")
+    assert report([str(study)]).splitlines()[-1].endswith("| 2.50 |")
+    svg = tmp_path / "out.svg"
+    assert main(["plot", str(study), "--out", str(svg)]) == 0 and svg.read_text().startswith("<svg")
