@@ -8,7 +8,8 @@
 ``solve`` prints one JSON object: status, moves, nodes, seconds, difficulty.
 ``winnability`` solves seeds START..START+N-1 in J processes, shows progress on stderr,
 appends one JSON line per deal to ``--out`` (seeds already there are skipped, so a run
-can be resumed; ``--retry-unknown`` solves the undecided ones again) and ends with the
+can be resumed; ``--retry-unknown`` solves the undecided ones again, unless a try already had
+this run's budget, so a stopped retry resumes too) and ends with the
 counts and the win rate: a 95% Wilson interval over decided deals, and bounds that count
 every unknown as lost / as won.
 ``transfer`` carries verdicts between the studies of two games that deal the same cards where
@@ -104,8 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument(
         "--retry-unknown",
         action="store_true",
-        help="solve again the seeds that --out records as unknown (with this run's budget); a decided row is "
-        "a proof and is never replaced",
+        help="solve again the seeds that --out records as unknown and that no try has yet given this run's "
+        "budget (so a stopped retry resumes); a decided row is a proof and is never replaced",
     )
     w.add_argument(
         "--celery",
@@ -200,6 +201,9 @@ def solve_row(game: str, seed: int, seconds: float, max_nodes: int | None) -> di
     line["length"] = len(result.moves) if result.moves else None
     # how close an undecided deal came (fewest cards left on any line searched)
     line["best_left"] = result.stats.get("best_left")
+    # the budget asked for, so that --retry-unknown knows which undecided deals have had it
+    line["budget_seconds"] = seconds
+    line["budget_nodes"] = max_nodes
     del line["moves"]  # a study keeps figures; `solve` gives the log of any deal again
     return line
 
@@ -281,10 +285,27 @@ def study_rows(path: str, game: str | None = None) -> dict[tuple[str, int], dict
     return rows
 
 
-def _read_done(path: str | None, game: str) -> dict[int, str]:
+def _had_budget(row: dict[str, object], seconds: float, max_nodes: int | None) -> bool:
+    """Whether an undecided row's try had at least this budget (``None`` nodes: no bound). A row
+    written before rows recorded their budget counts by the time it used (an undecided deal uses
+    all of its time) and as having had no node bound."""
+    budget = row.get("budget_seconds", row.get("seconds"))
+    nodes = row.get("budget_nodes")
+    if not isinstance(budget, (int, float)) or budget < 0.99 * seconds:
+        return False
+    return nodes is None or (isinstance(nodes, int) and max_nodes is not None and nodes >= max_nodes)
+
+
+def _read_done(path: str | None, game: str, retry: tuple[float, int | None] | None = None) -> dict[int, str]:
+    """Status of each seed that ``path`` records. With ``retry`` (this run's seconds and node bound),
+    undecided seeds are left out, to be solved again, unless their latest try already had that budget."""
     if not path:
         return {}
-    return {seed: str(row.get("status")) for (_, seed), row in study_rows(path, game).items()}
+    return {
+        seed: str(row.get("status"))
+        for (_, seed), row in study_rows(path, game).items()
+        if retry is None or row.get("status") in DECIDED or _had_budget(row, *retry)
+    }
 
 
 DECIDED = ("solved", "unsolvable")
@@ -316,10 +337,8 @@ def cmd_winnability(args: argparse.Namespace) -> int:
     seeds = range(args.start, args.start + args.deals)
     if seeds[-1] > 2**64 - 1:
         raise UsageError("--start + --deals goes past the largest seed 18446744073709551615")
-    done = _read_done(args.out, args.game)
+    done = _read_done(args.out, args.game, (args.seconds, args.max_nodes) if args.retry_unknown else None)
     counts = {"solved": 0, "unsolvable": 0, "unknown": 0}
-    if args.retry_unknown:
-        done = {seed: status for seed, status in done.items() if status in DECIDED}
     for seed in seeds:
         if seed in done and done[seed] in counts:
             counts[done[seed]] += 1

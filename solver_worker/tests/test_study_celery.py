@@ -152,6 +152,38 @@ def test_retry_unknown_solves_undecided_seeds_again_and_never_drops_a_proof(
     assert report([str(study), str(later)]).splitlines()[-1].startswith("| klondike | 2 | 2 | 0 | 0 |")
 
 
+def test_a_stopped_retry_resumes_instead_of_solving_again_what_already_had_its_budget(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--retry-unknown leaves an undecided seed whose latest try had this run's budget (a retry
+    stopped half-way, run again, goes on from where it stopped); a try with less time, or under
+    a node bound when this run has none, is solved again. Seeds 2 and 4 are quick Klondike wins."""
+    from solver_worker.cli import _read_done
+
+    study = tmp_path / "klondike.jsonl"
+    rows = [
+        {"game": "klondike", "seed": 2, "status": "unknown", "seconds": 0.5},  # before rows had budgets
+        {"game": "klondike", "seed": 3, "status": "unknown", "seconds": 5.003},  # used 5 s: had it
+        {"game": "klondike", "seed": 4, "status": "unknown", "seconds": 0.2, "budget_seconds": 5, "budget_nodes": 9},
+        {"game": "klondike", "seed": 5, "status": "unknown", "seconds": 5.0, "budget_seconds": 5, "budget_nodes": None},
+        {"game": "klondike", "seed": 6, "status": "unknown", "seconds": 1.0, "budget_seconds": 1, "budget_nodes": None},
+        {"game": "klondike", "seed": 6, "status": "unknown", "seconds": 9.0, "budget_seconds": 9, "budget_nodes": None},
+    ]
+    study.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert sorted(_read_done(str(study), "klondike", (5.0, None))) == [3, 5, 6]
+    assert sorted(_read_done(str(study), "klondike", (5.0, 9))) == [3, 4, 5, 6]  # a bound at least as tight
+    assert sorted(_read_done(str(study), "klondike", (10.0, None))) == []
+    args = ["winnability", "klondike", "--deals", "5", "--seconds", "5", "--start", "2", "--jobs", "1"]
+    assert main([*args, "--out", str(study), "--retry-unknown"]) == 0
+    added = [json.loads(line) for line in study.read_text().splitlines()[len(rows) :]]
+    assert [r["seed"] for r in added] == [2, 4]
+    assert all(r["status"] == "solved" and r["budget_seconds"] == 5 and r["budget_nodes"] is None for r in added)
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["won"] == 2 and summary["unknown"] == 3  # the seeds left alone still count, as undecided
+    assert main([*args, "--out", str(study), "--retry-unknown"]) == 0  # run again: nothing left to do
+    assert len(study.read_text().splitlines()) == len(rows) + 2
+
+
 @pytest.mark.parametrize("bad", ["directory", "binary"])
 def test_a_study_file_that_cannot_be_read_is_a_usage_error_in_every_command(
     tmp_path: Path, bad: str, capsys: pytest.CaptureFixture[str]
