@@ -146,13 +146,7 @@ def study_figures(paths: list[str]) -> list[StudyFigures]:
         won = sum(1 for r in deals if r.get("status") == "solved")
         lost = sum(1 for r in deals if r.get("status") == "unsolvable")
         unknown = len(deals) - won - lost
-        times = sorted(
-            float(t)
-            for r in deals
-            if r.get("status") == "solved"
-            and isinstance(t := r.get("seconds"), int | float)
-            and not isinstance(t, bool)  # a number of seconds, not true or false
-        )
+        times = sorted(t for r in deals if r.get("status") == "solved" and (t := _number(r.get("seconds"))) is not None)
         figures.append(
             StudyFigures(
                 game=game,
@@ -289,11 +283,17 @@ def _had_budget(row: dict[str, object], seconds: float, max_nodes: int | None) -
     """Whether an undecided row's try had at least this budget (``None`` nodes: no bound). A row
     written before rows recorded their budget counts by the time it used (an undecided deal uses
     all of its time) and as having had no node bound."""
-    budget = row.get("budget_seconds", row.get("seconds"))
+    budget = _number(row.get("budget_seconds", row.get("seconds")))
     nodes = row.get("budget_nodes")
-    if not isinstance(budget, (int, float)) or budget < 0.99 * seconds:
+    if budget is None or budget < 0.99 * seconds:
         return False
-    return nodes is None or (isinstance(nodes, int) and max_nodes is not None and nodes >= max_nodes)
+    return nodes is None or (type(nodes) is int and max_nodes is not None and nodes >= max_nodes)
+
+
+def _number(value: object) -> float | None:
+    """A study row's figure as a float, or None where it is not a JSON number (a string, null,
+    true or false: a hand-edited or cut-off row)."""
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def _read_done(path: str | None, game: str, retry: tuple[float, int | None] | None = None) -> dict[int, str]:

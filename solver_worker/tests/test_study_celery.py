@@ -168,10 +168,15 @@ def test_a_stopped_retry_resumes_instead_of_solving_again_what_already_had_its_b
         {"game": "klondike", "seed": 5, "status": "unknown", "seconds": 5.0, "budget_seconds": 5, "budget_nodes": None},
         {"game": "klondike", "seed": 6, "status": "unknown", "seconds": 1.0, "budget_seconds": 1, "budget_nodes": None},
         {"game": "klondike", "seed": 6, "status": "unknown", "seconds": 9.0, "budget_seconds": 9, "budget_nodes": None},
+        # figures that are not numbers (a hand-edited row) never count as a budget had
+        {"game": "klondike", "seed": 7, "status": "unknown", "seconds": 9.0, "budget_seconds": True},
+        {"game": "klondike", "seed": 8, "status": "unknown", "seconds": 9.0, "budget_seconds": 9, "budget_nodes": True},
     ]
     study.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     assert sorted(_read_done(str(study), "klondike", (5.0, None))) == [3, 5, 6]
     assert sorted(_read_done(str(study), "klondike", (5.0, 9))) == [3, 4, 5, 6]  # a bound at least as tight
+    assert sorted(_read_done(str(study), "klondike", (1.0, None))) == [3, 5, 6]
+    assert sorted(_read_done(str(study), "klondike", (1.0, 1))) == [3, 4, 5, 6]
     assert sorted(_read_done(str(study), "klondike", (10.0, None))) == []
     args = ["winnability", "klondike", "--deals", "5", "--seconds", "5", "--start", "2", "--jobs", "1"]
     assert main([*args, "--out", str(study), "--retry-unknown"]) == 0
