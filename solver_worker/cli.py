@@ -13,10 +13,10 @@ this run's budget, so a stopped retry resumes too) and ends with the
 counts and the win rate: a 95% Wilson interval over decided deals, and bounds that count
 every unknown as lost / as won.
 ``transfer`` carries verdicts between the studies of two games that deal the same cards where
-one game's moves are a subset of the other's (``weaker_game``: Forty Thieves in Josephine): a
-win of the weaker game, found again and replayed by the engine under the stronger game's rules,
-is a win there; a loss of the stronger game is a loss of the weaker one. Rows it adds say
-``"via": GAME``.
+one game's moves are moves or runs of moves of the other's (``weaker_game``: Forty Thieves in
+Josephine, Klondike draw 3 in Klondike): a win of the weaker game, found again, written as the
+stronger game's log and replayed by the engine under its rules, is a win there; a loss of the
+stronger game is a loss of the weaker one. Rows it adds say ``"via": GAME``.
 Bad input (unknown game, bad seed or numbers) prints a message and exits with status 2.
 """
 
@@ -32,7 +32,7 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import Any, NoReturn
 
-from engine import GAME_IDS, find_rules
+from engine import GAME_IDS, State, find_rules
 from engine.deal import check_seed, deal
 from engine.errors import EngineError
 from engine.rules import Rules, Unit
@@ -389,20 +389,50 @@ def cmd_winnability(args: argparse.Namespace) -> int:
 
 
 def weaker_game(rules: Rules) -> str | None:
-    """The game whose deal of any seed is this game's and whose every move is a move of this game,
-    or None. Josephine is Forty Thieves where a same-suit run moves as a unit: every other rule is
-    the same, a move of one card is a run of one, and the deal depends on the rules only through
-    what both share (tested deal by deal in ``test_transfer``)."""
-    if rules.unit is not Unit.RUN:
-        return None
+    """The game whose deal of any seed is this game's and whose every move is a move, or a run of
+    moves, of this game, or None. Two pairs are such:
+
+    - Josephine is Forty Thieves where a same-suit run moves as a unit: every other rule is the
+      same, and a move of one card is a run of one.
+    - Klondike (draw 1) is Klondike draw 3 drawing one card at a time: a draw of three cards (or of
+      the one or two left) puts them on the waste one after the other, the last on top, which is
+      what that many draws of one card do, and a redeal turns the same waste over in both. Every
+      other rule is the same, and the redeal penalty changes only the score.
+
+    The deal depends on the rules only through what both share (tested deal by deal in
+    ``test_transfer``)."""
     for game in GAME_IDS:
         other = find_rules(game)
-        shared = ("game", "name", "unit", "summary")
-        if other.unit is Unit.CARD and all(
-            getattr(other, f) == getattr(rules, f) for f in Rules.__dataclass_fields__ if f not in shared
-        ):
+        if other.game != rules.game and _restricts(other, rules):
             return game
     return None
+
+
+def _restricts(weak: Rules, strong: Rules) -> bool:
+    """Is every move of ``weak`` a move or a run of moves of ``strong``, on the same deals?"""
+    runs = weak.unit is strong.unit or (weak.unit is Unit.CARD and strong.unit is Unit.RUN)
+    draws = weak.draw == strong.draw or strong.draw == 1
+    free = ("game", "name", "unit", "draw", "redeal_penalty", "summary")
+    same = all(getattr(weak, f) == getattr(strong, f) for f in Rules.__dataclass_fields__ if f not in free)
+    return runs and draws and same
+
+
+def as_log_of(game: str, seed: int, weak: str, moves: list[str]) -> list[str]:
+    """``moves``, a log of ``weak`` from the seed's deal, written as a log of ``game``, its stronger
+    game: a draw of k cards becomes k draws of one where ``game`` draws one at a time. A log the
+    weaker game refuses is returned as it is (the engine then refuses it under ``game`` too, or
+    the caller's replay finds no win)."""
+    if find_rules(game).draw == find_rules(weak).draw:
+        return list(moves)
+    state, out = State(deal(weak, seed)), []
+    for text in moves:
+        drawn = min(len(state.stock), state.rules.draw) if text == "s" else 1
+        try:
+            state.play_text(text)
+        except ValueError:
+            return list(moves)
+        out.extend([text] * drawn)
+    return out
 
 
 def transfer(weak_path: str, strong_path: str, seconds: float) -> dict[str, int]:
@@ -423,7 +453,8 @@ def transfer(weak_path: str, strong_path: str, seconds: float) -> dict[str, int]
             if weak_rows[weak, seed].get("status") != "solved" or strong_rows[strong, seed].get("status") in DECIDED:
                 continue
             result = solve(weak, seed, seconds=seconds)
-            if result.status != "solved" or not wins(deal(strong, seed), list(result.moves or [])):
+            log = as_log_of(strong, seed, weak, list(result.moves or []))
+            if result.status != "solved" or not wins(deal(strong, seed), log):
                 counts["not_found_again"] += 1
                 print(f"{weak} {seed}: no win found again in {seconds:g} s, left undecided", file=sys.stderr)
                 continue
@@ -431,7 +462,7 @@ def transfer(weak_path: str, strong_path: str, seconds: float) -> dict[str, int]
                 **result.to_json(),
                 "game": strong,
                 "difficulty": None,
-                "length": len(result.moves or []),
+                "length": len(log),
                 "via": weak,
             }
             del row["moves"]
