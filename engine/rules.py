@@ -184,3 +184,36 @@ def find_rules(game: str) -> Rules:
         return GAMES[game]
     except (KeyError, TypeError):
         raise UnknownGameError(game, GAME_IDS) from None
+
+
+def weaker_game(rules: Rules) -> str | None:
+    """The game whose deal of any seed is this game's and whose every move is a move, or a run of
+    moves, of this game, or None. So a win of the weaker game, its log written with this game's
+    moves, is a win of this game, and a loss of this game is a loss of the weaker one. Two pairs:
+
+    - Josephine is Forty Thieves where a same-suit run moves as a unit: every other rule is the
+      same, and a move of one card is a run of one.
+    - Klondike (draw 1) is Klondike draw 3 drawing one card at a time: a draw of three cards (or of
+      the one or two left) puts them on the waste one after the other, the last on top, which is
+      what that many draws of one card do, and a redeal turns the same waste over in both, as
+      often as the player likes. Every other rule is the same; the redeal penalty is score only.
+
+    The deal depends on the rules only through what both share (tested deal by deal)."""
+    for game, other in GAMES.items():
+        if game != rules.game and _restricts(other, rules):
+            return game
+    return None
+
+
+def stronger_game(rules: Rules) -> str | None:
+    """The game whose weaker game this one is (``weaker_game``), or None."""
+    return next((game for game, other in GAMES.items() if weaker_game(other) == rules.game), None)
+
+
+def _restricts(weak: Rules, strong: Rules) -> bool:
+    """Is every move of ``weak`` a move or a run of moves of ``strong``, on the same deals?"""
+    runs = weak.unit is strong.unit or (weak.unit is Unit.CARD and strong.unit is Unit.RUN)
+    draws = weak.draw == strong.draw or strong.draw == 1
+    free = ("game", "name", "unit", "draw", "redeal_penalty", "summary")
+    same = all(getattr(weak, f) == getattr(strong, f) for f in Rules.__dataclass_fields__ if f not in free)
+    return runs and draws and same

@@ -13,8 +13,8 @@ this run's budget, so a stopped retry resumes too) and ends with the
 counts and the win rate: a 95% Wilson interval over decided deals, and bounds that count
 every unknown as lost / as won.
 ``transfer`` carries verdicts between the studies of two games that deal the same cards where
-one game's moves are moves or runs of moves of the other's (``weaker_game``: Forty Thieves in
-Josephine, Klondike draw 3 in Klondike): a win of the weaker game, found again, written as the
+one game's moves are moves or runs of moves of the other's (``engine.rules.weaker_game``: Forty
+Thieves in Josephine, Klondike draw 3 in Klondike): a win of the weaker game, found again, written as the
 stronger game's log and replayed by the engine under its rules, is a win there; a loss of the
 stronger game is a loss of the weaker one. Rows it adds say ``"via": GAME``.
 Bad input (unknown game, bad seed or numbers) prints a message and exits with status 2.
@@ -35,7 +35,7 @@ from typing import Any, NoReturn
 from engine import GAME_IDS, State, find_rules
 from engine.deal import check_seed, deal
 from engine.errors import EngineError
-from engine.rules import Rules, Unit
+from engine.rules import weaker_game
 from solver import solve
 from solver.log import wins
 from solver_worker.plot import StudyFigures, win_rate_svg
@@ -386,35 +386,6 @@ def cmd_winnability(args: argparse.Namespace) -> int:
             out.close()
     print(json.dumps(summary(args.game, counts)))
     return 0
-
-
-def weaker_game(rules: Rules) -> str | None:
-    """The game whose deal of any seed is this game's and whose every move is a move, or a run of
-    moves, of this game, or None. Two pairs are such:
-
-    - Josephine is Forty Thieves where a same-suit run moves as a unit: every other rule is the
-      same, and a move of one card is a run of one.
-    - Klondike (draw 1) is Klondike draw 3 drawing one card at a time: a draw of three cards (or of
-      the one or two left) puts them on the waste one after the other, the last on top, which is
-      what that many draws of one card do, and a redeal turns the same waste over in both. Every
-      other rule is the same, and the redeal penalty changes only the score.
-
-    The deal depends on the rules only through what both share (tested deal by deal in
-    ``test_transfer``)."""
-    for game in GAME_IDS:
-        other = find_rules(game)
-        if other.game != rules.game and _restricts(other, rules):
-            return game
-    return None
-
-
-def _restricts(weak: Rules, strong: Rules) -> bool:
-    """Is every move of ``weak`` a move or a run of moves of ``strong``, on the same deals?"""
-    runs = weak.unit is strong.unit or (weak.unit is Unit.CARD and strong.unit is Unit.RUN)
-    draws = weak.draw == strong.draw or strong.draw == 1
-    free = ("game", "name", "unit", "draw", "redeal_penalty", "summary")
-    same = all(getattr(weak, f) == getattr(strong, f) for f in Rules.__dataclass_fields__ if f not in free)
-    return runs and draws and same
 
 
 def as_log_of(game: str, seed: int, weak: str, moves: list[str]) -> list[str]:

@@ -11,8 +11,9 @@ import pytest
 
 from engine import GAME_IDS, State, deal, find_rules
 from engine.moves import T2F, W2F
+from engine.rules import stronger_game, weaker_game
 from solver_worker import cli
-from solver_worker.cli import as_log_of, main, study_rows, weaker_game
+from solver_worker.cli import as_log_of, main, study_rows
 
 EASY_FT = 1004262  # won in about 100 nodes (docs/winnability)
 LOST_FT = 1000799  # proven lost (docs/winnability)
@@ -26,6 +27,9 @@ def _write(path: Path, rows: list[dict[str, object]]) -> None:
 
 def test_the_weaker_games_are_forty_thieves_in_josephine_and_draw_3_in_klondike() -> None:
     assert {g: weaker_game(find_rules(g)) for g in GAME_IDS if weaker_game(find_rules(g))} == dict(PAIRS)
+    assert {g: stronger_game(find_rules(g)) for g in GAME_IDS if stronger_game(find_rules(g))} == {
+        weak: strong for strong, weak in PAIRS
+    }
 
 
 @pytest.mark.parametrize("strong, weak", PAIRS)
