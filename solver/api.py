@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import random
 import time
 
 from engine import MAX_LOG_LENGTH, Deal
 from engine import deal as make_deal
-from engine.rules import Build, Layout, Unit
+from engine.rules import Build, Layout, Unit, find_rules, stronger_game
 
 from .beam import beam_applies
 from .core import Compiled
@@ -39,6 +40,18 @@ BEAM_SHARE = 0.4  # then up to this share goes to the beam (0 turns it off); the
 # Josephine (runs move whole) it proved no deal the root check had not, and only cost time.
 # Measurements in docs/solver.md. Lemma S at the root stays, in every game.
 PRUNE = True
+
+# Klondike draw 3 is lost when the same deal is lost drawing one card at a time
+# (``engine.rules.weaker_game``: every draw-3 line is a draw-1 line). Drawing one with unlimited
+# redeals, every stock card is always within reach, so where the stock stands is no part of a
+# position and the complete search ends in far fewer positions: the study's draw-1 search proved
+# 34 deals lost in 0.3-7 s that draw 3's own search left undecided after 10 s. So where there is
+# such a relaxation (``relaxation``) its complete search runs after the game's own, which gets
+# RELAXED_DEPTH_FIRST_SHARE instead of the Klondike share; it only proves losses, and ends at
+# its first win. Measured at 10 s (docs/solver.md): it proves 17 of those 34 deals lost, against
+# 2 without it; the share it takes costs the proofs that need 6-7 s (15 in the study's 10,000).
+RELAXED_SHARE = 0.15
+RELAXED_DEPTH_FIRST_SHARE = 0.6
 
 # Log shortening: this share of the budget, within it; wins longer than SHORTCUT_FROM moves
 # first take the shortcuts ``shortcut`` finds (a depth-first line can wander for thousands).
@@ -104,6 +117,9 @@ class _Schedule:
         self.start = time.perf_counter()
         self.deadline = self.start + seconds
         self.share = KLONDIKE_DEPTH_FIRST_SHARE if deal.rules.layout is Layout.KLONDIKE else DEPTH_FIRST_SHARE
+        self.relaxed_deal = relaxation(deal) if RELAXED_SHARE > 0 else None
+        if self.relaxed_deal is not None:
+            self.share = RELAXED_DEPTH_FIRST_SHARE
         self.prune = PRUNE and deal.rules.build is Build.SUIT and deal.rules.unit is Unit.CARD
         self.root = SearchState(deal)  # the searches only read it: every phase starts from it
         self.nodes = self.depth = self.restarts = self.beams = 0
@@ -124,6 +140,8 @@ class _Schedule:
             self.stats["lemma_s"] = 1
             return self.result(shorten_log)
         self.complete()
+        if self.open() and self.relaxed_deal is not None:
+            self.relaxed(self.relaxed_deal)
         if self.open() and BEAM_SHARE > 0 and beam_applies(self.root):
             self.beam()
         if self.open():
@@ -153,6 +171,17 @@ class _Schedule:
         self.lost = out.status == UNSOLVABLE
         if out.status == SOLVED:
             self.settle(out.path)
+
+    def relaxed(self, deal: Deal) -> None:
+        """A complete search of ``relaxation(deal)``: if that game is lost, so is this one."""
+        cap = None if self.max_nodes is None else max(1, int(RELAXED_SHARE * self.max_nodes))
+        end = min(self.deadline, time.perf_counter() + RELAXED_SHARE * self.seconds)
+        out = self.searcher.search(SearchState(deal), deadline=end, max_nodes=cap, prune=False)
+        self.nodes += out.nodes
+        self.stats["relaxed_nodes"] = out.nodes
+        if out.status == UNSOLVABLE:
+            self.lost = True
+            self.stats["relaxed"] = 1
 
     def beam(self) -> None:
         """Stock-step beams of growing width, within BEAM_SHARE of the budget: win-finders."""
@@ -251,6 +280,23 @@ class _Schedule:
                 result.difficulty = difficulty(self.nodes, log, rules.cards)
         result.seconds = time.perf_counter() - self.start
         return result
+
+
+def relaxation(deal: Deal) -> Deal | None:
+    """The same deal (or mid-game position) under the rules of its stronger game, when a complete
+    search of that game keeps no place in the stock in its positions and this game's does: Klondike
+    (draw 1) for Klondike draw 3. Else None: Josephine holds every Forty Thieves line, but its
+    search is the larger one (and the study has no Josephine loss Forty Thieves lacked)."""
+    rules = deal.rules
+    game = stronger_game(rules)
+    if game is None:
+        return None
+    strong = find_rules(game)
+    if not (rules.draw > 1 and strong.draw == 1 and strong.passes is None):
+        return None
+    # the stronger game's own rules, on this deal's shape (a test's variant may have fewer columns)
+    own = ("game", "name", "unit", "draw", "redeal_penalty", "summary")
+    return dataclasses.replace(deal, rules=dataclasses.replace(rules, **{f: getattr(strong, f) for f in own}))
 
 
 def solve(
