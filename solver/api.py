@@ -49,7 +49,7 @@ PRUNE = True
 # such a relaxation (``relaxation``) its complete search runs after the game's own, which gets
 # RELAXED_DEPTH_FIRST_SHARE instead of the Klondike share; it only proves losses, and ends at
 # its first win. Measured at 10 s (docs/solver.md): it proves 17 of those 34 deals lost, against
-# 2 without it; the share it takes costs the proofs that need 6-7 s (15 in the study's 10,000).
+# 4 without it; the share it takes costs the proofs that need 6-7 s (15 in the study's 10,000).
 RELAXED_SHARE = 0.15
 RELAXED_DEPTH_FIRST_SHARE = 0.6
 
