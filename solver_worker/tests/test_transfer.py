@@ -89,6 +89,40 @@ def test_a_draw_of_three_becomes_three_draws_of_one() -> None:
     assert as_log_of("josephine", 5, "forty-thieves", ["s", "s", "wf1"]) == ["s", "s", "wf1"]  # same draw
 
 
+def test_a_forty_thieves_win_found_again_is_a_josephine_win_and_a_josephine_loss_a_forty_thieves_loss(
+    tmp_path: Path,
+) -> None:
+    weak, strong = tmp_path / "ft.jsonl", tmp_path / "jo.jsonl"
+    _write(
+        weak,
+        [
+            {"game": "forty-thieves", "seed": EASY_FT, "status": "solved", "seconds": 0.1},
+            {"game": "forty-thieves", "seed": 7, "status": "unknown", "seconds": 1},
+            {"game": "forty-thieves", "seed": 8, "status": "unsolvable", "seconds": 1},
+            {"game": "forty-thieves", "seed": 9, "status": "solved", "seconds": 1},  # not in the other study
+        ],
+    )
+    _write(
+        strong,
+        [
+            {"game": "josephine", "seed": EASY_FT, "status": "unknown", "seconds": 1},
+            {"game": "josephine", "seed": 7, "status": "unsolvable", "seconds": 1},
+            {"game": "josephine", "seed": 8, "status": "unsolvable", "seconds": 1},
+        ],
+    )
+    assert main(["transfer", str(weak), str(strong), "--seconds", "5"]) == 0
+    jo, ft = study_rows(str(strong)), study_rows(str(weak))
+    won = jo["josephine", EASY_FT]
+    assert won["status"] == "solved" and won["via"] == "forty-thieves" and won["length"]
+    assert ft["forty-thieves", 7]["status"] == "unsolvable" and ft["forty-thieves", 7]["via"] == "josephine"
+    assert ft["forty-thieves", 8].get("via") is None  # already decided: untouched
+    assert ("josephine", 9) not in jo  # only seeds both studies hold
+    # Run again: nothing left to carry, nothing added.
+    lines = len(strong.read_text().splitlines()), len(weak.read_text().splitlines())
+    assert main(["transfer", str(weak), str(strong)]) == 0
+    assert (len(strong.read_text().splitlines()), len(weak.read_text().splitlines())) == lines
+
+
 def test_a_win_not_found_again_or_not_replayed_as_a_win_adds_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
