@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import cache
 
 from .errors import UnknownGameError
 
@@ -186,6 +187,11 @@ def find_rules(game: str) -> Rules:
         raise UnknownGameError(game, GAME_IDS) from None
 
 
+# The fields in which a game and its weaker game may differ: their names, and how cards move.
+_OWN = ("game", "name", "unit", "draw", "redeal_penalty", "summary")
+
+
+@cache
 def weaker_game(rules: Rules) -> str | None:
     """The game whose deal of any seed is this game's and whose every move is a move, or a run of
     moves, of this game, or None. So a win of the weaker game, its log written with this game's
@@ -205,6 +211,7 @@ def weaker_game(rules: Rules) -> str | None:
     return None
 
 
+@cache
 def stronger_game(rules: Rules) -> str | None:
     """The game whose weaker game this one is (``weaker_game``), or None."""
     return next((game for game, other in GAMES.items() if weaker_game(other) == rules.game), None)
@@ -214,6 +221,12 @@ def _restricts(weak: Rules, strong: Rules) -> bool:
     """Is every move of ``weak`` a move or a run of moves of ``strong``, on the same deals?"""
     runs = weak.unit is strong.unit or (weak.unit is Unit.CARD and strong.unit is Unit.RUN)
     draws = weak.draw == strong.draw or strong.draw == 1
-    free = ("game", "name", "unit", "draw", "redeal_penalty", "summary")
-    same = all(getattr(weak, f) == getattr(strong, f) for f in Rules.__dataclass_fields__ if f not in free)
+    same = all(getattr(weak, f) == getattr(strong, f) for f in Rules.__dataclass_fields__ if f not in _OWN)
     return runs and draws and same
+
+
+def as_game(rules: Rules, game: str) -> Rules:
+    """``rules`` with ``game``'s names and way of moving cards (what a weaker game may change), the
+    rest (the layout, a test variant's column count) kept."""
+    other = find_rules(game)
+    return replace(rules, **{f: getattr(other, f) for f in _OWN})

@@ -9,7 +9,7 @@ import time
 
 from engine import MAX_LOG_LENGTH, Deal
 from engine import deal as make_deal
-from engine.rules import Build, Layout, Unit, find_rules, stronger_game
+from engine.rules import Build, Layout, Unit, as_game, stronger_game
 
 from .beam import beam_applies
 from .core import Compiled
@@ -291,12 +291,10 @@ def relaxation(deal: Deal) -> Deal | None:
     game = stronger_game(rules)
     if game is None:
         return None
-    strong = find_rules(game)
+    strong = as_game(rules, game)  # on this deal's shape (a test's variant may have fewer columns)
     if not (rules.draw > 1 and strong.draw == 1 and strong.passes is None):
         return None
-    # the stronger game's own rules, on this deal's shape (a test's variant may have fewer columns)
-    own = ("game", "name", "unit", "draw", "redeal_penalty", "summary")
-    return dataclasses.replace(deal, rules=dataclasses.replace(rules, **{f: getattr(strong, f) for f in own}))
+    return dataclasses.replace(deal, rules=strong)
 
 
 def solve(
