@@ -6,14 +6,22 @@
 
 #define BUCKET 8
 
+/* 16 bytes: the key's high word (never zero: zero marks an empty slot) and its low word's low
+ * 32 bits, which hold every bit a bucket's index is taken from (at most 2^32 buckets), so a
+ * bucket splits without the rest of the key. The other 32 bits of the 128-bit key are not kept:
+ * two positions are taken for one only when 95 bits of their keys agree (docs/solver.md). */
 typedef struct {
-    uint64_t lo, hi;
-    uint32_t work; /* nodes searched below the entry (when it left the path) */
-    uint32_t pin;  /* on the current path: never replaced */
+    uint64_t hi;
+    uint32_t lo;
+    uint32_t work; /* PIN: on the current path, never replaced; below it, the nodes searched below
+                      the entry (when it left the path), capped */
 } Entry;
+
+#define PIN 0x80000000u
 
 typedef struct {
     Entry *e;
+    size_t bytes; /* the mapping that holds e (0: none) */
     size_t mask;  /* buckets - 1 */
     size_t limit; /* the bound's buckets - 1: the table doubles up to it (table_room) */
     Entry *over; /* path entries that found their bucket full of path entries (never seen) */

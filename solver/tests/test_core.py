@@ -229,7 +229,8 @@ def test_table_memory_bound_from_the_environment(monkeypatch):
     monkeypatch.setenv("SOLVER_TABLE_MB", "1")
     assert core.table_mb() == 1
     out = core.Compiled().search(SearchState(deal("maria", 2)), deadline=1e18, max_nodes=50_000)
-    assert out.slots * 24 <= 1 << 20
+    assert out.slots * core._core.entry_bytes() <= 1 << 20
+    assert out.slots == 65_536  # 16-byte entries: the whole MiB is used
     monkeypatch.setenv("SOLVER_TABLE_MB", "lots")
     with pytest.raises(ValueError, match="SOLVER_TABLE_MB"):
         core.table_mb()
