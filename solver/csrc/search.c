@@ -19,8 +19,8 @@
 #define FIRST_BUCKETS 1024
 
 /* The table's memory: an anonymous mapping (zero pages the kernel hands out as they are first
- * touched, as calloc's large blocks are), page-aligned, so a bucket (128 bytes) spans two cache
- * lines, not three. Past its first HUGE_FROM bytes the kernel is asked for 2 MiB pages: a probe of a
+ * touched, as calloc's large blocks are), page-aligned, so a bucket (256 bytes) spans four cache
+ * lines, not five. Past its first HUGE_FROM bytes the kernel is asked for 2 MiB pages: a probe of a
  * large table then lands in a page the TLB already maps far more often (most of a large search's
  * time goes on the probe's memory access), while a search of a few thousand nodes, which never
  * gets past the first bytes, still has its few 4 KiB pages zeroed and no more. */

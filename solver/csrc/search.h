@@ -4,7 +4,7 @@
 
 #include "core.h"
 
-#define BUCKET 8
+#define BUCKET 16
 
 /* 16 bytes: the key's high word (never zero: zero marks an empty slot) and its low word's low
  * 32 bits, which hold every bit a bucket's index is taken from (at most 2^32 buckets), so a
