@@ -27,37 +27,40 @@
 #define HUGE_PAGE ((size_t)2 << 20)
 #define HUGE_FROM (2 * HUGE_PAGE)
 
+static size_t table_bytes(size_t buckets) { return buckets * BUCKET * sizeof(Entry); }
+
 static int table_init(Table *t, size_t buckets) {
     memset(t, 0, sizeof *t);
-    size_t bytes = buckets * BUCKET * sizeof(Entry);
+    size_t bytes = table_bytes(buckets);
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return -1;
 #ifdef MADV_HUGEPAGE
     if (bytes > HUGE_FROM) madvise((char *)p + HUGE_FROM, bytes - HUGE_FROM, MADV_HUGEPAGE); /* a hint */
 #endif
     t->e = p;
-    t->bytes = bytes;
     t->mask = (buckets < FIRST_BUCKETS ? buckets : FIRST_BUCKETS) - 1;
     t->limit = buckets - 1;
     return 0;
 }
 
 static void table_free(Table *t) {
-    if (t->bytes) munmap(t->e, t->bytes);
+    if (t->e) munmap(t->e, table_bytes(t->limit + 1)); /* (a Search never given a table: all zero) */
     free(t->over);
 }
 
 /* A bucket's entries fill it from its first slot and never leave (``table_put`` takes the first
  * empty slot or replaces an entry in place, ``table_room`` keeps each half's entries first), so
  * the first empty slot ends the search; and a key in the overflow list has a full bucket. */
+static inline int entry_is(const Entry *e, uint64_t lo, uint64_t hi) { return e->hi == hi && e->lo == (uint32_t)lo; }
+
 static int table_has(const Table *t, uint64_t lo, uint64_t hi) {
     const Entry *b = t->e + (lo & t->mask) * BUCKET;
     for (int i = 0; i < BUCKET; i++) {
         if (!b[i].hi) return 0;
-        if (b[i].hi == hi && b[i].lo == (uint32_t)lo) return 1;
+        if (entry_is(&b[i], lo, hi)) return 1;
     }
     for (size_t i = 0; i < t->nover; i++)
-        if (t->over[i].hi == hi && t->over[i].lo == (uint32_t)lo) return 1;
+        if (entry_is(&t->over[i], lo, hi)) return 1;
     return 0;
 }
 
@@ -322,7 +325,7 @@ static size_t table_buckets(double table_mb, long long max_nodes) {
     double bytes = table_mb * 1048576.0;
     size_t want = 64;
     /* (an entry keeps 32 bits of the key's low word, so at most 2^32 buckets) */
-    while ((double)(want * 2) * BUCKET * sizeof(Entry) <= bytes && want < ((size_t)1 << 32)) want *= 2;
+    while ((double)table_bytes(want * 2) <= bytes && want < ((size_t)1 << 32)) want *= 2;
     if (max_nodes > 0) { /* room for every position a capped search can enter, twice over */
         size_t need = 64;
         while ((long long)(need * BUCKET) < 2 * (max_nodes + 2) && need < want) need *= 2;

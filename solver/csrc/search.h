@@ -21,7 +21,6 @@ typedef struct {
 
 typedef struct {
     Entry *e;
-    size_t bytes; /* the mapping that holds e (0: none) */
     size_t mask;  /* buckets - 1 */
     size_t limit; /* the bound's buckets - 1: the table doubles up to it (table_room) */
     Entry *over; /* path entries that found their bucket full of path entries (never seen) */
