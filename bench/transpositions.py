@@ -20,7 +20,6 @@ between ``--min-nodes`` and ``--max-nodes`` nodes.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
@@ -30,6 +29,7 @@ from engine import deal as make_deal
 from solver.moves import gen_moves
 from solver.safe import safe_move
 from solver.state import SearchMove, SearchState
+from solver_worker.cli import study_rows
 
 CLASSES = ("back", "path", "commuting", "other")
 
@@ -115,13 +115,14 @@ def classify(
 
 
 def lost_seeds(path: str, game: str, count: int, low: int, high: int) -> list[int]:
-    seeds = []
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            row = json.loads(line)
-            if row.get("game") == game and row.get("status") == "unsolvable" and low <= row.get("nodes", 0) <= high:
-                seeds.append(int(row["seed"]))
-    return sorted(set(seeds))[:count]
+    """The first ``count`` seeds the study file proves lost whose row needed ``low``-``high`` nodes."""
+    rows = study_rows(path, game)  # the row that counts per seed
+    lost = (
+        seed
+        for (_, seed), row in rows.items()
+        if row.get("status") == "unsolvable" and isinstance(n := row.get("nodes"), int) and low <= n <= high
+    )
+    return sorted(lost)[:count]
 
 
 def main() -> int:
@@ -134,7 +135,10 @@ def main() -> int:
     parser.add_argument("--max-nodes", type=int, default=4_000_000)
     parser.add_argument("--study", default="docs/winnability")
     args = parser.parse_args()
-    seeds = [int(s) for s in args.seeds.split(",") if s]
+    try:
+        seeds = [int(s) for s in args.seeds.split(",") if s]
+    except ValueError:
+        parser.error(f"--seeds takes seeds separated by commas, not {args.seeds!r}")
     if args.lost:
         study = os.path.join(args.study, f"{args.game}.jsonl")
         seeds += lost_seeds(study, args.game, args.lost, args.min_nodes, args.max_nodes)
