@@ -18,6 +18,7 @@ from solver.dead import lost
 from solver.log import wins
 from solver.moves import gen_moves, stock_positions
 from solver.safe import is_safe, safe_move
+from solver.shorten import shorten
 from solver.state import SearchState
 
 from .test_search_helpers import (
@@ -231,6 +232,16 @@ def test_shortening_never_lengthens():
     result = solve("lucas", 2, seconds=20)
     assert result.status == "solved"
     assert len(result.moves) <= result.found_length
+
+
+def test_klondike_wins_keep_their_log_as_found():
+    # The shortening passes would take 2 of this win's 222 moves out, at most of the call's time:
+    # Klondike runs them only for a log the service would refuse (api.py, at SHORTEN_SHARE).
+    d = deal("klondike", 1000942)
+    result = solve_deal(d, seconds=20)
+    assert result.status == "solved" and wins(d, result.moves)
+    assert len(result.moves) == result.found_length
+    assert len(shorten(d, list(result.moves), seconds=10)) < len(result.moves)
 
 
 # -- pieces --------------------------------------------------------------------------------------
