@@ -1,20 +1,30 @@
-"""Klondike proofs of loss in a smaller game that forgets where the face-up cards lie (prototype).
+"""Lemma A: Klondike decided in the image game, which forgets where face-up cards lie.
 
-See docs/solver.md, "Lemma A". A position's *image* keeps the foundations, the talon, and for each
-column how many of its dealt cards are still in place (face down, or the face-up card that was
-turned over where it was dealt). Which parent a moved face-up card sits on is forgotten.
+docs/solver.md, "Lemma A", has the arguments. A position's *image* keeps the foundations, the talon,
+and for each column how many of its dealt cards are still in place (face down, or the face-up card
+turned where it was dealt); which parent a moved face-up run lies on is forgotten. The search here
+is exhaustive over images: "lost" proves the position lost (Lemma A), and a won image's line is made
+into a winning line of the position's own moves by ``realize`` (Claim 2). This is the Python
+reference; ``core.Compiled.image`` (``csrc/image.c``) is the same search, position for position.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from engine import Deal
-from engine.rules import Layout
+from engine.moves import W2F, W2T
 
-from .state import stock_positions
+from .safe import klondike_safe
+from .state import (
+    SearchMove,
+    SearchState,
+    column_to_column,
+    column_to_foundation,
+    foundation_to_column,
+    stock_positions,
+)
 
 RED = (False, True, True, False)
 ALL = (1 << 52) - 1
@@ -33,17 +43,6 @@ KIDS = [_mask(x for x in range(52) if x >> 2 == (c >> 2) - 1 and RED[x & 3] != R
 KINGS = _mask(range(48, 52))
 
 
-def _safe(found: list[int], r: int, s: int, down: bool = False) -> bool:
-    """Lemma K for the card of rank ``r`` (0-based) of suit ``s``: both suits of the other colour
-    at least ``r`` up, its twin at least ``r - 1``."""
-    red = RED[s]
-    twin = 3 - s
-    for t in range(4):
-        if RED[t] != red and found[t] < r:
-            return False
-    return found[twin] >= r - 1
-
-
 class _Talon:
     """What ``stock_positions`` reads."""
 
@@ -55,39 +54,34 @@ class _Talon:
 
 @dataclass
 class Outcome:
-    status: str  # "won" (the smaller game is won: says nothing of the deal), "lost", "unknown"
+    status: str  # "won" (``realize`` makes a win of the deal from ``line``), "lost" (the deal is lost), "unknown"
     positions: int
     seconds: float
+    line: list[tuple[int, int, int]] = field(default_factory=list)  # a won image's moves: (kind, a, redeal)
 
 
 def pop(m: int) -> int:
     return m.bit_count()
 
 
-def search(deal: Deal, max_positions: int = 1_000_000, seconds: float = 10.0) -> Outcome:
-    """Exhaustive search of the image game from ``deal``'s image. "lost" proves the deal lost."""
-    rules = deal.rules
-    assert rules.layout is Layout.KLONDIKE and rules.decks == 1
+def search(st: SearchState, max_positions: int = 1_000_000, seconds: float = 10.0) -> Outcome:
+    """Exhaustive search of the image game from ``st``'s image (one-deck Klondike; face-up cards in one
+    run a column). "lost": ``st`` is lost; "won": ``line`` is the image's win, for ``realize``."""
+    assert st.klondike and not st.two
     t0 = time.perf_counter()
-    ncols = len(deal.tableau)
-    orig = [tuple(col[: d + 1]) for col, d in zip(deal.tableau, deal.face_down, strict=True)]
+    ncols = st.ncols
+    orig = [tuple(col[: d + 1]) for col, d in zip(st.cols, st.down, strict=True)]
     h = [len(o) for o in orig]
     placed = 0
-    for col, d in zip(deal.tableau, deal.face_down, strict=True):
+    for col, d in zip(st.cols, st.down, strict=True):
         for i in range(d + 1, len(col)):
             assert PAR[col[i]] >> col[i - 1] & 1, "a face-up run is built down in alternate colours"
             placed |= 1 << col[i]
-    found = [0] * 4
-    for top in deal.foundations:
-        if top >= 0:
-            found[top & 3] = (top >> 2) + 1
-    passes = -1 if rules.passes is None else rules.passes - 1
-    tal = _Talon([*deal.waste, *deal.stock], len(deal.waste), passes, rules.draw)
-    if deal.passes_left is not None:
-        tal.passes = deal.passes_left
-    p_in_key = not (rules.draw == 1 and tal.passes < 0)
-    total = rules.cards
-    talon_safe = rules.draw == 1 and tal.passes < 0  # Corollary S: any talon card is at hand
+    found = list(st.found)
+    tal = _Talon(list(st.talon), st.p, st.passes, st.draw)
+    p_in_key = st.p_in_key
+    total = 52
+    talon_safe = st.draw == 1 and st.passes < 0  # Corollary S: any talon card is at hand
 
     def key() -> tuple[object, ...]:
         k = (tuple(found), tuple(h), tuple(tal.talon))
@@ -107,7 +101,7 @@ def search(deal: Deal, max_positions: int = 1_000_000, seconds: float = 10.0) ->
         # Lemma K: a safe card that is surely on top (what could lie on it is up) goes up, alone.
         for s in range(4):
             r = found[s]
-            if r < 13 and _safe(found, r, s):
+            if r < 13 and klondike_safe(found, r, s):
                 x = r * 4 + s
                 if vis >> x & 1:
                     return [(0, x)]
@@ -127,7 +121,7 @@ def search(deal: Deal, max_positions: int = 1_000_000, seconds: float = 10.0) ->
                 x = r * 4 + s
                 if vis >> x & 1 and pop(vis & TYPE[x]) - pop(placed & KIDS[x]) > 0:
                     out.append((0, x))
-            if r and not _safe(found, r - 1, s, down=True):  # Corollary K
+            if r and not klondike_safe(found, r - 1, s):  # Corollary K
                 x = (r - 1) * 4 + s
                 if free_parent(x):
                     out.append((1, x))
@@ -226,13 +220,79 @@ def search(deal: Deal, max_positions: int = 1_000_000, seconds: float = 10.0) ->
         m = ms[i]
         u = play(m)
         if sum(found) == total:
-            return Outcome("won", len(seen), time.perf_counter() - t0)
+            line = [frame[2] for frame in stack[1:]] + [m]
+            won = [(n[0], n[1], n[2] if len(n) > 2 else 0) for n in line if n is not None]
+            return Outcome("won", len(seen), time.perf_counter() - t0, won)
         k = key()
         if k in seen:
             undo(m, u)
             continue
         seen.add(k)
-        if len(seen) > max_positions or (len(seen) & 1023 == 0 and time.perf_counter() > deadline):
+        if len(seen) >= max_positions or (len(seen) & 255 == 0 and time.perf_counter() > deadline):
             return Outcome("unknown", len(seen), time.perf_counter() - t0)
         stack.append((moves(), 0, m, u))
     return Outcome("lost", len(seen), time.perf_counter() - t0)
+
+
+def realize(root: SearchState, line: list[tuple[int, int, int]]) -> list[SearchMove] | None:
+    """The deal's own moves that play the won image line ``line`` from ``root`` (docs/solver.md, Lemma A,
+    Claim 2): each image move is one move, an *Up* at most two (what lies on the card first goes onto its
+    twin, which then has nothing on it). None if a step cannot be made (the argument says it always can;
+    the schedule replays every win with the engine all the same)."""
+    st = root.copy()
+    out: list[SearchMove] = []
+
+    def host(x: int, avoid: int = -1) -> int:
+        """A column ``x`` can go onto: its top a parent of ``x``, or empty for a king; -1 if none."""
+        for b, col in enumerate(st.cols):
+            if b != avoid and ((col and PAR[x] >> col[-1] & 1) or (not col and x >= 48)):
+                return b
+        return -1
+
+    def play(m: SearchMove) -> None:
+        st.play(m)
+        out.append(m)
+
+    for kind, a, redeal in line:
+        if kind == 0:  # Up
+            spot = [(c, i) for c, col in enumerate(st.cols) for i, y in enumerate(col) if y == a and i >= st.down[c]]
+            if not spot or st.found_slot(a) < 0:
+                return None
+            c, i = spot[0]
+            lying = len(st.cols[c]) - i - 1
+            if lying:
+                twin = (a & ~3) | (3 - (a & 3))
+                b = next((b for b, col in enumerate(st.cols) if col and col[-1] == twin), -1)
+                if b < 0:
+                    return None
+                play(column_to_column(c, b, lying))
+            play(column_to_foundation(c))
+        elif kind == 1:  # Down
+            b = host(a)
+            if b < 0 or st.found[a & 3] != (a >> 2) + 1:
+                return None
+            play(foundation_to_column(a & 3, b))
+        elif kind == 2:  # Reveal
+            col = st.cols[a]
+            if not col:
+                return None
+            b = host(col[st.down[a]], avoid=a)
+            if b < 0:
+                return None
+            play(column_to_column(a, b, len(col) - st.down[a]))
+        else:  # a talon card, by the route the image search took
+            route = next((r for r in stock_positions(st) if r[0] == a and r[2] == redeal), None)
+            if route is None:
+                return None
+            j, draws, rd, after = route
+            w = st.talon[j]
+            if kind == 3:
+                if st.found_slot(w) < 0:
+                    return None
+                play(SearchMove(W2F, -1, -1, 1, j, draws, rd, after))
+            else:
+                b = host(w)
+                if b < 0:
+                    return None
+                play(SearchMove(W2T, -1, b, 1, j, draws, rd, after))
+    return out if st.left == 0 else None

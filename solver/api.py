@@ -11,6 +11,7 @@ from engine import MAX_LOG_LENGTH, Deal
 from engine import deal as make_deal
 from engine.rules import Build, Layout, Unit, as_game, stronger_game
 
+from .abstract import realize
 from .beam import beam_applies
 from .core import Compiled
 from .dead import never_all_up
@@ -26,7 +27,7 @@ from .state import SearchMove, SearchState
 # one-pass games), then one complete depth-first search (the only other phase that proves a loss),
 # then, in the games with a limited stock and no face-down cards, the stock-step beam, then restarts.
 DEPTH_FIRST_SHARE = 0.25
-KLONDIKE_DEPTH_FIRST_SHARE = 0.7  # most Klondike deals not won at once are lost: proofs need room
+KLONDIKE_DEPTH_FIRST_SHARE = 0.1  # then Lemma A's image game (IMAGE_SHARE) decides what is left
 # Restarts: capped dives with the move order jittered (seeded by the restart's number, so
 # deterministic under a node budget); half start from a prefix of the best line so far.
 RESTART_NODES = 3000
@@ -51,7 +52,13 @@ PRUNE = True
 # its first win. Measured at 10 s (docs/solver.md): it proves 17 of those 34 deals lost, against
 # 4 without it; the share it takes costs the proofs that need 6-7 s (15 in the study's 10,000).
 RELAXED_SHARE = 0.15
-RELAXED_DEPTH_FIRST_SHARE = 0.6
+RELAXED_DEPTH_FIRST_SHARE = 0.1  # draw 3's own complete search, before the image game
+
+# Lemma A (``abstract``, docs/solver.md): Klondike's image game, which forgets where face-up cards
+# lie, is won exactly when the deal is (a won image's line is realized as the deal's win), and its
+# complete search ends in far fewer positions than the deal's own. It runs after a short complete
+# search (which wins most deals in a millisecond), within IMAGE_SHARE.
+IMAGE_SHARE = 0.75
 
 # Log shortening: this share of the budget, within it; wins longer than SHORTCUT_FROM moves
 # first take the shortcuts ``shortcut`` finds (a depth-first line can wander for thousands).
@@ -143,6 +150,8 @@ class _Schedule:
             self.stats["lemma_s"] = 1
             return self.result(shorten_log)
         self.complete()
+        if self.open() and IMAGE_SHARE > 0 and self.deal.rules.layout is Layout.KLONDIKE:
+            self.image()
         if self.open() and self.relaxed_deal is not None:
             self.relaxed(self.relaxed_deal)
         if self.open() and BEAM_SHARE > 0 and beam_applies(self.root):
@@ -174,6 +183,28 @@ class _Schedule:
         self.lost = out.status == UNSOLVABLE
         if out.status == SOLVED:
             self.settle(out.path)
+
+    def image(self) -> None:
+        """Lemma A: a complete search of the image game (``abstract``); if that is lost, so is the deal."""
+        cap = None if self.max_nodes is None else max(1, int(IMAGE_SHARE * self.max_nodes))
+        end = min(self.deadline, time.perf_counter() + IMAGE_SHARE * self.seconds)
+        out = self.searcher.image(self.root, deadline=end, max_positions=cap)
+        self.nodes += out.positions
+        self.stats["image_positions"] = out.positions
+        if out.status == "lost":
+            self.lost = True
+            self.stats["image"] = 1
+        elif out.status == "won":  # Claim 2: the image's line made of the deal's own moves
+            self.stats["image_won"] = 1
+            line = realize(self.root, out.line)
+            try:  # the engine has the last word on every move (result() replays the win again)
+                real = line is not None and bool(to_log(self.deal, line))
+            except SolverBug:
+                real = False
+            if line is not None and real:
+                self.settle(line)
+            else:
+                self.stats["image_unrealized"] = 1
 
     def relaxed(self, deal: Deal) -> None:
         """A complete search of ``relaxation(deal)``: if that game is lost, so is this one."""

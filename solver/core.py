@@ -22,6 +22,7 @@ from engine import moves as engine_moves
 
 from . import beam as beam_module
 from . import moves
+from .abstract import Outcome as ImageOutcome
 from .beam import BEAM_CAP, BeamOutcome, widths_within
 from .search import SOLVED, UNKNOWN, UNSOLVABLE, SearchOutcome
 from .state import SearchMove, SearchState
@@ -177,6 +178,18 @@ class Compiled:
         out = _core.beam(root, Options(seconds, -1 if max_nodes is None else max_nodes, width=width, cap=cap))
         moves = [SearchMove._make(m) for m in out.line], [SearchMove._make(m) for m in out.best_line]
         return BeamOutcome("solved" if out.status == 0 else "unknown", moves[0], out.nodes, out.best_left, moves[1])
+
+    def image(self, root: SearchState, *, deadline: float, max_positions: int | None = None) -> ImageOutcome:
+        """``abstract.search`` in C: Lemma A's image game from ``root`` (one-deck Klondike); "lost"
+        proves ``root`` lost, "won" comes with the image's line (``abstract.realize``). A full table
+        ends it as "unknown"."""
+        assert _core is not None
+        t0 = time.perf_counter()
+        nodes = -1 if max_positions is None else max_positions
+        out = _core.image(root, Options(max(0.0, deadline - t0), nodes, self.mb))
+        status = ("won", "lost", "unknown")[out.status]
+        line = [(m[0], m[1], m[6]) for m in out.line]  # the core's Move fields: kind, a (card, column or j), rd
+        return ImageOutcome(status, out.nodes, time.perf_counter() - t0, line)
 
     def beam_widths(self) -> tuple[int, ...]:
         return widths_within(self.mb)  # a beam stays within the table's memory bound

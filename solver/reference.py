@@ -15,6 +15,8 @@ from typing import Any
 
 from engine.moves import W2F, W2T
 
+from . import abstract
+from .abstract import Outcome as ImageOutcome
 from .beam import BEAM_CAP, BEAM_WIDTHS, BeamOutcome, kplus, next_step, replay, score
 from .dead import lost, never_all_up
 from .moves import gen_moves
@@ -220,6 +222,10 @@ class Reference:
 
     def beam_widths(self) -> tuple[int, ...]:
         return BEAM_WIDTHS
+
+    def image(self, root: SearchState, *, deadline: float, max_positions: int | None = None) -> ImageOutcome:
+        cap = 1 << 62 if max_positions is None else max_positions
+        return abstract.search(root, max_positions=cap, seconds=max(0.0, deadline - time.perf_counter()))
 
 
 PYTHON = Reference()

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from .abstract import Outcome as ImageOutcome
 from .beam import BEAM_CAP, BeamOutcome
 from .state import SearchMove, SearchState
 
@@ -84,3 +85,7 @@ class Searcher(Protocol):
 
     def beam_widths(self) -> tuple[int, ...]:
         """The beam widths to try, in turn (within the memory bound)."""
+
+    def image(self, root: SearchState, *, deadline: float, max_positions: int | None = None) -> ImageOutcome:
+        """Lemma A (``abstract``): Klondike's image game searched from ``root``'s image; "lost"
+        proves ``root`` lost, "won" comes with a line ``abstract.realize`` makes a win of."""

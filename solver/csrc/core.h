@@ -4,6 +4,7 @@
  *   moves.c   move generation and order (moves.py), the weights tables, restarts' generator
  *   search.c  the transposition table and the depth-first loop (reference.py's search)
  *   beam.c    the stock-step beam (beam.py, reference.py's python_beam)
+ *   image.c   Lemma A: Klondike's image game searched for proofs of loss (abstract.py)
  *   module.c  the Python binding: positions and options in, an Outcome out (core.py)
  *
  * The same moves, order, safe moves, key and verdicts as the Python modules it mirrors (the proofs
@@ -138,6 +139,8 @@ void gen_moves(const State *s, MoveList *ml, Rng *rng);
 /* search.c, beam.c: 0 (the outcome filled; free it with outcome_free) or -1 (no memory) */
 int search_position(const State *root, const Options *o, Outcome *out);
 int beam_position(const State *root, const Options *o, Outcome *out);
+/* image.c: Lemma A's image game (abstract.py); -2: not a one-deck Klondike position within its limits */
+int image_position(const State *s, const Options *o, Outcome *out);
 void outcome_free(Outcome *out);
 void beam_init(void);
 size_t entry_bytes(void);

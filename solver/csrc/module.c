@@ -237,6 +237,33 @@ done:
     return result;
 }
 
+/* image(state, options) -> Outcome: Lemma A's search (status 1: the position is lost; nodes: positions). */
+static PyObject *core_image(PyObject *self, PyObject *args) {
+    PyObject *st, *opts, *result = NULL;
+    if (!PyArg_ParseTuple(args, "OO", &st, &opts)) return NULL;
+    Options o;
+    if (read_options(opts, &o) < 0) return NULL;
+    State *s = malloc(sizeof(State));
+    if (!s) return PyErr_NoMemory();
+    if (load_state(st, s) == 0) {
+        Outcome out;
+        int r;
+        Py_BEGIN_ALLOW_THREADS
+        r = image_position(s, &o, &out);
+        Py_END_ALLOW_THREADS
+        if (r == -2)
+            PyErr_SetString(PyExc_ValueError, "image: a one-deck Klondike position with face-up runs built down");
+        else if (r < 0)
+            PyErr_NoMemory();
+        else {
+            result = outcome_object(&out);
+            outcome_free(&out);
+        }
+    }
+    free(s);
+    return result;
+}
+
 static PyObject *core_search(PyObject *self, PyObject *args) { return run_position(args, 0); }
 
 static PyObject *core_beam(PyObject *self, PyObject *args) { return run_position(args, 1); }
@@ -293,6 +320,7 @@ static PyMethodDef methods[] = {
     {"init", core_init, METH_VARARGS, "init(move_weights, beam_weights): the weights tables, by field name."},
     {"entry_bytes", core_entry_bytes, METH_NOARGS, "Bytes per table entry."},
     {"never_all_up", core_never_all_up, METH_VARARGS, "never_all_up(state) -> bool: Lemma S (dead.py)."},
+    {"image", core_image, METH_VARARGS, "image(state, options) -> Outcome: Lemma A (abstract.py); status 1: lost."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_core", "The compiled search core (see core.py).", -1,

@@ -71,9 +71,10 @@ def test_the_relaxed_search_calls_lost_only_what_exhaustive_search_of_draw_3_fin
 
 
 def test_solve_deal_proves_draw_3_lost_by_the_draw_1_search_within_its_share(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A node budget (deterministic): draw 3's own complete search gets 60% of 5 M nodes and ends
-    undecided; the draw-1 search's 15% is enough for its proof. Without the phase (and with the
-    Klondike share back) the same budget decides nothing."""
+    """A node budget (deterministic), the image game left out (it proves this deal lost first): draw 3's
+    own complete search gets 10% of 5 M nodes and ends undecided; the draw-1 search's 15% is enough for
+    its proof. Without the phase the same budget decides nothing."""
+    monkeypatch.setattr(api, "IMAGE_SHARE", 0)
     d = deal("klondike-3", LOST_DRAW_1)
     proven = solve_deal(d, seconds=120, max_nodes=5_000_000)
     assert proven.status == "unsolvable" and proven.stats["relaxed"] == 1
