@@ -27,18 +27,15 @@ from solver.abstract import realize
 from solver.core import Compiled
 from solver.log import to_log, wins
 from solver.state import SearchState
+from solver_worker.cli import study_rows
 
 STUDY = pathlib.Path(__file__).resolve().parents[1] / "docs" / "winnability"
 
 
 def final_verdicts(game: str) -> dict[int, str]:
-    verdict: dict[int, str] = {}
-    with open(STUDY / f"{game}.jsonl") as rows:
-        for line in rows:
-            row = json.loads(line)
-            if verdict.get(row["seed"]) not in ("solved", "unsolvable"):
-                verdict[row["seed"]] = row["status"]
-    return verdict
+    """Each seed's verdict in the study: the row that counts (``study_rows``)."""
+    rows = study_rows(str(STUDY / f"{game}.jsonl"), game)
+    return {seed: str(row.get("status")) for (_, seed), row in rows.items()}
 
 
 def main() -> None:

@@ -18,6 +18,7 @@ from engine.moves import W2F, W2T
 
 from .safe import klondike_safe
 from .state import (
+    RED,
     SearchMove,
     SearchState,
     column_to_column,
@@ -25,9 +26,6 @@ from .state import (
     foundation_to_column,
     stock_positions,
 )
-
-RED = (False, True, True, False)
-ALL = (1 << 52) - 1
 
 
 def _mask(cards: Iterable[int]) -> int:

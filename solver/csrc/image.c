@@ -272,6 +272,15 @@ static int remember(Slot *tab, size_t mask, size_t *used, const Slot *k) {
     return 1;
 }
 
+/* Doubles the array ``*p`` of ``*cap`` elements of ``size`` bytes; -1 (unchanged) when out of memory. */
+static int grow(void **p, size_t *cap, size_t size) {
+    void *q = realloc(*p, 2 * *cap * size);
+    if (!q) return -1;
+    *p = q;
+    *cap *= 2;
+    return 0;
+}
+
 #define IMAXMOVES (8 + MAXCOLS + 2 * MAXROUTES)
 
 static int image_search(const Img *root, const Options *o, Outcome *out) {
@@ -333,23 +342,10 @@ static int image_search(const Img *root, const Options *o, Outcome *out) {
             continue;
         }
         if (++out->nodes >= cap || (out->nodes % CHECK_EVERY == 0 && now() > deadline)) goto done;
-        if (nf == fcap) {
-            IFrame *g = realloc(fr, 2 * fcap * sizeof *fr);
-            if (!g) {
-                rc = -1;
-                goto done;
-            }
-            fr = g;
-            fcap *= 2;
-        }
-        if (next.start + IMAXMOVES > mcap) {
-            IMove *g = realloc(mv, 2 * mcap * sizeof *mv);
-            if (!g) {
-                rc = -1;
-                goto done;
-            }
-            mv = g;
-            mcap *= 2;
+        if ((nf == fcap && grow((void **)&fr, &fcap, sizeof *fr) < 0) ||
+            (next.start + IMAXMOVES > mcap && grow((void **)&mv, &mcap, sizeof *mv) < 0)) {
+            rc = -1;
+            goto done;
         }
         next.n = image_moves(I, mv + next.start);
         fr[nf++] = next;
