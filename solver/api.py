@@ -24,8 +24,10 @@ from .state import SearchMove, SearchState
 
 # The schedule (docs/solver.md, "The schedule's constants", has the measurements behind each
 # figure): Lemma S first (``dead.never_all_up``: a proof of loss without search, a few ms, in the
-# one-pass games), then one complete depth-first search (the only other phase that proves a loss),
-# then, in the games with a limited stock and no face-down cards, the stock-step beam, then restarts.
+# one-pass games), then one complete depth-first search (outside Klondike the only other phase that
+# proves a loss), then in Klondike the image game (Lemma A: it decides won and lost alike) and in draw
+# 3 the draw-1 search, in the games with a limited stock and no face-down cards the stock-step beam,
+# then restarts.
 DEPTH_FIRST_SHARE = 0.25
 KLONDIKE_DEPTH_FIRST_SHARE = 0.1  # then Lemma A's image game (IMAGE_SHARE) decides what is left
 # Restarts: capped dives with the move order jittered (seeded by the restart's number, so
