@@ -41,15 +41,6 @@ KIDS = [_mask(x for x in range(52) if x >> 2 == (c >> 2) - 1 and RED[x & 3] != R
 KINGS = _mask(range(48, 52))
 
 
-class _Talon:
-    """What ``stock_positions`` reads."""
-
-    __slots__ = ("draw", "p", "passes", "talon")
-
-    def __init__(self, talon: list[int], p: int, passes: int, draw: int) -> None:
-        self.talon, self.p, self.passes, self.draw = talon, p, passes, draw
-
-
 @dataclass
 class Outcome:
     status: str  # "won" (``realize`` makes a win of the deal from ``line``), "lost" (the deal is lost), "unknown"
@@ -76,7 +67,7 @@ def search(st: SearchState, max_positions: int = 1_000_000, seconds: float = 10.
             assert PAR[col[i]] >> col[i - 1] & 1, "a face-up run is built down in alternate colours"
             placed |= 1 << col[i]
     found = list(st.found)
-    tal = _Talon(list(st.talon), st.p, st.passes, st.draw)
+    tal = st.copy()  # its talon, p and passes change as talon cards are played; its columns are not used
     p_in_key = st.p_in_key
     total = 52
     talon_safe = st.draw == 1 and st.passes < 0  # Corollary S: any talon card is at hand
@@ -96,6 +87,7 @@ def search(st: SearchState, max_positions: int = 1_000_000, seconds: float = 10.
         vis = placed | surf
         empty -= pop(placed & KINGS)
         out: list[tuple[int, ...]] = []
+        routes = stock_positions(tal)
         # Lemma K: a safe card that is surely on top (what could lie on it is up) goes up, alone.
         for s in range(4):
             r = found[s]
@@ -104,7 +96,7 @@ def search(st: SearchState, max_positions: int = 1_000_000, seconds: float = 10.
                 if vis >> x & 1:
                     return [(0, x)]
                 if talon_safe:
-                    for j, _d, redeal, _a in stock_positions(tal):  # type: ignore[arg-type]
+                    for j, _d, redeal, _a in routes:
                         if tal.talon[j] == x:
                             return [(3, j, redeal)]
 
@@ -130,7 +122,7 @@ def search(st: SearchState, max_positions: int = 1_000_000, seconds: float = 10.
                     continue  # a king alone where it was dealt: to another empty column is a renaming
                 if free_parent(x):
                     out.append((2, c))
-        for j, _draws, redeal, _after in stock_positions(tal):  # type: ignore[arg-type]
+        for j, _draws, redeal, _after in routes:
             w = tal.talon[j]
             if found[w & 3] == w >> 2:
                 out.append((3, j, redeal))

@@ -140,6 +140,7 @@ void gen_moves(const State *s, MoveList *ml, Rng *rng);
 int search_position(const State *root, const Options *o, Outcome *out);
 int beam_position(const State *root, const Options *o, Outcome *out);
 /* image.c: Lemma A's image game (abstract.py); -2: not a one-deck Klondike position within its limits */
+void image_init(void); /* its card masks, once, when the module loads */
 int image_position(const State *s, const Options *o, Outcome *out);
 void outcome_free(Outcome *out);
 void beam_init(void);

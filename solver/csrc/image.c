@@ -37,10 +37,8 @@ typedef struct {
 
 static uint64_t TYPE[52], PAR[52], KIDS[52];
 static const uint64_t KINGS = 0xfULL << 48;
-static int masks_ready = 0;
 
-static void image_masks(void) {
-    if (masks_ready) return;
+void image_init(void) {
     for (int c = 0; c < 52; c++) {
         TYPE[c] = PAR[c] = KIDS[c] = 0;
         for (int x = 0; x < 52; x++) {
@@ -50,7 +48,6 @@ static void image_masks(void) {
             if ((x >> 2) == (c >> 2) - 1 && !same) KIDS[c] |= 1ULL << x;
         }
     }
-    masks_ready = 1;
 }
 
 /* Bits set in ``m``, for the small masks here (a kind's two cards, the four kings): a loop, since a
@@ -65,7 +62,6 @@ static inline int pop(uint64_t m) {
 static int image_load(const State *s, Img *I) {
     if (!s->klondike || s->two || s->ncols > 12 || s->tlen > 31 || s->passes > 6) return -1;
     memset(I, 0, sizeof *I);
-    image_masks();
     I->t.draw = s->draw;
     I->t.passes = s->passes;
     I->t.p = s->p;
@@ -283,19 +279,18 @@ static int grow(void **p, size_t *cap, size_t size) {
 
 #define IMAXMOVES (8 + MAXCOLS + 2 * MAXROUTES)
 
-static int image_search(const Img *root, const Options *o, Outcome *out) {
+/* The search from the image ``I``, which it plays on and leaves as it found it (or anywhere, on an early end). */
+static int image_search(Img *I, const Options *o, Outcome *out) {
     memset(out, 0, sizeof *out);
     out->status = ST_UNKNOWN;
     size_t slots = 1024;
     while ((double)(slots * 2) * sizeof(Slot) <= o->table_mb * 1048576.0 && slots < ((size_t)1 << 40)) slots *= 2;
     Slot *tab = calloc(slots, sizeof(Slot));
-    Img *I = malloc(sizeof *I);
     size_t fcap = 256, mcap = 256 * IMAXMOVES, nf = 0, used = 0;
     IFrame *fr = malloc(fcap * sizeof *fr);
     IMove *mv = malloc(mcap * sizeof *mv);
     int rc = -1;
-    if (!tab || !I || !fr || !mv) goto done;
-    *I = *root;
+    if (!tab || !fr || !mv) goto done;
     double deadline = now() + o->seconds;
     long long cap = o->max_nodes < 0 ? (1LL << 62) : o->max_nodes;
     Slot k;
@@ -356,7 +351,6 @@ done:
     out->stored = (long long)used;
     out->slots = (long long)slots;
     free(tab);
-    free(I);
     free(fr);
     free(mv);
     return rc;

@@ -333,6 +333,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_core", "The compile
 PyMODINIT_FUNC PyInit__core(void) {
     init_zobrist();
     beam_init();
+    image_init();
     if (!OutcomeType.tp_name && PyStructSequence_InitType2(&OutcomeType, &outcome_desc) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
