@@ -5,7 +5,6 @@
  *   search.c  the transposition table and the depth-first loop (reference.py's search)
  *   beam.c    the stock-step beam (beam.py, reference.py's python_beam)
  *   image.c   Lemma A: Klondike's image game searched for proofs of loss (abstract.py)
- *   rows.c    Lemma B: the two-deck suit games' image game, searched for proofs of loss only
  *   module.c  the Python binding: positions and options in, an Outcome out (core.py)
  *
  * The same moves, order, safe moves, key and verdicts as the Python modules it mirrors (the proofs
@@ -143,8 +142,6 @@ int beam_position(const State *root, const Options *o, Outcome *out);
 /* image.c: Lemma A's image game (abstract.py); -2: not a one-deck Klondike position within its limits */
 void image_init(void); /* its card masks, once, when the module loads */
 int image_position(const State *s, const Options *o, Outcome *out);
-/* rows.c: Lemma B's image game of the two-deck suit games; solved: the image is won (no verdict); -2: not such a position */
-int rows_position(const State *s, const Options *o, Outcome *out);
 void outcome_free(Outcome *out);
 void beam_init(void);
 size_t entry_bytes(void);

@@ -269,7 +269,7 @@ static int remember(Slot *tab, size_t mask, size_t *used, const Slot *k) {
 }
 
 /* Doubles the array ``*p`` of ``*cap`` elements of ``size`` bytes; -1 (unchanged) when out of memory. */
-int grow(void **p, size_t *cap, size_t size) {
+static int grow(void **p, size_t *cap, size_t size) {
     void *q = realloc(*p, 2 * *cap * size);
     if (!q) return -1;
     *p = q;

@@ -237,10 +237,8 @@ done:
     return result;
 }
 
-/* image(state, options) and rows(state, options) -> Outcome: Lemma A's and Lemma B's searches (status 1:
- * the position is lost; nodes: images entered). */
-static PyObject *image_game(PyObject *args, int (*search)(const State *, const Options *, Outcome *),
-                            const char *refused) {
+/* image(state, options) -> Outcome: Lemma A's search (status 1: the position is lost; nodes: positions). */
+static PyObject *core_image(PyObject *self, PyObject *args) {
     PyObject *st, *opts, *result = NULL;
     if (!PyArg_ParseTuple(args, "OO", &st, &opts)) return NULL;
     Options o;
@@ -251,10 +249,10 @@ static PyObject *image_game(PyObject *args, int (*search)(const State *, const O
         Outcome out;
         int r;
         Py_BEGIN_ALLOW_THREADS
-        r = search(s, &o, &out);
+        r = image_position(s, &o, &out);
         Py_END_ALLOW_THREADS
         if (r == -2)
-            PyErr_SetString(PyExc_ValueError, refused);
+            PyErr_SetString(PyExc_ValueError, "image: a one-deck Klondike position with face-up runs built down");
         else if (r < 0)
             PyErr_NoMemory();
         else {
@@ -264,14 +262,6 @@ static PyObject *image_game(PyObject *args, int (*search)(const State *, const O
     }
     free(s);
     return result;
-}
-
-static PyObject *core_image(PyObject *self, PyObject *args) {
-    return image_game(args, image_position, "image: a one-deck Klondike position with face-up runs built down");
-}
-
-static PyObject *core_rows(PyObject *self, PyObject *args) {
-    return image_game(args, rows_position, "rows: a two-deck draw-1 position built down in suit, columns of 15 or fewer");
 }
 
 static PyObject *core_search(PyObject *self, PyObject *args) { return run_position(args, 0); }
@@ -331,7 +321,6 @@ static PyMethodDef methods[] = {
     {"entry_bytes", core_entry_bytes, METH_NOARGS, "Bytes per table entry."},
     {"never_all_up", core_never_all_up, METH_VARARGS, "never_all_up(state) -> bool: Lemma S (dead.py)."},
     {"image", core_image, METH_VARARGS, "image(state, options) -> Outcome: Lemma A (abstract.py); status 1: lost."},
-    {"rows", core_rows, METH_VARARGS, "rows(state, options) -> Outcome: Lemma B; status 1: lost, 0: the image is won."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_core", "The compiled search core (see core.py).", -1,

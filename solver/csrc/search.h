@@ -54,7 +54,6 @@ typedef struct {
 #define MOVES(S) ((Move *)(S)->moves.p)
 
 double now(void);
-int grow(void **p, size_t *cap, size_t size); /* image.c: doubles an array; -1 (unchanged) when out of memory */
 void *vec_push(Vec *v);
 int vec_reserve(Vec *v, size_t extra);
 Search *search_new(State *s); /* empty, for the position ``s``; NULL: no memory */
