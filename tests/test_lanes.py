@@ -7,6 +7,7 @@ and settings, with the environment of that case."""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,60 @@ def test_in_ci_a_service_named_but_missing_is_an_error_not_a_skip(
     expected = "*needs PostgreSQL*: in CI with the service's variable set, a missing service is an error*"
     result.stdout.fnmatch_lines([expected])
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+NEAR_MIDNIGHT_PLUGIN = """
+import datetime as dt
+
+import pytest
+import time_machine
+
+
+@pytest.fixture(autouse=True)
+def _half_a_second_before_midnight():
+    today = dt.datetime.now(dt.UTC).date()
+    with time_machine.travel(dt.datetime.combine(today, dt.time(23, 59, 59, 500000), tzinfo=dt.UTC), tick=True):
+        yield
+"""
+
+ACROSS_MIDNIGHT = """
+import datetime as dt
+import time
+
+import pytest
+
+
+def _same_day_a_second_later():
+    day = dt.datetime.now(dt.UTC).date()
+    time.sleep(1)
+    return dt.datetime.now(dt.UTC).date() == day
+
+
+def test_plain():
+    assert _same_day_a_second_later()
+
+
+@pytest.mark.broker
+def test_on_the_real_clock():
+    assert _same_day_a_second_later()
+"""
+
+
+def test_no_test_runs_across_midnight(suite: pytest.Pytester) -> None:
+    """A test that starts half a second before midnight (a plugin moves the clock there) ends on the date it
+    started on: conftest moved its clock an hour back. One marked broker keeps the real clock and crosses."""
+    suite.makepyfile(near_midnight=NEAR_MIDNIGHT_PLUGIN, test_suite=ACROSS_MIDNIGHT)
+    result = suite.runpytest_subprocess("-p", "near_midnight", "-rf")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*FAILED test_suite.py::test_on_the_real_clock*"])
+
+
+@pytest.mark.parametrize(
+    ("at", "shift"),
+    [("00:00:00", 1), ("00:19:59", 1), ("00:20:00", 0), ("12:00:00", 0), ("23:40:00", -1), ("23:59:59", -1)],
+)
+def test_the_clock_moves_an_hour_away_from_midnight_only_near_it(at: str, shift: int) -> None:
+    from conftest import clock_shift
+
+    now = dt.datetime.combine(dt.date(2026, 12, 5), dt.time.fromisoformat(at), tzinfo=dt.UTC)
+    assert clock_shift(now) == dt.timedelta(hours=shift)
