@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import time_machine
 from hypothesis import settings
 
 # CI: no deadline (a shared 2-core machine has noisy timings) and a fixed
@@ -154,32 +155,35 @@ def admin_client(db: None) -> Any:
 
 # -- The clock: no test runs across midnight ----------------------------------------------------------
 # A test that sets up today's challenge on the real clock and plays it a few seconds later fails when
-# midnight falls in between (the day is over: 409, or tomorrow's deal is not open). Tests that are about
+# the challenge day ends in between (409 day_over, or tomorrow's deal is not open). Tests that are about
 # day boundaries move the clock themselves (time_machine); every other test, when it starts within
-# NEAR_MIDNIGHT of midnight UTC, runs on a clock moved an hour away from it, forward after midnight and
-# back before, so the date it starts on stays the date it ends on. Elsewhere in the day the clock is
-# left alone. Tests that talk to other processes (mark: broker) keep the real clock, which those share.
+# NEAR_MIDNIGHT of a challenge day's start or end (``games.days``: midnight in DAILY_TIMEZONE), runs on
+# a clock moved an hour away from it, forward after the start and back before the end, so the day it
+# starts on stays the day it ends on. Elsewhere in the day the clock is left alone. Tests that talk to
+# other processes (mark: broker) keep the real clock, which those share.
 NEAR_MIDNIGHT = dt.timedelta(minutes=20)
 
 
-def clock_shift(now: dt.datetime) -> dt.timedelta:
-    """How far a test starting at ``now`` (UTC) moves its clock: none, or an hour away from midnight."""
-    since = now - now.replace(hour=0, minute=0, second=0, microsecond=0)
-    if since < NEAR_MIDNIGHT:
+def clock_shift(now: dt.datetime, starts_at: dt.datetime, ends_at: dt.datetime) -> dt.timedelta:
+    """How far a test starting at ``now``, in the day from ``starts_at`` to ``ends_at``, moves its clock:
+    none, or an hour away from the day's nearer edge."""
+    if now - starts_at < NEAR_MIDNIGHT:
         return dt.timedelta(hours=1)
-    if dt.timedelta(days=1) - since <= NEAR_MIDNIGHT:
+    if ends_at - now <= NEAR_MIDNIGHT:
         return -dt.timedelta(hours=1)
     return dt.timedelta(0)
 
 
 @pytest.fixture(autouse=True)
 def _away_from_midnight(request: pytest.FixtureRequest) -> Iterator[None]:
-    now = dt.datetime.now(dt.UTC)
-    shift = clock_shift(now)
+    from django.utils import timezone
+
+    from games import days
+
+    now, day = timezone.now(), days.today()
+    shift = clock_shift(now, days.next_day_starts_at(day - dt.timedelta(days=1)), days.next_day_starts_at(day))
     if not shift or "broker" in request.keywords:
         yield
         return
-    import time_machine
-
     with time_machine.travel(now + shift, tick=True):
         yield

@@ -155,5 +155,6 @@ def test_no_test_runs_across_midnight(suite: pytest.Pytester) -> None:
 def test_the_clock_moves_an_hour_away_from_midnight_only_near_it(at: str, shift: int) -> None:
     from conftest import clock_shift
 
-    now = dt.datetime.combine(dt.date(2026, 12, 5), dt.time.fromisoformat(at), tzinfo=dt.UTC)
-    assert clock_shift(now) == dt.timedelta(hours=shift)
+    day = dt.datetime(2026, 12, 5, tzinfo=dt.UTC)
+    now = dt.datetime.combine(day.date(), dt.time.fromisoformat(at), tzinfo=dt.UTC)
+    assert clock_shift(now, day, day + dt.timedelta(days=1)) == dt.timedelta(hours=shift)
