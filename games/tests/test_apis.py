@@ -290,7 +290,9 @@ def test_submit_validates_and_a_second_submit_counts_once(player: Api, on_commit
     assert body["result"]["won"] is False and body["result"]["moves"] == 3 and body["result"]["score"] == 0
     # The result says when the review and the solution are published: at the day's end, not before.
     after = body["after_the_day"]
-    assert after["ready_at"] == days.next_day_starts_at(days.today()).isoformat().replace("+00:00", "Z")
+    # the day's end (midnight in DAILY_TIMEZONE), written in UTC as every time the API returns
+    ends = days.next_day_starts_at(days.today()).astimezone(dt.UTC)
+    assert after["ready_at"] == ends.isoformat().replace("+00:00", "Z")
     assert 0 < after["ready_in_seconds"] <= 86400
     # the two answers are a moment apart on the real clock: the whole seconds left may differ by one
     earlier = first.json()["after_the_day"]

@@ -13,9 +13,11 @@ import datetime as dt
 import json
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 import time_machine
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
@@ -257,7 +259,8 @@ def test_one_play_time_for_the_attempt_the_result_the_board_and_the_share_text(o
     # the challenge is the travelled-to day's, whatever day the test runs on
     make_challenge(game="klondike", seed=SEED, day=dt.date(2026, 12, 2))
     api = Api(token_for(make_user("ada")))
-    with time_machine.travel(dt.datetime(2026, 12, 2, 12, 0, 0, 123456, tzinfo=dt.UTC), tick=False) as clock:
+    noon = dt.datetime(2026, 12, 2, 12, 0, 0, 123456, tzinfo=ZoneInfo(settings.DAILY_TIMEZONE))  # that day's noon
+    with time_machine.travel(noon, tick=False) as clock:
         attempt_id = start(api)
         for at in range(0, len(LOG), 10):
             clock.shift(dt.timedelta(seconds=6))
