@@ -2,13 +2,16 @@
 with a large node cap and table, on deals the solver left undecided.
 
     python bench/complete.py [--games josephine,forty-thieves,maria,forty-and-eight] [--deals 20]
-                             [--nodes 50000000] [--mb 2048] [--study docs/winnability]
+                             [--nodes 50000000] [--mb 2048] [--seconds 3600] [--prune]
+                             [--study docs/winnability]
 
 For each game, the first ``--deals`` seeds that the study file ``<study>/<game>.jsonl`` records
 as undecided are searched to the end or to ``--nodes`` nodes (one core, one table of ``--mb`` MB
 per deal): it prints each deal's verdict (won, proven lost, or capped), nodes, the positions the
 table held and the entries it had to replace, then per game the distribution of the finished
-searches' sizes and how many ran into the cap. A win is replayed by the engine before it counts.
+searches' sizes and how many ran into the cap (``--nodes 0``: no node cap, only ``--seconds``).
+``--prune`` runs Lemma S at every position entered, as the schedule's complete search does in the
+one-card games (``api.PRUNE``). A win is replayed by the engine before it counts.
 """
 
 from __future__ import annotations
@@ -43,10 +46,14 @@ def main() -> int:
     parser.add_argument("--deals", type=int, default=20)
     parser.add_argument("--nodes", type=int, default=50_000_000)
     parser.add_argument("--mb", type=float, default=2048.0)
+    parser.add_argument("--seconds", type=float, default=3600.0, help="per deal")
+    parser.add_argument("--prune", action="store_true", help="Lemma S at every position entered")
     parser.add_argument("--study", default="docs/winnability")
     args = parser.parse_args()
     core.require()
-    print(f"complete search alone, cap {args.nodes:,} nodes, table {args.mb:.0f} MB, one core\n", flush=True)
+    cap = f"{args.nodes:,} nodes" if args.nodes else "no node cap"
+    pruned = ", Lemma S at every position" if args.prune else ""
+    print(f"complete search alone, {cap}, {args.seconds:g} s, table {args.mb:.0f} MB{pruned}, one core\n", flush=True)
     summary = []
     for game in args.games.split(","):
         seeds = undecided_seeds(os.path.join(args.study, f"{game}.jsonl"), game, args.deals)
@@ -57,7 +64,10 @@ def main() -> int:
             deal = make_deal(game, seed)
             started = time.perf_counter()
             out = core.Compiled(args.mb).search(
-                SearchState(deal), deadline=time.perf_counter() + 3600, max_nodes=args.nodes
+                SearchState(deal),
+                deadline=time.perf_counter() + args.seconds,
+                max_nodes=args.nodes or None,
+                prune=args.prune,
             )
             seconds = time.perf_counter() - started
             if out.status == UNKNOWN:
