@@ -9,7 +9,9 @@
 ``winnability`` solves seeds START..START+N-1 in J processes, shows progress on stderr,
 appends one JSON line per deal to ``--out`` (seeds already there are skipped, so a run
 can be resumed; ``--retry-unknown`` solves the undecided ones again, unless a try already had
-this run's budget, so a stopped retry resumes too) and ends with the
+this run's budget, so a stopped retry resumes too; ``--retry-all`` solves every undecided one
+again whatever budget it had, after a change to the solver, unless its latest try had exactly this
+run's budget) and ends with the
 counts and the win rate: a 95% Wilson interval over decided deals, and bounds that count
 every unknown as lost / as won.
 ``transfer`` carries verdicts between the studies of two games that deal the same cards where
@@ -107,6 +109,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="solve again the seeds that --out records as unknown and that no try has yet given this run's "
         "budget (so a stopped retry resumes); a decided row is a proof and is never replaced",
+    )
+    w.add_argument(
+        "--retry-all",
+        action="store_true",
+        help="after a change to the solver: solve again every seed --out records as unknown, whatever budget "
+        "it had, unless its latest try had exactly this run's budget (so a stopped pass resumes)",
     )
     w.add_argument(
         "--celery",
@@ -296,15 +304,24 @@ def _number(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def _read_done(path: str | None, game: str, retry: tuple[float, int | None] | None = None) -> dict[int, str]:
+def _same_budget(row: dict[str, object], seconds: float, max_nodes: int | None) -> bool:
+    """Whether an undecided row's try had exactly this budget (``--retry-all``: this pass's own rows)."""
+    return row.get("budget_seconds") == seconds and row.get("budget_nodes") == max_nodes
+
+
+def _read_done(
+    path: str | None, game: str, retry: tuple[float, int | None] | None = None, *, every: bool = False
+) -> dict[int, str]:
     """Status of each seed that ``path`` records. With ``retry`` (this run's seconds and node bound),
-    undecided seeds are left out, to be solved again, unless their latest try already had that budget."""
+    undecided seeds are left out, to be solved again, unless their latest try already had that budget
+    (``every``: exactly that budget)."""
     if not path:
         return {}
+    had = _same_budget if every else _had_budget
     return {
         seed: str(row.get("status"))
         for (_, seed), row in study_rows(path, game).items()
-        if retry is None or row.get("status") in DECIDED or _had_budget(row, *retry)
+        if retry is None or row.get("status") in DECIDED or had(row, *retry)
     }
 
 
@@ -337,7 +354,10 @@ def cmd_winnability(args: argparse.Namespace) -> int:
     seeds = range(args.start, args.start + args.deals)
     if seeds[-1] > 2**64 - 1:
         raise UsageError("--start + --deals goes past the largest seed 18446744073709551615")
-    done = _read_done(args.out, args.game, (args.seconds, args.max_nodes) if args.retry_unknown else None)
+    if args.retry_unknown and args.retry_all:
+        raise UsageError("--retry-unknown and --retry-all are two ways to retry: give one")
+    retry = (args.seconds, args.max_nodes) if args.retry_unknown or args.retry_all else None
+    done = _read_done(args.out, args.game, retry, every=args.retry_all)
     counts = {"solved": 0, "unsolvable": 0, "unknown": 0}
     for seed in seeds:
         if seed in done and done[seed] in counts:

@@ -189,6 +189,45 @@ def test_a_stopped_retry_resumes_instead_of_solving_again_what_already_had_its_b
     assert len(study.read_text().splitlines()) == len(rows) + 2
 
 
+def test_retry_all_tries_every_undecided_seed_again_whatever_its_budget_and_resumes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """After a change to the solver a short budget may decide what long ones did not: --retry-all
+    solves every undecided seed again, even one that had far more time, except one whose latest try
+    had exactly this run's budget (this pass's own row: a stopped pass resumes); a proof stays."""
+    from solver_worker.cli import _read_done
+
+    study = tmp_path / "klondike.jsonl"
+    rows = [
+        {
+            "game": "klondike",
+            "seed": 2,
+            "status": "unknown",
+            "seconds": 60.0,
+            "budget_seconds": 60,
+            "budget_nodes": None,
+        },
+        {"game": "klondike", "seed": 3, "status": "solved", "seconds": 0.5},
+        {"game": "klondike", "seed": 4, "status": "unknown", "seconds": 90.0},  # before rows had budgets
+        {"game": "klondike", "seed": 5, "status": "unknown", "seconds": 5.0, "budget_seconds": 5, "budget_nodes": None},
+    ]
+    study.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert sorted(_read_done(str(study), "klondike", (5.0, None), every=True)) == [3, 5]
+    assert sorted(_read_done(str(study), "klondike", (5.0, 9), every=True)) == [3]  # another bound: another budget
+    args = ["winnability", "klondike", "--deals", "4", "--seconds", "5", "--start", "2", "--jobs", "1"]
+    assert main([*args, "--out", str(study), "--retry-all"]) == 0
+    added = [json.loads(line) for line in study.read_text().splitlines()[len(rows) :]]
+    assert [r["seed"] for r in added] == [2, 4]  # seeds 2 and 4 are quick Klondike wins
+    assert all(r["status"] == "solved" for r in added)
+    assert main([*args, "--out", str(study), "--retry-unknown"]) == 0  # --retry-unknown: seed 5 had 5 s
+    assert len(study.read_text().splitlines()) == len(rows) + 2
+    assert main([*args, "--out", str(study), "--retry-all"]) == 0  # run again: seed 5's latest try is this budget
+    assert len(study.read_text().splitlines()) == len(rows) + 2
+    capsys.readouterr()
+    assert main([*args, "--out", str(study), "--retry-all", "--retry-unknown"]) == 2
+    assert "give one" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("bad", ["directory", "binary"])
 def test_a_study_file_that_cannot_be_read_is_a_usage_error_in_every_command(
     tmp_path: Path, bad: str, capsys: pytest.CaptureFixture[str]
