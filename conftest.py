@@ -175,7 +175,7 @@ def clock_shift(now: dt.datetime, starts_at: dt.datetime, ends_at: dt.datetime) 
 
 
 # The suite's clocks are written in UTC (time_machine travels to 23:59 UTC to test a day's end), so
-# every test runs on a UTC challenge day whatever DAILY_TIMEZONE the environment (or .env) sets; the
+# every test runs on a UTC challenge day whatever DAILY_TIMEZONE the environment sets; the
 # tests of other zones set theirs (e.g. test_the_day_ends_at_midnight_in_the_configured_zone). The
 # environment is pinned too, for the tests that start the service's own processes.
 @pytest.fixture(autouse=True)
