@@ -317,12 +317,35 @@ def _read_done(
     (``every``: exactly that budget)."""
     if not path:
         return {}
+    rows = study_rows(path, game)
+    if retry is None or not rows:
+        return {seed: str(row.get("status")) for (_, seed), row in rows.items()}
+    # --retry-unknown: any try that had the budget counts, also one followed by a shorter try (a
+    # --retry-all pass); --retry-all: only the latest try, which is this pass's own once it ran
+    tries = {seed: [row] for (_, seed), row in rows.items()} if every else _undecided_tries(path, game)
     had = _same_budget if every else _had_budget
     return {
         seed: str(row.get("status"))
-        for (_, seed), row in study_rows(path, game).items()
-        if retry is None or row.get("status") in DECIDED or had(row, *retry)
+        for (_, seed), row in rows.items()
+        if row.get("status") in DECIDED or any(had(t, *retry) for t in tries.get(seed, ()))
     }
+
+
+def _undecided_tries(path: str, game: str) -> dict[int, list[dict[str, object]]]:
+    """Every undecided row of ``game`` in a study file, by seed (the file is read again: only retries
+    need it)."""
+    tries: dict[int, list[dict[str, object]]] = {}
+    with open(path, encoding="utf-8") as fh:
+        for text in fh:
+            try:
+                row = json.loads(text)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(row, dict) and row.get("game") == game and row.get("status") == "unknown":
+                seed = row.get("seed")
+                if isinstance(seed, int):
+                    tries.setdefault(seed, []).append(row)
+    return tries
 
 
 DECIDED = ("solved", "unsolvable")

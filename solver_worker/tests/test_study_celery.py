@@ -228,6 +228,38 @@ def test_retry_all_tries_every_undecided_seed_again_whatever_its_budget_and_resu
     assert "give one" in capsys.readouterr().err
 
 
+def test_a_shorter_later_try_does_not_undo_the_budget_an_earlier_one_had(tmp_path: Path) -> None:
+    """A --retry-all pass writes shorter tries after longer ones: --retry-unknown still knows that
+    the seed had its budget and does not spend it again."""
+    from solver_worker.cli import _read_done
+
+    study = tmp_path / "maria.jsonl"
+    rows = [
+        {"game": "maria", "seed": 7, "status": "unknown", "seconds": 60.0, "budget_seconds": 60, "budget_nodes": None},
+        {
+            "game": "maria",
+            "seed": 7,
+            "status": "unknown",
+            "seconds": 1.25,
+            "budget_seconds": 1.25,
+            "budget_nodes": None,
+        },
+        {
+            "game": "maria",
+            "seed": 8,
+            "status": "unknown",
+            "seconds": 1.25,
+            "budget_seconds": 1.25,
+            "budget_nodes": None,
+        },
+    ]
+    study.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert sorted(_read_done(str(study), "maria", (60.0, None))) == [7]
+    assert sorted(_read_done(str(study), "maria", (61.0, None))) == []
+    assert sorted(_read_done(str(study), "maria", (1.25, None), every=True)) == [7, 8]  # this pass's own
+    assert _read_done(str(tmp_path / "none.jsonl"), "maria", (60.0, None)) == {}
+
+
 @pytest.mark.parametrize("bad", ["directory", "binary"])
 def test_a_study_file_that_cannot_be_read_is_a_usage_error_in_every_command(
     tmp_path: Path, bad: str, capsys: pytest.CaptureFixture[str]
