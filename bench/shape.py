@@ -72,8 +72,8 @@ def main() -> int:
     for name in ("drawn", "left", "empty"):
         print(
             f"positions by cards {name}:" if name != "empty" else "positions by empty columns:",
-            ", ".join(f"{k}: {v:,}" for k, v in sorted(groups[name].items())),
-        )  # type: ignore[type-var]
+            ", ".join(f"{k}: {v:,}" for k, v in sorted(groups[name].items())),  # type: ignore[type-var]
+        )
     print(
         f"(cards drawn, foundations) groups: {len(sizes):,}; positions a group: median {sizes[len(sizes) // 2]:,}, "
         f"largest {sizes[-1]:,}"

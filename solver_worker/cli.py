@@ -32,7 +32,7 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Iterator
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from engine import GAME_IDS, State, find_rules
 from engine.deal import check_seed, deal
@@ -256,18 +256,17 @@ def _celery_rows(todo: list[tuple[str, int, float, int | None]], app: Any = None
             time.sleep(0.2)
 
 
-def study_rows(path: str, game: str | None = None) -> dict[tuple[str, int], dict[str, object]]:
-    """The row that counts for each (game, seed) of a study file (of ``game`` only, if
-    given): the last one, except that an undecided row never replaces a decided one (see
-    ``_replaces``). Lines that are not study rows are reported on stderr and skipped."""
-    rows: dict[tuple[str, int], dict[str, object]] = {}
+def study_lines(path: str, game: str | None = None) -> list[dict[str, object]]:
+    """Every study row of a study file, in file order (of ``game`` only, if given). Lines that are
+    not study rows are reported on stderr and skipped."""
     if not os.path.exists(path):
-        return rows
+        return []
     try:
         with open(path, encoding="utf-8") as fh:
             lines = list(fh)
     except (OSError, UnicodeDecodeError) as exc:  # a directory, no permission, not text
         raise UsageError(f"cannot read the study file {path}: {exc}") from exc
+    out = []
     for number, text in enumerate(lines, 1):
         text = text.strip()
         if not text:
@@ -279,9 +278,23 @@ def study_rows(path: str, game: str | None = None) -> dict[tuple[str, int], dict
         if not (isinstance(row, dict) and isinstance(row.get("game"), str) and isinstance(row.get("seed"), int)):
             print(f"{path}:{number}: not a study row, ignored", file=sys.stderr)
             continue
-        if game is not None and row["game"] != game:
-            continue
-        key = (row["game"], row["seed"])
+        if game is None or row["game"] == game:
+            out.append(row)
+    return out
+
+
+def study_rows(path: str, game: str | None = None) -> dict[tuple[str, int], dict[str, object]]:
+    """The row that counts for each (game, seed) of a study file (of ``game`` only, if
+    given): the last one, except that an undecided row never replaces a decided one (see
+    ``_replaces``). Lines that are not study rows are reported on stderr and skipped."""
+    return _counting(study_lines(path, game))
+
+
+def _counting(lines: Iterable[dict[str, object]]) -> dict[tuple[str, int], dict[str, object]]:
+    """``study_rows`` of rows ``study_lines`` read (each has a str game and an int seed)."""
+    rows: dict[tuple[str, int], dict[str, object]] = {}
+    for row in lines:
+        key = cast(tuple[str, int], (row["game"], row["seed"]))
         if _replaces(rows[key].get("status") if key in rows else None, row.get("status")):
             rows[key] = row
     return rows
@@ -313,39 +326,29 @@ def _read_done(
     path: str | None, game: str, retry: tuple[float, int | None] | None = None, *, every: bool = False
 ) -> dict[int, str]:
     """Status of each seed that ``path`` records. With ``retry`` (this run's seconds and node bound),
-    undecided seeds are left out, to be solved again, unless their latest try already had that budget
-    (``every``: exactly that budget)."""
+    undecided seeds are left out, to be solved again, unless one of their tries already had that
+    budget (``every``: unless their latest try had exactly that budget)."""
     if not path:
         return {}
-    rows = study_rows(path, game)
-    if retry is None or not rows:
+    lines = study_lines(path, game)
+    rows = _counting(lines)
+    if retry is None:
         return {seed: str(row.get("status")) for (_, seed), row in rows.items()}
     # --retry-unknown: any try that had the budget counts, also one followed by a shorter try (a
     # --retry-all pass); --retry-all: only the latest try, which is this pass's own once it ran
-    tries = {seed: [row] for (_, seed), row in rows.items()} if every else _undecided_tries(path, game)
+    tries: dict[object, list[dict[str, object]]] = {}
+    if every:
+        tries = {seed: [row] for (_, seed), row in rows.items()}
+    else:
+        for row in lines:
+            if row.get("status") not in DECIDED:
+                tries.setdefault(row["seed"], []).append(row)
     had = _same_budget if every else _had_budget
     return {
         seed: str(row.get("status"))
         for (_, seed), row in rows.items()
         if row.get("status") in DECIDED or any(had(t, *retry) for t in tries.get(seed, ()))
     }
-
-
-def _undecided_tries(path: str, game: str) -> dict[int, list[dict[str, object]]]:
-    """Every undecided row of ``game`` in a study file, by seed (the file is read again: only retries
-    need it)."""
-    tries: dict[int, list[dict[str, object]]] = {}
-    with open(path, encoding="utf-8") as fh:
-        for text in fh:
-            try:
-                row = json.loads(text)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(row, dict) and row.get("game") == game and row.get("status") == "unknown":
-                seed = row.get("seed")
-                if isinstance(seed, int):
-                    tries.setdefault(seed, []).append(row)
-    return tries
 
 
 DECIDED = ("solved", "unsolvable")
