@@ -2,7 +2,7 @@
 with a large node cap and table, on deals the solver left undecided.
 
     python bench/complete.py [--games josephine,forty-thieves,maria,forty-and-eight] [--deals 20]
-                             [--nodes 50000000] [--mb 2048] [--seconds 3600] [--prune]
+                             [--nodes 50000000] [--mb 2048] [--seconds 3600] [--prune] [--dominate]
                              [--study docs/winnability]
 
 For each game, the first ``--deals`` seeds that the study file ``<study>/<game>.jsonl`` records
@@ -11,7 +11,8 @@ per deal): it prints each deal's verdict (won, proven lost, or capped), nodes, t
 table held and the entries it had to replace, then per game the distribution of the finished
 searches' sizes and how many ran into the cap (``--nodes 0``: no node cap, only ``--seconds``).
 ``--prune`` runs Lemma S at every position entered, as the schedule's complete search does in the
-one-card games (``api.PRUNE``). A win is replayed by the engine before it counts.
+one-card games (``api.PRUNE``); ``--dominate`` leaves out positions Lemma W finds no better than one
+in the table (``solver.dominance``). A win is replayed by the engine before it counts.
 """
 
 from __future__ import annotations
@@ -48,11 +49,12 @@ def main() -> int:
     parser.add_argument("--mb", type=float, default=2048.0)
     parser.add_argument("--seconds", type=float, default=3600.0, help="per deal")
     parser.add_argument("--prune", action="store_true", help="Lemma S at every position entered")
+    parser.add_argument("--dominate", action="store_true", help="Lemma W: leave out dominated positions")
     parser.add_argument("--study", default="docs/winnability")
     args = parser.parse_args()
     core.require()
     cap = f"{args.nodes:,} nodes" if args.nodes else "no node cap"
-    pruned = ", Lemma S at every position" if args.prune else ""
+    pruned = (", Lemma S at every position" if args.prune else "") + (", Lemma W" if args.dominate else "")
     print(f"complete search alone, {cap}, {args.seconds:g} s, table {args.mb:.0f} MB{pruned}, one core\n", flush=True)
     summary = []
     for game in args.games.split(","):
@@ -68,6 +70,7 @@ def main() -> int:
                 deadline=time.perf_counter() + args.seconds,
                 max_nodes=args.nodes or None,
                 prune=args.prune,
+                dominate=args.dominate,
             )
             seconds = time.perf_counter() - started
             if out.status == UNKNOWN:

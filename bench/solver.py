@@ -1,7 +1,7 @@
 """Solver benchmark: fixed seeds per game, one core, one table per game.
 
     python bench/solver.py [--seeds 50] [--seconds 10] [--games klondike,josephine] [--start 1]
-                           [--core c|python|both] [--nodes N] [--beam on|off] [--prune on|off]
+                           [--core c|python|both] [--nodes N] [--beam on|off] [--prune on|off] [--dominate on|off]
                            [--out FILE.jsonl]
 
 For each game and core: how many deals were solved / proven unsolvable / left unknown, the
@@ -15,7 +15,8 @@ compiled core and the Python search on the same deals, one after the other, and 
 their rows side by side with the speed-up. ``--nodes`` adds a node budget per deal (then
 the results no longer depend on the machine's speed). ``--beam`` sets
 ``api.BEAM_SHARE`` (off: 0, no stock-step beam; on: as shipped), ``--prune`` sets ``api.PRUNE``
-(Lemma S at every position the searches enter); ``--out``
+(Lemma S at every position the searches enter), ``--dominate`` sets ``api.DOMINATE`` (Lemma W in
+the complete search); ``--out``
 appends one JSON line per deal (game, seed, core, status, nodes, seconds, cpu), to compare two
 runs deal by deal. ``nodes`` is the total over the run.
 """
@@ -68,12 +69,17 @@ def main() -> int:
     parser.add_argument(
         "--prune", choices=("on", "off"), default=None, help="Lemma S at every position searched (default: as shipped)"
     )
+    parser.add_argument(
+        "--dominate", choices=("on", "off"), default=None, help="Lemma W in the complete search (default: as shipped)"
+    )
     parser.add_argument("--out", default=None, help="append one JSON line per deal to this file")
     args = parser.parse_args()
     if args.beam is not None:
         api.BEAM_SHARE = api.BEAM_SHARE if args.beam == "on" else 0.0
     if args.prune is not None:
         api.PRUNE = args.prune == "on"
+    if args.dominate is not None:
+        api.DOMINATE = args.dominate == "on"
     cores = ["c", "python"] if args.core == "both" else [args.core]
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     for g in games:
@@ -83,7 +89,8 @@ def main() -> int:
     budget = f", at most {args.nodes:,} nodes" if args.nodes else ""
     print(
         f"{args.seeds} seeds from {args.start}, {args.seconds:g} s each{budget}, one process, "
-        f"beam {'on' if api.BEAM_SHARE else 'off'}, prune {'on' if api.PRUNE else 'off'}"
+        f"beam {'on' if api.BEAM_SHARE else 'off'}, prune {'on' if api.PRUNE else 'off'}, "
+        f"dominate {'on' if api.DOMINATE else 'off'}"
     )
     header = (
         f"{'game':<16}{'core':>7}{'solved':>7}{'unsolv':>7}{'unknown':>8}{'decided':>9}{'median s':>10}"
@@ -122,6 +129,7 @@ def main() -> int:
                                     "cpu": round(cpu[-1], 4),
                                     "beam": api.BEAM_SHARE > 0,
                                     "prune": api.PRUNE,
+                                    "dominate": api.DOMINATE,
                                 }
                             )
                             + "\n"

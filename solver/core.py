@@ -128,6 +128,7 @@ class Options(NamedTuple):
     width: int = 0  # beam: states kept a level
     cap: int = BEAM_CAP  # beam: moves a state's closure may try
     prune: bool = False  # search: Lemma S at every position entered (``dead.never_all_up``)
+    dominate: bool = False  # search: Lemma W (``dominance``): positions no better than one in the table left out
 
 
 class Compiled:
@@ -149,6 +150,7 @@ class Compiled:
         keep_best: bool = False,
         prefix: Sequence[SearchMove] = (),
         prune: bool = False,
+        dominate: bool = False,
     ) -> SearchOutcome:
         """``reference.search`` in C (``rng``: the core runs Python's generator from its state, which
         is not advanced). ``prefix`` moves that do not fit raise ValueError."""
@@ -156,7 +158,9 @@ class Compiled:
         words = None if rng is None else struct.pack("625I", *rng.getstate()[1])
         seconds = max(0.0, deadline - time.perf_counter())
         nodes = -1 if max_nodes is None else max_nodes
-        out = _core.search(root, Options(seconds, nodes, self.mb, words, noise, keep_best, prefix, prune=prune))
+        out = _core.search(
+            root, Options(seconds, nodes, self.mb, words, noise, keep_best, prefix, prune=prune, dominate=dominate)
+        )
         verdict = _STATUS[out.status]
         if verdict == SOLVED:  # as ``reference.search`` returns a win: no best line
             # The core's moves are plain 8-tuples of SearchMove's fields; a win is named once.

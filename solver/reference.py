@@ -19,6 +19,7 @@ from . import abstract
 from .abstract import Outcome as ImageOutcome
 from .beam import BEAM_CAP, BEAM_WIDTHS, BeamOutcome, kplus, next_step, replay, score
 from .dead import lost, never_all_up
+from .dominance import applies, dominators
 from .moves import gen_moves
 from .safe import safe_move
 from .search import NO_LINE, SOLVED, UNKNOWN, UNSOLVABLE, SearchOutcome
@@ -84,12 +85,14 @@ class Reference:
         keep_best: bool = False,
         prefix: Sequence[SearchMove] = (),
         prune: bool = False,
+        dominate: bool = False,
     ) -> SearchOutcome:
         """``Searcher.search``. With ``keep_best`` the line to the entered position with
         the fewest cards left off the foundations is kept (restarts grow their next tries from it)."""
         st = root.copy()
         for m in prefix:
             st.play(m)
+        dominate = dominate and applies(st)
         path: list[SearchMove] = []  # every move played from the root, safe ones included
         table: set[bytes] = set()
         frames: list[list[Any]] = []  # [moves, next index, safe moves played on entry]
@@ -117,7 +120,7 @@ class Reference:
             if st.left == 0:
                 return 1
             key = st.key()
-            if key in table:
+            if key in table or (dominate and any(k in table for k in dominators(st))):  # Lemma W
                 for _ in range(safe):
                     undo(path.pop())
                 return 0

@@ -72,11 +72,13 @@ class Searcher(Protocol):
         keep_best: bool = False,
         prefix: Sequence[SearchMove] = (),
         prune: bool = False,
+        dominate: bool = False,
     ) -> SearchOutcome:
         """A depth-first search from ``root`` after ``prefix`` (its lines start after it): a
         complete one, or with ``rng`` a restart (move order jittered; it proves nothing). With
         ``prune`` every position entered is first given to Lemma S (``dead.never_all_up``): one
-        it proves lost opens no moves."""
+        it proves lost opens no moves. With ``dominate`` (where ``dominance.applies``) a position
+        no better than one in the table by Lemma W is left out as if its own key were there."""
 
     def beam(
         self, root: SearchState, *, deadline: float, max_nodes: int | None, width: int, cap: int = BEAM_CAP

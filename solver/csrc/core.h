@@ -105,6 +105,7 @@ typedef struct {
     long long max_nodes; /* < 0: no cap */
     int keep_best;       /* search: keep the line to the fewest cards left */
     int prune;           /* search: Lemma S (never_all_up) at every position entered: a lost one opens no moves */
+    int dominate;        /* search: Lemma W: a position no better than one in the table is left out */
     int width, cap;      /* beam: states kept per level, moves per state's closure */
     Rng rng;             /* rng.on: a restart (move order jittered; it proves nothing) */
 } Options;
@@ -127,6 +128,7 @@ void undo(State *s, const Move *m, const Hist *h);
 void talon_drew(State *s);
 void talon_rehash(State *s);
 void key_of(const State *s, uint64_t *lo, uint64_t *hi);
+int dominator_keys(const State *s, uint64_t *lo, uint64_t *hi); /* Lemma W (dominance.py) */
 int klondike_safe(const int *f, int r, int su);
 int stock_routes(const State *s, Route *out);
 int safe_move(const State *s, Move *m);

@@ -144,7 +144,7 @@ static int read_options(PyObject *o, Options *out) {
     double max_nodes;
     if (get_double(o, "seconds", &out->seconds) || get_double(o, "table_mb", &out->table_mb) ||
         get_double(o, "noise", &out->rng.noise) || get_double(o, "max_nodes", &max_nodes) ||
-        get_int(o, "keep_best", &out->keep_best) || get_int(o, "prune", &out->prune) || get_int(o, "width", &out->width) ||
+        get_int(o, "keep_best", &out->keep_best) || get_int(o, "prune", &out->prune) || get_int(o, "dominate", &out->dominate) || get_int(o, "width", &out->width) ||
         get_int(o, "cap", &out->cap))
         return -1;
     out->max_nodes = max_nodes < 0 ? -1 : max_nodes > 4e18 ? (1LL << 62) : (long long)max_nodes;

@@ -226,6 +226,15 @@ int open_frame(Search *S, int n, int safe, long long slot) {
     return 2;
 }
 
+/* Lemma W: some position no better than this one (dominance.py) is in the table. */
+static int dominated(const Search *S) {
+    uint64_t lo[MAXTALON + 1], hi[MAXTALON + 1];
+    int n = dominator_keys(S->s, lo, hi);
+    for (int i = 0; i < n; i++)
+        if (table_has(&S->table, lo[i], hi[i])) return 1;
+    return 0;
+}
+
 /* Play safe moves, then open a frame. 1: won, 0: pruned (undone), 2: opened, -1: no memory. */
 static int enter(Search *S) {
     State *s = S->s;
@@ -246,7 +255,7 @@ static int enter(Search *S) {
     if (s->left == 0) return 1;
     uint64_t lo, hi;
     key_of(s, &lo, &hi);
-    if (table_has(&S->table, lo, hi)) {
+    if (table_has(&S->table, lo, hi) || (S->dominate && dominated(S))) {
         for (int i = 0; i < safe; i++) pop_move(S);
         return 0;
     }
@@ -382,6 +391,7 @@ int search_position(const State *root, const Options *o, Outcome *out) {
     memcpy(s, root, sizeof(State));
     S->keep_best = o->keep_best;
     S->prune = o->prune;
+    S->dominate = o->dominate && s->two && !s->klondike && s->draw == 1; /* Lemma W's games (dominance.applies) */
     S->rng = o->rng;
     size_t buckets = table_buckets(o->table_mb, o->max_nodes);
     if (table_init(&S->table, buckets) < 0) goto done;

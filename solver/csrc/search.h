@@ -44,7 +44,7 @@ typedef struct {
     Vec path, hist, frames, moves, best;
     MoveList ml;
     Rng rng;
-    int keep_best, prune, best_left, nomem;
+    int keep_best, prune, dominate, best_left, nomem;
     long long nodes;
 } Search;
 

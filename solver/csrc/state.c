@@ -81,24 +81,26 @@ static void set_down(State *s, int i, int d) {
  * talon's start and a stock card by its place from the end, so that playing the waste's top,
  * drawing, or playing a card k draws away changes O(1 + k) terms (play, talon_drew) instead
  * of the whole talon; where p is not in the key, every card by its place. */
-void talon_rehash(State *s) {
-    uint64_t a = ZTL[0][s->tlen], b = ZTL[1][s->tlen];
-    int split = s->p_in_key ? s->p : s->tlen, last = s->tlen - 1;
+static void talon_hash(const unsigned char *talon, int tlen, int p, int p_in_key, int passes, uint64_t *ta, uint64_t *tb) {
+    uint64_t a = ZTL[0][tlen], b = ZTL[1][tlen];
+    int split = p_in_key ? p : tlen, last = tlen - 1;
     for (int i = 0; i < split; i++) {
-        a ^= ZT[0][i][s->talon[i]];
-        b ^= ZT[1][i][s->talon[i]];
+        a ^= ZT[0][i][talon[i]];
+        b ^= ZT[1][i][talon[i]];
     }
-    for (int i = split; i < s->tlen; i++) {
-        a ^= ZS[0][last - i][s->talon[i]];
-        b ^= ZS[1][last - i][s->talon[i]];
+    for (int i = split; i < tlen; i++) {
+        a ^= ZS[0][last - i][talon[i]];
+        b ^= ZS[1][last - i][talon[i]];
     }
-    if (s->p_in_key) {
-        a ^= ZP[0][s->p] ^ ZPASS[0][s->passes + 1];
-        b ^= ZP[1][s->p] ^ ZPASS[1][s->passes + 1];
+    if (p_in_key) {
+        a ^= ZP[0][p] ^ ZPASS[0][passes + 1];
+        b ^= ZP[1][p] ^ ZPASS[1][passes + 1];
     }
-    s->th[0] = a;
-    s->th[1] = b;
+    *ta = a;
+    *tb = b;
 }
+
+void talon_rehash(State *s) { talon_hash(s->talon, s->tlen, s->p, s->p_in_key, s->passes, &s->th[0], &s->th[1]); }
 
 /* A build with -DCORE_CHECK_HASH checks every incremental talon hash against the whole one. */
 static void check_talon_hash(State *s) {
@@ -119,20 +121,93 @@ void talon_drew(State *s) {
     check_talon_hash(s);
 }
 
-void key_of(const State *s, uint64_t *lo, uint64_t *hi) {
+static void key_with(const State *s, const int *found, uint64_t ta, uint64_t tb, uint64_t *lo, uint64_t *hi) {
     uint64_t a = 0, b = 0;
     for (int i = 0; i < s->ncols; i++) {
         a += mix_a(s->ch[i][0]);
         b += mix_b(s->ch[i][1]);
     }
     for (int i = 0; i < s->nfound; i++) {
-        a ^= ZF[0][i][s->found[i]];
-        b ^= ZF[1][i][s->found[i]];
+        a ^= ZF[0][i][found[i]];
+        b ^= ZF[1][i][found[i]];
     }
-    a ^= s->th[0];
-    b ^= s->th[1];
-    *lo = a;
-    *hi = b | 1; /* never zero: zero marks an empty table entry */
+    *lo = a ^ ta;
+    *hi = (b ^ tb) | 1; /* never zero: zero marks an empty table entry */
+}
+
+void key_of(const State *s, uint64_t *lo, uint64_t *hi) { key_with(s, s->found, s->th[0], s->th[1], lo, hi); }
+
+/* Lemma W (dominance.py): the waste indexes of the dead-weight cards, bottom first. */
+static int dead_weight(const State *s, int *idx) {
+    int n = 0;
+    for (int i = 0; i < s->p; i++) {
+        int c = s->talon[i], r = c >> 2, su = c & 3, ok = s->found[2 * su + 1] >= r; /* (i) */
+        for (int t = 0; t < 4 && ok && !s->suit_build; t++) ok = RED[t] == RED[su] || s->found[2 * t + 1] >= r; /* (ii) */
+        if (ok) idx[n++] = i;
+    }
+    return n;
+}
+
+/* The key of ``s`` with the waste cards at ``idx`` (n of them, ascending) put up. */
+static void key_put_up(const State *s, const int *idx, int n, uint64_t *lo, uint64_t *hi) {
+    int found[8];
+    unsigned char talon[MAXTALON];
+    memcpy(found, s->found, sizeof found);
+    int tlen = 0;
+    for (int i = 0, k = 0; i < s->tlen; i++) {
+        int c = s->talon[i];
+        if (k < n && idx[k] == i) {
+            found[found[2 * (c & 3)] == (c >> 2) ? 2 * (c & 3) : 2 * (c & 3) + 1]++; /* found_slot */
+            k++;
+        } else {
+            talon[tlen++] = (unsigned char)c;
+        }
+    }
+    uint64_t ta, tb;
+    talon_hash(talon, tlen, s->p - n, s->p_in_key, s->passes, &ta, &tb);
+    key_with(s, found, ta, tb, lo, hi);
+}
+
+/* The keys of the positions Lemma W finds no worse than ``s`` (at most MAXTALON + 1): each
+ * dead-weight card put up alone, then all of them (more than one). How many. A single card at
+ * waste index i shifts the waste cards above it down one place: with p in the key (every game
+ * Lemma W applies to) its talon hash is ``s``'s with the terms of places i..p-1 replaced, kept
+ * as suffix sums over the waste, so each single key costs O(1) after one pass. */
+int dominator_keys(const State *s, uint64_t *lo, uint64_t *hi) {
+    int idx[MAXTALON], n = dead_weight(s, idx);
+    if (!n) return 0;
+    if (!s->p_in_key) {
+        for (int k = 0; k < n; k++) key_put_up(s, idx + k, 1, lo + k, hi + k);
+    } else {
+        uint64_t suffix[2] = {0, 0}; /* places j..p-1: (their card) ^ (the card above, one place down) */
+        uint64_t ca = 0, cb = 0, fh[2] = {0, 0};
+        for (int i = 0; i < s->ncols; i++) {
+            ca += mix_a(s->ch[i][0]);
+            cb += mix_b(s->ch[i][1]);
+        }
+        for (int i = 0; i < s->nfound; i++) {
+            fh[0] ^= ZF[0][i][s->found[i]];
+            fh[1] ^= ZF[1][i][s->found[i]];
+        }
+        int k = n - 1, tlen = s->tlen, p = s->p;
+        for (int j = p - 1; j >= 0 && k >= 0; j--) {
+            for (int h = 0; h < 2; h++) {
+                suffix[h] ^= ZT[h][j][s->talon[j]];
+                if (j < p - 1) suffix[h] ^= ZT[h][j][s->talon[j + 1]];
+            }
+            if (idx[k] != j) continue;
+            int c = s->talon[j], slot = s->found[2 * (c & 3)] == (c >> 2) ? 2 * (c & 3) : 2 * (c & 3) + 1, f = s->found[slot];
+            uint64_t key[2];
+            for (int h = 0; h < 2; h++)
+                key[h] = fh[h] ^ ZF[h][slot][f] ^ ZF[h][slot][f + 1] ^ s->th[h] ^ ZTL[h][tlen] ^ ZTL[h][tlen - 1] ^ ZP[h][p] ^
+                         ZP[h][p - 1] ^ suffix[h];
+            lo[k] = ca ^ key[0];
+            hi[k] = (cb ^ key[1]) | 1;
+            k--;
+        }
+    }
+    if (n > 1) key_put_up(s, idx, n, lo + n, hi + n);
+    return n > 1 ? n + 1 : n;
 }
 
 int found_slot(const State *s, int card) {
