@@ -20,6 +20,9 @@ to be safe (see ``safe``). No depth limit is used. A root position whose cards c
 all leave their places (Lemma D in ``dead``) is lost without searching. With ``prune``, a
 position that Lemma S (``dead.never_all_up``) proves lost is entered (its key goes into the
 table) but opens no moves: it has no win, so (2) still holds of every position that has one.
+With ``dominate``, a position is also pruned when the key of a position Lemma W finds no worse
+(``dominance``: dead-weight waste cards put up) is in the table; the argument then counts moves
+to a win (``dominance`` gives it), and its conclusion is the same.
 """
 
 from __future__ import annotations
