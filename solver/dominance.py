@@ -29,8 +29,9 @@ that column's top. Counts per card kind: up(A) = up(B) + the D cards of that kin
     run loses at most its top card, which is still a run. Its target in A: the same host (a host
     is not in D: ``u`` builds on it and is not up, against (ii)), the same empty column (A's
     columns are B's without D cards, so an empty column of B is empty in A), or a foundation: B
-    plays ``u`` (rank k) onto a pile holding k - 1 cards. If A holds no D card of u's kind, A's
-    piles hold all of B's cards of that kind and below, so A can play it as well. If A holds
+    plays ``u`` (rank k) onto a pile holding k - 1 cards. If A holds no D card of u's kind, A
+    has as many cards of rank k up as B and at least as many of rank k - 1, so one of its two
+    piles of the suit holds exactly k - 1 cards and A plays ``u`` as well. If A holds
     one, both cards of rank k - 1 are up in B (i) and in A; with ``u`` and the D card both not
     up in B, at most one card of rank k is up in A, so A has a pile holding k - 1 cards.
   * When B has every card up, D is empty and A has every card up too.
