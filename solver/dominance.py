@@ -58,8 +58,9 @@ from .state import RED, SearchState
 
 
 def applies(st: SearchState) -> bool:
-    """Lemma W's games: two decks, nothing face down, the talon drawn one card at a time."""
-    return st.two and not st.klondike and st.draw == 1
+    """Lemma W's games: two decks, nothing face down, the talon drawn one card at a time (with the
+    passes limited, so the stock's place is part of the key: the core's single keys rely on it)."""
+    return st.two and not st.klondike and st.draw == 1 and st.p_in_key
 
 
 def dead_weight(st: SearchState) -> list[int]:

@@ -391,7 +391,7 @@ int search_position(const State *root, const Options *o, Outcome *out) {
     memcpy(s, root, sizeof(State));
     S->keep_best = o->keep_best;
     S->prune = o->prune;
-    S->dominate = o->dominate && s->two && !s->klondike && s->draw == 1; /* Lemma W's games (dominance.applies) */
+    S->dominate = o->dominate && s->two && !s->klondike && s->draw == 1 && s->p_in_key; /* dominance.applies */
     S->rng = o->rng;
     size_t buckets = table_buckets(o->table_mb, o->max_nodes);
     if (table_init(&S->table, buckets) < 0) goto done;

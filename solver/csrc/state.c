@@ -121,16 +121,22 @@ void talon_drew(State *s) {
     check_talon_hash(s);
 }
 
-static void key_with(const State *s, const int *found, uint64_t ta, uint64_t tb, uint64_t *lo, uint64_t *hi) {
-    uint64_t a = 0, b = 0;
+/* The key's columns and foundations (``found``: the position's own or Lemma W's), before the talon. */
+static void key_base(const State *s, const int *found, uint64_t *a, uint64_t *b) {
+    *a = *b = 0;
     for (int i = 0; i < s->ncols; i++) {
-        a += mix_a(s->ch[i][0]);
-        b += mix_b(s->ch[i][1]);
+        *a += mix_a(s->ch[i][0]);
+        *b += mix_b(s->ch[i][1]);
     }
     for (int i = 0; i < s->nfound; i++) {
-        a ^= ZF[0][i][found[i]];
-        b ^= ZF[1][i][found[i]];
+        *a ^= ZF[0][i][found[i]];
+        *b ^= ZF[1][i][found[i]];
     }
+}
+
+static void key_with(const State *s, const int *found, uint64_t ta, uint64_t tb, uint64_t *lo, uint64_t *hi) {
+    uint64_t a, b;
+    key_base(s, found, &a, &b);
     *lo = a ^ ta;
     *hi = (b ^ tb) | 1; /* never zero: zero marks an empty table entry */
 }
@@ -148,6 +154,20 @@ static int dead_weight(const State *s, int *idx) {
     return n;
 }
 
+/* The pile ``card`` can go onto in ``found`` (a position's foundations), or -1. */
+static int slot_in(const int *found, int two, int card) {
+    int r = card >> 2, su = card & 3;
+    if (two) {
+        int i = 2 * su;
+        if (found[i] == r) return i;
+        if (found[i + 1] == r) return i + 1;
+        return -1;
+    }
+    return found[su] == r ? su : -1;
+}
+
+int found_slot(const State *s, int card) { return slot_in(s->found, s->two, card); }
+
 /* The key of ``s`` with the waste cards at ``idx`` (n of them, ascending) put up. */
 static void key_put_up(const State *s, const int *idx, int n, uint64_t *lo, uint64_t *hi) {
     int found[8];
@@ -157,7 +177,7 @@ static void key_put_up(const State *s, const int *idx, int n, uint64_t *lo, uint
     for (int i = 0, k = 0; i < s->tlen; i++) {
         int c = s->talon[i];
         if (k < n && idx[k] == i) {
-            found[found[2 * (c & 3)] == (c >> 2) ? 2 * (c & 3) : 2 * (c & 3) + 1]++; /* found_slot */
+            found[slot_in(found, 1, c)]++;
             k++;
         } else {
             talon[tlen++] = (unsigned char)c;
@@ -170,55 +190,33 @@ static void key_put_up(const State *s, const int *idx, int n, uint64_t *lo, uint
 
 /* The keys of the positions Lemma W finds no worse than ``s`` (at most MAXTALON + 1): each
  * dead-weight card put up alone, then all of them (more than one). How many. A single card at
- * waste index i shifts the waste cards above it down one place: with p in the key (every game
- * Lemma W applies to) its talon hash is ``s``'s with the terms of places i..p-1 replaced, kept
- * as suffix sums over the waste, so each single key costs O(1) after one pass. */
+ * waste index i shifts the waste cards above it down one place: p is in the key in every game
+ * Lemma W applies to (dominance.applies), so its talon hash is ``s``'s with the terms of places
+ * i..p-1 replaced, kept as suffix sums over the waste: each single key costs O(1) after one pass. */
 int dominator_keys(const State *s, uint64_t *lo, uint64_t *hi) {
     int idx[MAXTALON], n = dead_weight(s, idx);
     if (!n) return 0;
-    if (!s->p_in_key) {
-        for (int k = 0; k < n; k++) key_put_up(s, idx + k, 1, lo + k, hi + k);
-    } else {
-        uint64_t suffix[2] = {0, 0}; /* places j..p-1: (their card) ^ (the card above, one place down) */
-        uint64_t ca = 0, cb = 0, fh[2] = {0, 0};
-        for (int i = 0; i < s->ncols; i++) {
-            ca += mix_a(s->ch[i][0]);
-            cb += mix_b(s->ch[i][1]);
+    uint64_t suffix[2] = {0, 0}; /* places j..p-1: (their card) ^ (the card above, one place down) */
+    uint64_t base[2];
+    key_base(s, s->found, &base[0], &base[1]);
+    int k = n - 1, tlen = s->tlen, p = s->p;
+    for (int j = p - 1; j >= 0 && k >= 0; j--) {
+        for (int h = 0; h < 2; h++) {
+            suffix[h] ^= ZT[h][j][s->talon[j]];
+            if (j < p - 1) suffix[h] ^= ZT[h][j][s->talon[j + 1]];
         }
-        for (int i = 0; i < s->nfound; i++) {
-            fh[0] ^= ZF[0][i][s->found[i]];
-            fh[1] ^= ZF[1][i][s->found[i]];
-        }
-        int k = n - 1, tlen = s->tlen, p = s->p;
-        for (int j = p - 1; j >= 0 && k >= 0; j--) {
-            for (int h = 0; h < 2; h++) {
-                suffix[h] ^= ZT[h][j][s->talon[j]];
-                if (j < p - 1) suffix[h] ^= ZT[h][j][s->talon[j + 1]];
-            }
-            if (idx[k] != j) continue;
-            int c = s->talon[j], slot = s->found[2 * (c & 3)] == (c >> 2) ? 2 * (c & 3) : 2 * (c & 3) + 1, f = s->found[slot];
-            uint64_t key[2];
-            for (int h = 0; h < 2; h++)
-                key[h] = fh[h] ^ ZF[h][slot][f] ^ ZF[h][slot][f + 1] ^ s->th[h] ^ ZTL[h][tlen] ^ ZTL[h][tlen - 1] ^ ZP[h][p] ^
-                         ZP[h][p - 1] ^ suffix[h];
-            lo[k] = ca ^ key[0];
-            hi[k] = (cb ^ key[1]) | 1;
-            k--;
-        }
+        if (idx[k] != j) continue;
+        int slot = found_slot(s, s->talon[j]), f = s->found[slot];
+        uint64_t key[2];
+        for (int h = 0; h < 2; h++)
+            key[h] = base[h] ^ ZF[h][slot][f] ^ ZF[h][slot][f + 1] ^ s->th[h] ^ ZTL[h][tlen] ^ ZTL[h][tlen - 1] ^
+                     ZP[h][p] ^ ZP[h][p - 1] ^ suffix[h];
+        lo[k] = key[0];
+        hi[k] = key[1] | 1;
+        k--;
     }
     if (n > 1) key_put_up(s, idx, n, lo + n, hi + n);
     return n > 1 ? n + 1 : n;
-}
-
-int found_slot(const State *s, int card) {
-    int r = card >> 2, su = card & 3;
-    if (s->two) {
-        int i = 2 * su;
-        if (s->found[i] == r) return i;
-        if (s->found[i + 1] == r) return i + 1;
-        return -1;
-    }
-    return s->found[su] == r ? su : -1;
 }
 
 void play(State *s, const Move *m, Hist *h) {
