@@ -16,7 +16,7 @@ from solver.dominance import applies, dead_weight, dominators
 from solver.state import SearchState
 
 from .test_core import assert_same, both
-from .test_search_helpers import brute_force, random_endgame
+from .test_search_helpers import brute_force, make_deal, random_endgame
 
 # (game, passes): the one-pass games, and with redeals (Forty and Eight's own two passes)
 GAMES = [
@@ -143,22 +143,11 @@ def test_study_losses_in_fewer_nodes(seed, plain, dominated):
         assert (py.status, py.nodes) == ("unsolvable", dominated)
 
 
-def cards(texts):
-    return tuple(parse_card(c) for c in texts)
-
-
 def position(columns, waste, stock, piles):
-    """A small Forty Thieves position (as many columns as given) from card texts, the waste's top last."""
-    rules = dataclasses.replace(find_rules("forty-thieves"), columns=len(columns))
-    return Deal(
-        rules,
-        0,
-        tuple(cards(col) for col in columns),
-        (0,) * len(columns),
-        cards(stock),
-        cards(piles),
-        waste=cards(waste),
-    )
+    """A small Forty Thieves position (as many columns as given) from card texts, every card in it
+    (``make_deal`` checks), the waste's top last."""
+    d = make_deal("forty-thieves", columns, stock=[*waste, *stock], foundations=piles, columns=len(columns))
+    return dataclasses.replace(d, waste=d.stock[: len(waste)], stock=d.stock[len(waste) :])
 
 
 def test_a_card_that_could_go_up_is_not_dead_weight_unless_both_cards_below_it_are():
