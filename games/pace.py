@@ -25,6 +25,7 @@ Pure: no Django. The numbers are module constants, documented in README.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import statistics
 from collections.abc import Sequence
@@ -36,6 +37,12 @@ MIN_GAP_MS = 50  # the median gap between batches below which the table never se
 
 _TO_FOUNDATION = re.compile(r"(?:w|t\d+)f\d+")
 _NO_DECISION = frozenset({"s", "r"})
+
+
+def batch_receipt(*, started_at: dt.datetime, now: dt.datetime, count: int) -> list[int]:
+    """A stored batch as the judge reads it: [ms since the attempt started, by the server's clock at
+    receipt, moves stored]. Written by the one append of the log (``games.services.moves.log_append``)."""
+    return [max(0, (now - started_at) // dt.timedelta(milliseconds=1)), count]
 
 
 def finishing_run_start(log: Sequence[str]) -> int:

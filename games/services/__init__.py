@@ -1,8 +1,8 @@
 """Writes of the games app, one module per concern:
 
-- :mod:`.attempts`: starting an attempt, the rules of play on it, hints, ending it;
-- :mod:`.moves`: appending a batch of moves (the locked path, which decides every case);
-- :mod:`.unlocked`: the common batch stored by one conditional statement, without a lock;
+- :mod:`.attempts`: starting an attempt, hints, ending it;
+- :mod:`.moves`: the move log: a batch of moves (unlocked and locked), the rules of play on a log,
+  and the one append every writer of the log calls;
 - :mod:`.positions`: an open attempt's position, replayed or from the cached snapshot;
 - :mod:`.submissions`: validating a finished attempt's log, and the admin's corrections;
 - :mod:`.players`: sign-up, guests, and a guest's games claimed by an account;

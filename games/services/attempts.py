@@ -1,4 +1,4 @@
-"""Attempts: starting one, the rules of play on it (who, when, which log), hints, and ending it."""
+"""Attempts: starting one, hints, and ending it. The log itself grows in :mod:`.moves` alone."""
 
 from __future__ import annotations
 
@@ -9,20 +9,17 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from engine import (
-    MAX_LOG_LENGTH,
     Hint,
-    ReplayError,
     State,
     deal,
     hint,
-    play_log,
 )
 from games import days
-from games.errors import BadRequest, Conflict, DayOver, NotFound
+from games.errors import Conflict, NotFound
 from games.models import Attempt, Challenge, Submission
+from games.services.moves import attempt_for_update, day_over, log_close, new_tail, refuse_unless_in_play
 from games.services.positions import AttemptFacts, attempt_position, position_remember
 from games.services.submissions import enqueue_validation
-from games.services.unlocked import batch_receipt
 
 logger = logging.getLogger(__name__)
 
@@ -82,73 +79,6 @@ def attempt_get(*, attempt_id: int, player: User) -> Attempt:
         raise NotFound(f"attempt {attempt_id} not found") from None
 
 
-def new_tail(stored: list[str], start: int, moves: list[str]) -> list[str]:
-    """The part of a batch the server has not stored yet; 409 when the batch disagrees with the log."""
-    if start > len(stored):
-        raise Conflict(
-            f"the server holds {len(stored)} moves of this attempt, but the batch starts at {start}: "
-            f"send the moves from index {len(stored)}",
-            details={"expected_from": len(stored)},
-        )
-    overlap = stored[start : start + len(moves)]
-    if overlap != moves[: len(overlap)]:
-        first = next(i for i, (a, b) in enumerate(zip(overlap, moves, strict=False)) if a != b)
-        raise Conflict(
-            f"move {start + first} of this attempt is already stored as {stored[start + first]!r}, "
-            f"not {moves[first]!r}: reload the attempt",
-            details={"expected_from": len(stored), "index": start + first},
-        )
-    tail = moves[len(overlap) :]
-    if len(stored) + len(tail) > MAX_LOG_LENGTH:
-        raise BadRequest(f"an attempt holds at most {MAX_LOG_LENGTH} moves")
-    return tail
-
-
-def play_tail(attempt: Attempt, tail: list[str]) -> tuple[State, list[str], ReplayError | None]:
-    """The stored log's position after the tail's legal prefix, that prefix, and the first illegal entry."""
-    state = attempt_position(attempt)
-    error = play_log(state, tail, start=len(attempt.moves))
-    legal = tail if error is None else tail[: error.index - len(attempt.moves)]
-    return state, legal, error
-
-
-def attempt_mark_assisted(*, attempt: Attempt, state: State) -> None:
-    """Mark a locked attempt assisted, for good, when its stored log's position says an undo took back a
-    move that disclosed a card (SPEC section 7). Called whenever the locked path has the position, so a
-    mark is never missing, whichever path stored the undo."""
-    if state.assisted and not attempt.assisted:
-        attempt.assisted = True
-        attempt.save(update_fields=["assisted"])
-
-
-def refuse_unless_in_play(attempt: Attempt, *, doing: str) -> None:
-    """An ended attempt takes nothing more; a ranked one takes nothing once its day is over."""
-    if attempt.is_finished:
-        raise Conflict(f"this attempt has ended: start a new one to play again ({doing} refused)")
-    if attempt.ranked and days.is_over(attempt.challenge.date):
-        raise _day_over(attempt, doing=doing)
-
-
-def _day_over(attempt: Attempt, *, doing: str) -> DayOver:
-    ended = days.next_day_starts_at(attempt.challenge.date)
-    return DayOver(
-        f"the {attempt.challenge.date} challenge ended at {ended.isoformat()}, and with it ranked play: "
-        f"{doing} can no longer change this ranked attempt. Submit it without moves to record it as it stands.",
-        details={"attempt": attempt.pk, "ended_at": ended.isoformat()},
-    )
-
-
-def attempt_for_update(*, attempt_id: int, player: User | None) -> Attempt:
-    """The attempt locked (the player's own; any, with ``player=None``, for the service's own sweeps)."""
-    owner = {} if player is None else {"player": player}
-    try:
-        # of=("self",): the attempt's row alone. Locking its challenge too made every batch of every
-        # player of that challenge wait for the others.
-        return Attempt.objects.select_for_update(of=("self",)).select_related("challenge").get(pk=attempt_id, **owner)
-    except Attempt.DoesNotExist:
-        raise NotFound(f"attempt {attempt_id} not found") from None
-
-
 def attempt_hint(*, attempt_id: int, player: User) -> Hint | None:
     """A move suggested from what the player sees; the attempt is marked assisted from then on."""
     with transaction.atomic():
@@ -182,7 +112,7 @@ def attempt_submit(
             return existing, False
         tail = new_tail(attempt.moves, len(attempt.moves) if start is None else start, moves) if moves else []
         if tail and attempt.ranked and days.is_over(attempt.challenge.date):
-            raise _day_over(attempt, doing="a last batch")
+            raise day_over(attempt, doing="a last batch")
         submission = _attempt_close(attempt, tail=tail)
     return submission, True
 
@@ -205,15 +135,12 @@ def _attempt_close(attempt: Attempt, *, tail: list[str]) -> Submission:
     A ranked attempt ends no later than its day: one closed after midnight is timed as of the day's end.
     """
     log = list(attempt.moves)
-    if tail:
-        state, legal, _error = play_tail(attempt, tail)
-        attempt.moves = log + legal
-        if legal:
-            attempt.batches = [*attempt.batches, batch_receipt(started_at=attempt.started_at, count=len(legal))]
-        attempt_mark_assisted(attempt=attempt, state=state)
     now = timezone.now()
-    attempt.finished_at = min(now, days.next_day_starts_at(attempt.challenge.date)) if attempt.ranked else now
-    attempt.save(update_fields=["moves", "batches", "finished_at"])
+    log_close(
+        attempt=attempt,
+        tail=tail,
+        finished_at=min(now, days.next_day_starts_at(attempt.challenge.date)) if attempt.ranked else now,
+    )
     submission = Submission.objects.create(attempt=attempt, moves=log + tail)
     submission_id = submission.pk
     transaction.on_commit(lambda: enqueue_validation(submission_id))
