@@ -307,7 +307,8 @@ def main(argv: list[str] | None = None) -> int:
             if rows:
                 break
             if time.perf_counter() - solve_started > 300:
-                raise SystemExit("the solver did not prepare today's klondike in 300 s\n" + stack.tail("worker-solver"))
+                tail = stack.tail("worker-prepare")
+                raise SystemExit("the solver did not prepare today's klondike in 300 s\n" + tail)
             time.sleep(0.5)
         seed, solution, solver_seconds = rows[0][0] % (1 << 64), rows[0][1], rows[0][2]
         log(

@@ -8,11 +8,13 @@ Used by the stack test (tests/test_stack.py) and by bench/day.py:
 - ``worker-validation``: ``celery -A config worker -Q <validation queue>``;
 - ``worker-solver``: ``celery -A config worker -Q <solver queue> --concurrency 1``;
 - ``worker-winnable``: ``celery -A config worker -Q <winnable queue>`` (the still-winnable light);
+- ``worker-prepare``: ``celery -A config worker -Q <prepare queue> --concurrency 1`` (the coming days);
 - ``beat``: ``celery -A config beat``.
 
 All with ``DJANGO_DEBUG=false`` (HTTPS redirect and secure cookies off: plain HTTP on 127.0.0.1) and
 ``LOG_FORMAT=json``, on a PostgreSQL database created for the run (dropped at the end) and on the
-given Redis database with names unique to the run: queues ``<run>-validation`` / ``-solver`` / ``-winnable``,
+given Redis database with names unique to the run: queues ``<run>-validation`` / ``-solver`` / ``-winnable``
+/ ``-prepare``,
 cache prefix ``<run>``, boards under the database's own name. ``stop()`` deletes every Redis key the
 run made that carries its id, its queues' bindings and unacknowledged entries; nothing is flushed.
 """
@@ -46,6 +48,7 @@ COMMANDS = {
     "worker-validation": ["celery", "-A", "config", "worker", "-Q"],
     "worker-solver": ["celery", "-A", "config", "worker", "-Q"],
     "worker-winnable": ["celery", "-A", "config", "worker", "-Q"],
+    "worker-prepare": ["celery", "-A", "config", "worker", "-Q"],
     "beat": ["celery", "-A", "config", "beat"],
 }
 
@@ -119,6 +122,10 @@ class Stack:
         return f"{self.run}-winnable"
 
     @property
+    def prepare_queue(self) -> str:
+        return f"{self.run}-prepare"
+
+    @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
@@ -140,6 +147,7 @@ class Stack:
             "CELERY_QUEUE": self.validation_queue,
             "CELERY_SOLVER_QUEUE": self.solver_queue,
             "CELERY_WINNABLE_QUEUE": self.winnable_queue,
+            "CELERY_PREPARE_QUEUE": self.prepare_queue,
             "SOLVER_SECONDS": str(self.solver_seconds),
             "SOLVER_MAX_SEEDS": str(self.solver_max_seeds),
             "METRICS_TOKEN": self.metrics_token,
@@ -233,10 +241,21 @@ class Stack:
             ],
         )
         self._spawn(
+            "worker-prepare",
+            [
+                *COMMANDS["worker-prepare"],
+                self.prepare_queue,
+                "--hostname",
+                f"prepare-{self.run}@{host}",
+                "--loglevel=INFO",
+                "--concurrency=1",
+            ],
+        )
+        self._spawn(
             "beat", [*COMMANDS["beat"], "--loglevel=INFO", f"--schedule={self.workdir / 'celerybeat-schedule'}"]
         )
         deadline = time.monotonic() + timeout
-        waiting = {"web", "worker-validation", "worker-solver", "worker-winnable", "beat"}
+        waiting = {"web", "worker-validation", "worker-solver", "worker-winnable", "worker-prepare", "beat"}
         while waiting:
             for name in sorted(waiting):
                 proc = self.procs[name]

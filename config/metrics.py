@@ -58,7 +58,12 @@ def _queue_lengths() -> tuple[dict[str, int], int] | None:
         return None
     import redis
 
-    queues = [settings.CELERY_QUEUE, settings.CELERY_SOLVER_QUEUE, settings.CELERY_WINNABLE_QUEUE]
+    queues = [
+        settings.CELERY_QUEUE,
+        settings.CELERY_SOLVER_QUEUE,
+        settings.CELERY_WINNABLE_QUEUE,
+        settings.CELERY_PREPARE_QUEUE,
+    ]
     client = redis.Redis.from_url(
         url, socket_timeout=settings.REDIS_SOCKET_TIMEOUT, socket_connect_timeout=settings.REDIS_CONNECT_TIMEOUT
     )

@@ -236,8 +236,8 @@ else:
     CELERY_TASK_ALWAYS_EAGER = True
     CELERY_TASK_EAGER_PROPAGATES = True
 
-# Two queues, one worker each in production (docker-compose.yml): sub-second validations never
-# wait behind a day's preparation. A worker started without -Q consumes both (tests, laptops).
+# One worker per queue in production (docker-compose.yml): sub-second validations never wait behind
+# the solver. A worker started without -Q consumes every queue (tests, laptops).
 CELERY_QUEUE = env.str("CELERY_QUEUE", default="validation")
 CELERY_SOLVER_QUEUE = env.str("CELERY_SOLVER_QUEUE", default="solver")
 CELERY_TASK_DEFAULT_QUEUE = CELERY_QUEUE
@@ -245,10 +245,19 @@ CELERY_TASK_DEFAULT_QUEUE = CELERY_QUEUE
 # burst of reviews on the solver queue they would come too late, and on the validation queue they would
 # hold up results. A worker started without -Q consumes it too.
 CELERY_WINNABLE_QUEUE = env.str("CELERY_WINNABLE_QUEUE", default="winnable")
-CELERY_TASK_QUEUES: dict[str, dict[str, str]] = {CELERY_QUEUE: {}, CELERY_SOLVER_QUEUE: {}, CELERY_WINNABLE_QUEUE: {}}
+# Preparing the coming days has a fourth queue and a worker of its own: nothing a player can send (reviews,
+# the light) ever stands in front of a day's proof, however many there are.
+CELERY_PREPARE_QUEUE = env.str("CELERY_PREPARE_QUEUE", default="prepare")
+CELERY_TASK_QUEUES: dict[str, dict[str, str]] = {
+    CELERY_QUEUE: {},
+    CELERY_SOLVER_QUEUE: {},
+    CELERY_WINNABLE_QUEUE: {},
+    CELERY_PREPARE_QUEUE: {},
+}
 CELERY_TASK_ROUTES = {
     # Only sends one task per challenge still to prepare: quick, so it does not queue behind the solver.
     "solver_worker.prepare_upcoming_days": {"queue": CELERY_QUEUE},
+    "solver_worker.prepare_challenge": {"queue": CELERY_PREPARE_QUEUE},
     # Only creates review rows and sends their tasks; the reviews themselves run on the solver queue.
     "solver_worker.review_sweep": {"queue": CELERY_QUEUE},
     "solver_worker.winnable_position": {"queue": CELERY_WINNABLE_QUEUE},

@@ -38,7 +38,7 @@ print(json.dumps({
 
 
 def routes(**env_vars: str) -> dict[str, object]:
-    unset = (*SETTINGS_VARS, "CELERY_QUEUE", "CELERY_SOLVER_QUEUE", "CELERY_WINNABLE_QUEUE")
+    unset = (*SETTINGS_VARS, "CELERY_QUEUE", "CELERY_SOLVER_QUEUE", "CELERY_WINNABLE_QUEUE", "CELERY_PREPARE_QUEUE")
     env = {k: v for k, v in os.environ.items() if k not in unset}
     env.update(DJANGO_SETTINGS_MODULE="config.settings", REDIS_URL="redis://cache.example:6379/3", **env_vars)
     result = subprocess.run(
@@ -55,7 +55,7 @@ def test_solver_work_and_validations_go_to_separate_queues() -> None:
         "games.resend_pending_submissions": "validation",
         "games.close_expired_attempts": "validation",
         "solver_worker.prepare_upcoming_days": "validation",  # quick: it only sends the solver's tasks
-        "solver_worker.prepare_challenge": "solver",
+        "solver_worker.prepare_challenge": "prepare",  # never behind reviews or anything a player sends
         "solver_worker.verify_seed": "solver",
         "solver_worker.solve_seed": "solver",
         "solver_worker.review_sweep": "validation",  # quick: it only queues the reviews
@@ -66,7 +66,7 @@ def test_solver_work_and_validations_go_to_separate_queues() -> None:
         "web.send_password_reset": "validation",  # quick: one mail
     }
     assert len(s["registered"]) == 12  # type: ignore[arg-type]
-    assert s["consumed"] == ["solver", "validation", "winnable"]  # a worker without -Q does all three
+    assert s["consumed"] == ["prepare", "solver", "validation", "winnable"]  # a worker without -Q does all four
     assert s["beat"] == [
         "games.close_expired_attempts",
         "games.delete_idle_guests",
@@ -78,8 +78,14 @@ def test_solver_work_and_validations_go_to_separate_queues() -> None:
 
 
 def test_queue_names_come_from_the_environment() -> None:
-    s = routes(CELERY_QUEUE="v-test", CELERY_SOLVER_QUEUE="s-test", CELERY_WINNABLE_QUEUE="w-test")
+    s = routes(
+        CELERY_QUEUE="v-test",
+        CELERY_SOLVER_QUEUE="s-test",
+        CELERY_WINNABLE_QUEUE="w-test",
+        CELERY_PREPARE_QUEUE="p-test",
+    )
     assert s["routes"]["games.validate_submission"] == "v-test"  # type: ignore[index]
-    assert s["routes"]["solver_worker.prepare_challenge"] == "s-test"  # type: ignore[index]
+    assert s["routes"]["solver_worker.prepare_challenge"] == "p-test"  # type: ignore[index]
+    assert s["routes"]["solver_worker.review_attempt"] == "s-test"  # type: ignore[index]
     assert s["routes"]["solver_worker.winnable_position"] == "w-test"  # type: ignore[index]
-    assert s["consumed"] == ["s-test", "v-test", "w-test"]
+    assert s["consumed"] == ["p-test", "s-test", "v-test", "w-test"]

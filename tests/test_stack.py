@@ -116,7 +116,7 @@ def test_the_production_processes_prepare_a_day_and_rank_players(stack: Stack) -
             "klondike",
         ),
         stack,
-        "worker-solver",
+        "worker-prepare",
     )
     seed, solution = ready[0][0] % (1 << 64), ready[0][1]  # stored as a signed bigint (games.models.SeedField)
     assert solution, "a ready challenge carries the solver's winning line"
@@ -202,7 +202,7 @@ def test_the_production_processes_prepare_a_day_and_rank_players(stack: Stack) -
 def test_the_compose_health_check_of_a_worker_answers(stack: Stack) -> None:
     """`celery inspect ping --destination <worker>`, as docker-compose.yml's health checks run it."""
     host = socket.gethostname()
-    for name in ("validation", "solver"):
+    for name in ("validation", "solver", "prepare"):
         done = subprocess.run(
             [
                 str(Path(sys.executable).parent / "celery"),
@@ -228,9 +228,16 @@ def test_docker_compose_runs_the_tested_processes() -> None:
     """docker-compose.yml (not run here: no Docker engine) describes exactly the processes above."""
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = compose["services"]
-    assert {"web", "worker-validation", "worker-solver", "worker-winnable", "beat", "postgres", "redis"} <= set(
-        services
-    )
+    assert {
+        "web",
+        "worker-validation",
+        "worker-solver",
+        "worker-winnable",
+        "worker-prepare",
+        "beat",
+        "postgres",
+        "redis",
+    } <= set(services)
     for name, words in COMMANDS.items():
         command = services[name]["command"]
         command = command if isinstance(command, str) else " ".join(command)
@@ -239,7 +246,8 @@ def test_docker_compose_runs_the_tested_processes() -> None:
     assert "-Q validation" in services["worker-validation"]["command"]
     assert "-Q solver" in services["worker-solver"]["command"]
     assert "-Q winnable" in services["worker-winnable"]["command"]
-    for name in ("web", "worker-validation", "worker-solver", "worker-winnable", "postgres", "redis"):
+    assert "-Q prepare" in services["worker-prepare"]["command"]
+    for name in ("web", "worker-validation", "worker-solver", "worker-winnable", "worker-prepare", "postgres", "redis"):
         assert "healthcheck" in services[name], name
     env = services["web"]["environment"]
     assert env["DJANGO_DEBUG"] == "false"
