@@ -306,6 +306,11 @@ REVIEW_SECONDS = env.float("REVIEW_SECONDS", default=6.0)
 # (days since the attempt finished) the sweep looks.
 REVIEW_SWEEP_LIMIT = env.int("REVIEW_SWEEP_LIMIT", default=2000)
 REVIEW_LOOKBACK_DAYS = env.int("REVIEW_LOOKBACK_DAYS", default=7)
+# Reviews of practice games are made when their player asks (POST /api/v1/attempts/{id}/review): at most
+# this many a player (a guest) in any 24 hours, and an address in a UTC day. Ranked games need no asking.
+REVIEW_REQUESTS_PER_DAY = env.int("REVIEW_REQUESTS_PER_DAY", default=5)
+REVIEW_REQUESTS_PER_DAY_GUEST = env.int("REVIEW_REQUESTS_PER_DAY_GUEST", default=2)
+REVIEW_REQUESTS_PER_ADDRESS_PER_DAY = env.int("REVIEW_REQUESTS_PER_ADDRESS_PER_DAY", default=20)
 # The still-winnable light (solver_worker.winnable): the solver's budget per position. The node cap keeps
 # an answer the same on a slow machine and bounds a task's time; README "Game review" has its latency.
 WINNABLE_SECONDS = env.float("WINNABLE_SECONDS", default=0.5)

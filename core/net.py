@@ -10,6 +10,7 @@ read the address here, never from a header directly.
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
 
 from django.conf import settings
@@ -26,3 +27,23 @@ def client_address(request: Any) -> str:
     if len(forwarded) < proxies:
         return remote  # fewer hops than our own proxies add: the header is not theirs
     return forwarded[-proxies]
+
+
+def address_key(address: str) -> str:
+    """The share an address belongs to, for limits per client: an IPv4 address itself, an IPv6 one its
+    /64 (one subscriber's network: a client there picks a new address at will). Text that is no address
+    (a misconfigured proxy) is its own key."""
+    try:
+        ip = ipaddress.ip_address(address.strip().split("%", 1)[0])
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
+def client_share(request: Any) -> str:
+    """``address_key`` of the request's client address (``client_address``)."""
+    return address_key(client_address(request))

@@ -1,5 +1,6 @@
 """The review API: ``GET /api/v1/attempts/{id}/review``, once the game's day is over: the player's own game,
-and anybody's ranked game (``games.selectors.attempt_is_public``)."""
+and anybody's ranked game (``games.selectors.attempt_is_public``); ``POST`` the same path: the player asks
+for the review of a practice game (ranked games are reviewed without asking)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from rest_framework.views import APIView
 
 from core.auth import request_player
 from core.errors import NotFound
+from core.net import client_share
 from games.apis import FrameOutput
 from games.fields import game_field
 from games.selectors import log_frames
@@ -79,16 +81,18 @@ class AttemptReviewOutput(serializers.Serializer):
     game = game_field()
     ranked = serializers.BooleanField()
     status = serializers.ChoiceField(
-        choices=["pending", "done", "failed"],
-        help_text="pending: queued on the solver, made within minutes of the day's end",
+        choices=["pending", "done", "failed", "not_requested"],
+        help_text="pending: queued on the solver (a ranked game's within minutes of the day's end); "
+        "not_requested: a practice game, reviewed when its player asks (POST)",
     )
     review = ReviewOutput(allow_null=True)
 
 
 class AttemptReviewApi(APIView):
-    """An attempt's review: the player's own; anybody's ranked game once finished and its day is over."""
+    """An attempt's review: the player's own; anybody's ranked game once finished and its day is over. A
+    practice game's is made when its player asks (POST)."""
 
-    permission_classes = [AllowAny]
+    permission_classes = [AllowAny]  # POST: request_player (signed in)
 
     @extend_schema(
         operation_id="attempt_review",
@@ -103,18 +107,47 @@ class AttemptReviewApi(APIView):
         },
     )
     def get(self, request: Request, attempt_id: int) -> Response:
-        view = reviews.review_get(attempt_id=attempt_id, viewer=request.user)
-        attempt = view.attempt
-        data: dict[str, Any] = {
-            "attempt": attempt.pk,
-            "player": attempt.player.username,
-            "date": attempt.challenge.date,
-            "game": attempt.challenge.game,
-            "ranked": attempt.ranked,
-            "status": view.status,
-            "review": view.review,
-        }
-        return Response(AttemptReviewOutput(data).data)
+        return Response(_review_data(reviews.review_get(attempt_id=attempt_id, viewer=request.user)))
+
+    @extend_schema(
+        operation_id="attempt_review_request",
+        request=None,
+        responses={
+            200: OpenApiResponse(
+                AttemptReviewOutput,
+                description="the review as it stands (asked for before, or "
+                "a ranked game's: those are made without asking)",
+            ),
+            202: OpenApiResponse(AttemptReviewOutput, description="queued now: pending"),
+            404: OpenApiResponse(description="not the caller's attempt; or its day is not over yet"),
+            409: OpenApiResponse(description="the attempt is not finished"),
+            429: OpenApiResponse(
+                description="past the share: REVIEW_REQUESTS_PER_DAY a player (REVIEW_REQUESTS_PER_DAY_GUEST a "
+                "guest) in 24 hours, REVIEW_REQUESTS_PER_ADDRESS_PER_DAY an address; the message says when"
+            ),
+        },
+    )
+    def post(self, request: Request, attempt_id: int) -> Response:
+        """The owner asks for the review of a practice game: queued once, a few a day."""
+        view = reviews.review_request(
+            attempt_id=attempt_id, player=request_player(request), address=client_share(request)
+        )
+        queued = not view.attempt.ranked and view.status == "pending"
+        return Response(_review_data(view), status=202 if queued else 200)
+
+
+def _review_data(view: reviews.ReviewView) -> dict[str, Any]:
+    attempt = view.attempt
+    data: dict[str, Any] = {
+        "attempt": attempt.pk,
+        "player": attempt.player.username,
+        "date": attempt.challenge.date,
+        "game": attempt.challenge.game,
+        "ranked": attempt.ranked,
+        "status": view.status,
+        "review": view.review,
+    }
+    return dict(AttemptReviewOutput(data).data)
 
 
 class ReviewWinOutput(serializers.Serializer):

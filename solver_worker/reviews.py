@@ -1,28 +1,35 @@
-"""Game reviews: every finished attempt of a day that is over gets one, made once on the solver queue.
+"""Game reviews: made once on the solver queue, for every finished ranked game of a day that is over, and
+for a practice game when its player asks (a few a day).
 
-``reviews_sweep`` (beat, and every round of ``keep_days_ready``) creates a queued row per attempt due
-and sends ``solver_worker.review_attempt`` with its id; ``review_make`` (the task) fills the row,
-idempotently: a redelivered task finds it done, one that arrives while another worker holds the row
-leaves it alone. Nothing of a day is reviewed, or disclosed, before that day is over.
+``reviews_sweep`` (beat, and every round of ``keep_days_ready``) creates a queued row per ranked attempt
+due and sends ``solver_worker.review_attempt`` with its id; ``review_request`` (the owner's
+``POST .../review``) does the same for one practice attempt, at most ``REVIEW_REQUESTS_PER_DAY`` a player
+(``REVIEW_REQUESTS_PER_DAY_GUEST`` a guest) in any 24 hours and ``REVIEW_REQUESTS_PER_ADDRESS_PER_DAY`` an
+address: practice is free and unlimited, its reviews cost seconds of solver each. ``review_make`` (the
+task) fills the row, idempotently: a redelivered task finds it done, one that arrives while another
+worker holds the row leaves it alone. Nothing of a day is reviewed, or disclosed, before that day is over.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import logging
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from core.errors import Conflict, NotFound
+from core.limits import Throttled
 from core.tasks import task
 from games import days
-from games.models import Attempt, Result, Submission
+from games.models import Attempt, Guest, Result, Submission
 from games.selectors import attempt_is_public
 from solver.review import WON, Budget, review_game
 from solver_worker.models import GameReview
@@ -175,14 +182,17 @@ def _service_part(attempt: Attempt, *, won: bool) -> dict[str, Any]:
 
 
 def reviews_sweep(*, limit: int | None = None, now: dt.datetime | None = None) -> int:
-    """Queue a review for every attempt finished in the last REVIEW_LOOKBACK_DAYS whose day is over
-    (oldest first, at most ``limit`` new ones: ranked games, and practice on past days' deals), and
-    send again what a lost task or a dead worker left behind. Returns the tasks sent."""
+    """Queue a review for every ranked attempt finished in the last REVIEW_LOOKBACK_DAYS whose day is over
+    (oldest first, at most ``limit`` new ones), and send again what a lost task or a dead worker left
+    behind (practice reviews a player asked for included). Practice gets a review only when its player
+    asks (``review_request``). Returns the tasks sent."""
     now = now or timezone.now()
     limit = settings.REVIEW_SWEEP_LIMIT if limit is None else limit
     since = now - dt.timedelta(days=settings.REVIEW_LOOKBACK_DAYS)
     due = list(
-        Attempt.objects.filter(finished_at__gte=since, challenge__date__lt=days.today(), review__isnull=True)
+        Attempt.objects.filter(
+            finished_at__gte=since, challenge__date__lt=days.today(), ranked=True, review__isnull=True
+        )
         .order_by("finished_at", "pk")
         .values_list("pk", flat=True)[:limit]
     )
@@ -212,34 +222,127 @@ def _send(attempt_ids: list[int]) -> None:
             logger.exception("could not send the review of attempt %s", attempt_id)
 
 
+# -- asking for a practice review (the owner) ----------------------------------------------------------
+
+REQUEST_WINDOW = dt.timedelta(hours=24)
+
+
+def review_request(*, attempt_id: int, player: User, address: str, now: dt.datetime | None = None) -> ReviewView:
+    """The owner asks for the review of a finished game of a day that is over: a practice game's is queued
+    now (once; asking again answers the row as it stands), within the player's and the address's share
+    (:class:`core.limits.Throttled` past it, saying when the next one can be asked for). A ranked game's
+    is made without asking: its review is answered as it stands. Anybody else's attempt is not found."""
+    now = now or timezone.now()
+    attempt = Attempt.objects.select_related("challenge", "player").filter(pk=attempt_id, player_id=player.pk).first()
+    if attempt is None:
+        raise NotFound(f"attempt {attempt_id} not found")
+    _refuse_if_not_due(attempt)
+    if attempt.ranked:
+        return review_get(attempt_id=attempt_id, viewer=player)
+    with transaction.atomic():
+        # One request of a player at a time: parallel asks are counted one after the other.
+        User.objects.select_for_update().filter(pk=player.pk).first()
+        if GameReview.objects.filter(attempt=attempt).exists():
+            return review_get(attempt_id=attempt_id, viewer=player)
+        _refuse_past_the_players_share(player, now)
+        _count_the_address(address, now)
+        GameReview.objects.create(attempt=attempt)
+        transaction.on_commit(lambda: _send([attempt.pk]))
+    return review_get(attempt_id=attempt_id, viewer=player)
+
+
+def review_requests_allowed(player: User) -> int:
+    """Practice reviews a player may ask for in 24 hours: guests fewer (they cost nothing to make)."""
+    if Guest.objects.filter(user_id=player.pk).exists():
+        return int(settings.REVIEW_REQUESTS_PER_DAY_GUEST)
+    return int(settings.REVIEW_REQUESTS_PER_DAY)
+
+
+def _refuse_past_the_players_share(player: User, now: dt.datetime) -> None:
+    allowed = review_requests_allowed(player)
+    asked = list(
+        GameReview.objects.filter(
+            attempt__player_id=player.pk, attempt__ranked=False, created_at__gt=now - REQUEST_WINDOW
+        )
+        .order_by("created_at")
+        .values_list("created_at", flat=True)
+    )
+    if len(asked) < allowed:
+        return
+    free_at = asked[len(asked) - allowed] + REQUEST_WINDOW  # when one of the last `allowed` leaves the window
+    wait = max(1, int((free_at - now).total_seconds() + 0.999))
+    raise Throttled(
+        f"You have asked for {len(asked)} reviews of practice games in the last 24 hours, the most a player "
+        f"may ({allowed}): the next one can be asked for in {_in_words(wait)}. Reviews of ranked games are "
+        "made without asking.",
+        wait=wait,
+    )
+
+
+def _count_the_address(address: str, now: dt.datetime) -> None:
+    """One more practice review from ``address`` today (UTC day, counted in the cache); Throttled past
+    ``REVIEW_REQUESTS_PER_ADDRESS_PER_DAY``: new players (guests) from one address share it."""
+    day = now.date().isoformat()
+    key = "dp:review-requests:" + hashlib.sha256(f"{day}:{address}".encode()).hexdigest()[:32]
+    try:
+        cache.add(key, 0, 25 * 3600)
+        count = int(cache.incr(key))
+    except Exception:  # the cache is gone (config.cache falls back to memory first): the player's share holds
+        logger.warning("review request count unavailable", exc_info=True)
+        return
+    if count > settings.REVIEW_REQUESTS_PER_ADDRESS_PER_DAY:
+        midnight = dt.datetime.combine(now.date() + dt.timedelta(days=1), dt.time(), tzinfo=dt.UTC)
+        wait = max(1, int((midnight - now).total_seconds() + 0.999))
+        raise Throttled(
+            f"Too many reviews of practice games asked for from your address today "
+            f"({settings.REVIEW_REQUESTS_PER_ADDRESS_PER_DAY}): try again in {_in_words(wait)}.",
+            wait=wait,
+        )
+
+
+def _in_words(seconds: int) -> str:
+    if seconds < 120:
+        return f"{seconds} seconds"
+    if seconds < 2 * 3600:
+        return f"{seconds // 60} minutes"
+    return f"{seconds // 3600} hours"
+
+
+def _refuse_if_not_due(attempt: Attempt) -> None:
+    if not days.is_over(attempt.challenge.date):
+        schedule = review_schedule(day=attempt.challenge.date)
+        raise NotFound(
+            f"no review of attempt {attempt.pk} exists yet: reviews of the {attempt.challenge.date} games are made "
+            f"once that day is over, at {schedule.ready_at.isoformat()}",
+            details=schedule.to_json(),
+        )
+    if attempt.finished_at is None:
+        raise Conflict(f"attempt {attempt.pk} is not finished: a review is made of a finished game (submit it)")
+
+
 # -- reading a review (the API) -----------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class ReviewView:
     attempt: Attempt
-    status: str  # pending (not made yet), done, or failed
+    status: str  # pending (not made yet), done, failed, or not_requested (practice its player has not asked for)
     review: dict[str, Any] | None
 
 
 def review_get(*, attempt_id: int, viewer: User | AnonymousUser) -> ReviewView:
     """An attempt's review: the player's own, and anybody's ranked game once it is finished and its day is
     over (``games.selectors.attempt_is_public``). Another player's practice, or anybody else's attempt of a
-    day not over yet, is not found (nothing of a day exists before it is over); an open attempt has none yet."""
+    day not over yet, is not found (nothing of a day exists before it is over); an open attempt has none yet;
+    a practice game has none until its player asks (``not_requested``)."""
     attempt = Attempt.objects.select_related("challenge", "player").filter(pk=attempt_id).first()
     owner = attempt is not None and viewer.is_authenticated and attempt.player_id == viewer.pk
     if attempt is None or not (owner or attempt_is_public(attempt)):
         raise NotFound(f"attempt {attempt_id} not found")
-    if not days.is_over(attempt.challenge.date):
-        schedule = review_schedule(day=attempt.challenge.date)
-        raise NotFound(
-            f"no review of attempt {attempt_id} exists yet: reviews of the {attempt.challenge.date} games are made "
-            f"once that day is over, at {schedule.ready_at.isoformat()}",
-            details=schedule.to_json(),
-        )
-    if attempt.finished_at is None:
-        raise Conflict(f"attempt {attempt_id} is not finished: a review is made of a finished game (submit it)")
+    _refuse_if_not_due(attempt)
     row = GameReview.objects.filter(attempt=attempt).first()
+    if row is None and not attempt.ranked:  # practice: made when its player asks (review_request)
+        return ReviewView(attempt=attempt, status="not_requested", review=None)
     if row is None or row.status in (GameReview.Status.QUEUED, GameReview.Status.RUNNING):
         return ReviewView(attempt=attempt, status="pending", review=None)
     if row.status == GameReview.Status.FAILED:

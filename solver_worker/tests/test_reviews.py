@@ -233,16 +233,137 @@ def test_bin_serve_loop_makes_the_reviews_after_midnight_with_nothing_else_start
     assert GameReview.objects.get(attempt=attempt).status == "done"
 
 
-def test_practice_on_an_old_day_is_reviewed_when_it_finishes(clock) -> None:
-    old = make_challenge(
-        game="klondike", seed=KLONDIKE["seed"], day=DAY - dt.timedelta(days=40), solution=KLONDIKE["moves"]
+def old_challenge(days_ago: int = 40):
+    return make_challenge(
+        game="klondike", seed=KLONDIKE["seed"], day=DAY - dt.timedelta(days=days_ago), solution=KLONDIKE["moves"]
     )
-    attempt = finished(old, LOST_LOG)
+
+
+def ask_review(attempt: Attempt, client: APIClient | None = None, **extra):
+    client = client or client_for(attempt.player)
+    with _capture(execute=True):
+        return client.post(review_url(attempt), **extra)
+
+
+def test_practice_is_not_reviewed_automatically_only_when_its_player_asks(clock) -> None:
+    attempt = finished(old_challenge(), LOST_LOG)
     assert not attempt.ranked
+    with mock.patch.object(reviews, "_send") as send:
+        assert sweep() == 0  # the sweep queues no practice review
+        send.assert_not_called() if not send.call_args else send.assert_called_once_with([])
+    assert not GameReview.objects.exists()
+    owner = client_for(attempt.player)
+    body = owner.get(review_url(attempt)).json()
+    assert (body["status"], body["review"]) == ("not_requested", None)
+    # the owner asks: queued once (sent after the commit; the embedded defaults run it at once)
+    answer = ask_review(attempt)
+    assert answer.status_code == 202 and answer.json()["status"] == "pending"
+    assert GameReview.objects.get(attempt=attempt).status == "done"
+    assert owner.get(review_url(attempt)).json()["status"] == "done"
+    # asking again makes nothing new and counts nothing
+    with mock.patch.object(reviews, "_send") as send:
+        again = ask_review(attempt)
+    assert again.status_code == 200 and again.json()["status"] == "done"
+    send.assert_not_called()
+    assert GameReview.objects.count() == 1
+
+
+def test_a_practice_review_asked_for_is_queued_on_the_solver_queue_and_answered_pending(clock) -> None:
+    attempt = finished(old_challenge(), LOST_LOG)
+    with mock.patch.object(reviews, "_send") as send:
+        answer = ask_review(attempt)
+    assert answer.status_code == 202 and answer.json()["status"] == "pending"
+    send.assert_called_once_with([attempt.pk])
+    assert GameReview.objects.get(attempt=attempt).status == "queued"
+    with mock.patch.object(reviews, "_send") as send:  # a second ask while it is queued: no second task
+        assert ask_review(attempt).json()["status"] == "pending"
+    send.assert_not_called()
+
+
+@override_settings(REVIEW_REQUESTS_PER_DAY=3, REVIEW_REQUESTS_PER_DAY_GUEST=1)
+def test_a_player_gets_a_few_practice_reviews_a_day_then_a_clear_429(clock) -> None:
+    player = make_user()
+    attempts = [finished(old_challenge(40 + i), LOST_LOG, player=player) for i in range(5)]
+    with mock.patch.object(reviews, "_send") as send:
+        answers = [ask_review(attempts[0])]
+        clock.shift(3600)
+        answers += [ask_review(a) for a in attempts[1:3]]
+        assert [a.status_code for a in answers] == [202, 202, 202]
+        refused = ask_review(attempts[3])
+    assert send.call_count == 3
+    assert refused.status_code == 429 and refused["Retry-After"] == str(23 * 3600)
+    error = refused.json()["error"]
+    assert error["code"] == "throttled" and error["details"] == {"retry_after": 23 * 3600}
+    assert "3 reviews of practice games in the last 24 hours" in error["message"]
+    assert "23 hours" in error["message"] and "ranked games are made without asking" in error["message"]
+    assert not GameReview.objects.filter(attempt=attempts[3]).exists()
+    # a day after the first one, one more may be asked for
+    clock.shift(23 * 3600)
+    with mock.patch.object(reviews, "_send"):
+        assert ask_review(attempts[3]).status_code == 202
+        assert ask_review(attempts[4]).status_code == 429
+    # a guest gets fewer
+    guest = services.guest_create()
+    mine = [finished(old_challenge(50 + i), LOST_LOG, player=guest) for i in range(2)]
+    with mock.patch.object(reviews, "_send"):
+        assert ask_review(mine[0]).status_code == 202
+        assert ask_review(mine[1]).status_code == 429
+
+
+@override_settings(REVIEW_REQUESTS_PER_ADDRESS_PER_DAY=2)
+def test_new_guests_from_one_address_share_its_practice_reviews(clock) -> None:
+    attempts = [finished(old_challenge(40 + i), LOST_LOG, player=services.guest_create()) for i in range(4)]
+    with mock.patch.object(reviews, "_send") as send:
+        codes = [ask_review(a, REMOTE_ADDR=f"2001:db8:5:6::{i + 1}").status_code for i, a in enumerate(attempts)]
+        other = ask_review(attempts[3], REMOTE_ADDR="198.51.100.4")
+    assert codes == [202, 202, 429, 429]  # one /64: one share
+    assert other.status_code == 202 and send.call_count == 3
+    refused = ask_review(attempts[2], REMOTE_ADDR="2001:db8:5:6::9").json()["error"]
+    assert "from your address today" in refused["message"]
+
+
+def test_parallel_asks_of_one_player_do_not_go_past_the_share(clock) -> None:
+    """Each ask counts what is there under the player's lock: asks one after the other past the share are refused;
+    an ask for a game already asked for is answered without counting."""
+    player = make_user()
+    attempts = [finished(old_challenge(40 + i), LOST_LOG, player=player) for i in range(8)]
+    with mock.patch.object(reviews, "_send"), override_settings(REVIEW_REQUESTS_PER_DAY=5):
+        codes = [ask_review(a).status_code for a in attempts]
+        repeat = [ask_review(a).status_code for a in attempts[:5]]
+    assert codes == [202] * 5 + [429] * 3 and repeat == [202] * 5
+    assert GameReview.objects.count() == 5
+
+
+def test_only_the_owner_may_ask_and_only_for_a_finished_game_of_a_day_that_is_over(clock, challenge) -> None:
+    practice = finished(old_challenge(), LOST_LOG)
+    other = make_user()
+    assert ask_review(practice, client_for(other)).status_code == 404  # someone else's id
+    assert APIClient().post(review_url(practice)).status_code in (401, 403)  # nobody signed in
+    todays = finished(challenge, LOST_LOG)  # ranked, today
+    assert ask_review(todays).status_code == 404
+    open_one = services.attempt_start(player=make_user(), challenge=old_challenge(41))
+    assert ask_review(open_one, client_for(open_one.player)).status_code == 409
+    assert not GameReview.objects.exists()
+
+
+def test_a_ranked_game_needs_no_asking_and_asking_counts_nothing(clock, challenge) -> None:
+    ranked = finished(challenge, LOST_LOG)
+    clock.move_to(NEXT_MORNING)
+    with mock.patch.object(reviews, "_send") as send, override_settings(REVIEW_REQUESTS_PER_DAY=0):
+        answer = ask_review(ranked)
+    assert answer.status_code == 200 and answer.json()["status"] == "pending"  # the sweep makes it
+    send.assert_not_called()
+    assert sweep() == 1
+    assert GameReview.objects.get(attempt=ranked).status == "done"
+
+
+def test_a_practice_review_asked_for_and_lost_is_sent_again_by_the_sweep(clock) -> None:
+    attempt = finished(old_challenge(), LOST_LOG)
+    with mock.patch.object(reviews, "_send"):
+        ask_review(attempt)
+    clock.shift(reviews.REVIEW_RESEND_AFTER.total_seconds() + 60)
     assert sweep() == 1
     assert GameReview.objects.get(attempt=attempt).status == "done"
-    clock.move_to(NOON + dt.timedelta(days=8))  # out of the sweep's window: nothing is sent again
-    assert sweep() == 0
 
 
 def test_the_admin_lists_reviews_read_only(clock, challenge) -> None:

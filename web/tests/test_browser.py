@@ -1634,6 +1634,31 @@ def test_a_game_s_review_page_plays_it_back_and_shows_a_win_from_where_it_was_le
     assert "not found" in page.content()
 
 
+def test_a_practice_game_is_reviewed_when_its_player_asks_for_it(page: Any) -> None:
+    """Practice is reviewed on its player's request only: the page offers the button, the review follows."""
+    from django.contrib.auth import get_user_model
+
+    from games import services
+
+    data = json.loads(WINNING_LOGS.read_text())["klondike"]
+    sign_up(page, "mei")
+    old = days.today() - dt.timedelta(days=5)
+    challenge = make_challenge(game="klondike", seed=data["seed"], day=old, solution=data["moves"])
+    user = get_user_model().objects.get(username="mei")
+    attempt = services.attempt_start(player=user, challenge=challenge)
+    assert not attempt.ranked
+    services.attempt_append_moves(attempt_id=attempt.pk, player=user, start=0, moves=data["moves"][:6])
+    services.attempt_submit(attempt_id=attempt.pk, player=user)
+    page.goto(f"/games/{attempt.pk}")
+    page.wait_for_selector("#game-review[data-ready=true]")
+    ask = page.locator("#rv-ask")
+    assert ask.is_visible() and "when you ask" in page.locator("#review-claims").inner_text()
+    shot(page, "game-review-ask.png")
+    ask.click()
+    page.wait_for_selector("#review-claims li")  # the embedded defaults make it in the request
+    assert not page.locator("#rv-ask").is_visible()
+
+
 def test_the_review_page_and_the_day_s_stats_fit_a_phone(browser: Any, live_server: Any) -> None:
     data = json.loads(WINNING_LOGS.read_text())["klondike"]
     challenge, attempts = _play_yesterday(

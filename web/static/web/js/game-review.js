@@ -54,11 +54,33 @@ function show(data, marks, startAt) {
   player.seek(startAt);
 }
 
+/** A practice game is reviewed when its player asks (POST .../review: a few a day); a ranked one without asking. */
+function askButton() {
+  const button = el("button", { type: "button", id: "rv-ask", class: "button", text: "Review this game" });
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      const body = await post(`attempts/${id}/review`);
+      if (body.status === "done") load(); // made at once (no broker): the page as for any reviewed game
+      else $("review-claims").replaceChildren(...claims(body));
+    } catch (exc) {
+      button.disabled = false;
+      $("review-claims").append(el("p", { class: "message error", text: exc.message }));
+    }
+  });
+  return button;
+}
+
 function claims(body) {
   const r = body.review;
+  if (body.status === "not_requested") {
+    return [el("p", { class: "message", text: "A practice game is reviewed when you ask (a few a day): the solver "
+      + "finds where it was lost and a win from there." }), el("p", {}, askButton())];
+  }
   if (body.status !== "done" || !r) {
     return [el("p", { class: "message", text: body.status === "failed" ? "The review of this game failed; it is tried again."
-      : "The review is being made: it is ready within minutes of the day's end. Reload in a moment." })];
+      : body.ranked ? "The review is being made: it is ready within minutes of the day's end. Reload in a moment."
+        : "The review is being made: reload in a moment." })];
   }
   const out = [el("ul", { class: "claims" }, r.claims.map((text) => el("li", { text })))];
   if (r.losing_move) {
