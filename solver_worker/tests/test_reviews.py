@@ -310,8 +310,12 @@ def test_a_player_gets_a_few_practice_reviews_a_day_then_a_clear_429(clock) -> N
         assert ask_review(mine[1]).status_code == 429
 
 
+@pytest.mark.throttled
 @override_settings(REVIEW_REQUESTS_PER_ADDRESS_PER_DAY=2)
 def test_new_guests_from_one_address_share_its_practice_reviews(clock) -> None:
+    from django.core.cache import cache
+
+    cache.delete_many([reviews.address_count_key(a, NOON.date()) for a in ("2001:db8:5:6::/64", "198.51.100.4")])
     attempts = [finished(old_challenge(40 + i), LOST_LOG, player=services.guest_create()) for i in range(4)]
     with mock.patch.object(reviews, "_send") as send:
         codes = [ask_review(a, REMOTE_ADDR=f"2001:db8:5:6::{i + 1}").status_code for i, a in enumerate(attempts)]
