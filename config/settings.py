@@ -315,6 +315,12 @@ REVIEW_REQUESTS_PER_ADDRESS_PER_DAY = env.int("REVIEW_REQUESTS_PER_ADDRESS_PER_D
 # an answer the same on a slow machine and bounds a task's time; README "Game review" has its latency.
 WINNABLE_SECONDS = env.float("WINNABLE_SECONDS", default=0.5)
 WINNABLE_NODES = env.int("WINNABLE_NODES", default=200_000)
+# The light's fair shares: solves in flight (queued or running) at most per player, per guest and per
+# client address (an IPv6 /64); one per attempt always. A flood from one player keeps at most this many
+# tasks ahead of anybody else's (README "Still winnable?").
+WINNABLE_TASKS_PER_PLAYER = env.int("WINNABLE_TASKS_PER_PLAYER", default=2)
+WINNABLE_TASKS_PER_GUEST = env.int("WINNABLE_TASKS_PER_GUEST", default=1)
+WINNABLE_TASKS_PER_ADDRESS = env.int("WINNABLE_TASKS_PER_ADDRESS", default=4)
 # The memory bound of the solver's transposition table, in MiB, per solve (so per Celery
 # worker process): the compiled core never allocates more for it (solver.core).
 SOLVER_TABLE_MB = env.float("SOLVER_TABLE_MB", default=256.0)
@@ -374,8 +380,13 @@ REST_FRAMEWORK = {
         "anon": env.str("API_THROTTLE_ANON", default="600/min"),
         "user": env.str("API_THROTTLE_USER", default="2400/min"),
         "auth": env.str("API_THROTTLE_AUTH", default="30/min"),
-        # The still-winnable light, per player: a move and a poll or two each.
+        # The still-winnable light, per player (a guest less), and per client address (an IPv6 /64): a move
+        # and a poll or two each.
         "winnable": env.str("API_THROTTLE_WINNABLE", default="120/min"),
+        "winnable_guest": env.str("API_THROTTLE_WINNABLE_GUEST", default="60/min"),
+        "winnable_address": env.str("API_THROTTLE_WINNABLE_ADDRESS", default="300/min"),
+        # A page of a review's win (frames, cached), per client address.
+        "review_win": env.str("API_THROTTLE_REVIEW_WIN", default="60/min"),
     },
 }
 THROTTLE = env.bool("API_THROTTLE", default=True)

@@ -11,6 +11,7 @@ from rest_framework import serializers
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 from rest_framework.views import APIView
 
 from core.auth import request_player
@@ -243,12 +244,51 @@ class WinnableOutput(serializers.Serializer):
     retry_after_ms = serializers.IntegerField(required=False, help_text="Only when pending.")
 
 
+class AddressThrottle(SimpleRateThrottle):
+    """Requests per client address, an IPv6 address counted by its /64 (``core.net.client_share``)."""
+
+    def get_cache_key(self, request: Request, view: APIView) -> str | None:
+        return self.cache_format % {"scope": self.scope, "ident": client_share(request)}
+
+
+class WinnableAddressThrottle(AddressThrottle):
+    scope = "winnable_address"
+
+
+class WinnablePlayerThrottle(SimpleRateThrottle):
+    """Asks for the light per player (``winnable``), a guest fewer (``winnable_guest``)."""
+
+    scope = "winnable"
+
+    def allow_request(self, request: Request, view: APIView) -> bool:
+        if request.user.is_authenticated and winnable.player_is_guest(request.user.pk):
+            self.scope = "winnable_guest"
+            self.rate = self.get_rate()
+            self.num_requests, self.duration = self.parse_rate(self.rate)
+        return super().allow_request(request, view)
+
+    def get_cache_key(self, request: Request, view: APIView) -> str | None:
+        if not request.user.is_authenticated:
+            return None  # refused by the permission anyway
+        return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
+
+
+def _with(view: APIView, throttles: list[BaseThrottle]) -> list[BaseThrottle]:
+    """The default throttles plus ``throttles``, unless throttling is off (API_THROTTLE=false)."""
+    default = list(APIView.get_throttles(view))
+    return [*default, *throttles] if default else default
+
+
 class AttemptWinnableApi(APIView):
     """The still-winnable light of the caller's practice attempt on a day that is over, for the position its
-    stored log reaches (never one the client sends). Throttled per player (API_THROTTLE_WINNABLE)."""
+    stored log reaches (never one the client sends). Throttled per player (API_THROTTLE_WINNABLE, a guest
+    API_THROTTLE_WINNABLE_GUEST) and per address (API_THROTTLE_WINNABLE_ADDRESS); the solves it sends are
+    held to fair shares (solver_worker.winnable)."""
 
     permission_classes = [IsAuthenticated]
-    throttle_scope = "winnable"
+
+    def get_throttles(self) -> list[BaseThrottle]:
+        return _with(self, [WinnablePlayerThrottle(), WinnableAddressThrottle()])
 
     @extend_schema(
         operation_id="attempt_winnable",
@@ -264,6 +304,6 @@ class AttemptWinnableApi(APIView):
         },
     )
     def get(self, request: Request, attempt_id: int) -> Response:
-        answer = winnable.winnable_ask(attempt_id=attempt_id, viewer=request.user)
+        answer = winnable.winnable_ask(attempt_id=attempt_id, viewer=request.user, address=client_share(request))
         status = 202 if answer.state == winnable.PENDING else 200
         return Response(WinnableOutput(answer.to_json()).data, status=status)

@@ -13,6 +13,16 @@ cache is solved by the task ``solver_worker.winnable_position`` on a queue of it
 (``CELERY_WINNABLE_QUEUE``): the web request only reads the cache and sends the task, so a web thread is
 never tied to a solve, however many players ask; the page polls until the answer is there. On the
 embedded defaults (no broker) the task runs in the request, as every task does.
+
+Fair shares: the queue holds only a few tasks of anybody, so one player's flood of new positions never
+keeps another player's light waiting. An attempt has at most one solve in flight (asking again while it
+runs, for that position or a newer one, is answered ``pending`` and sends nothing); a player has at most
+``WINNABLE_TASKS_PER_PLAYER`` in flight over all their attempts (a guest ``WINNABLE_TASKS_PER_GUEST``),
+and a client address (an IPv6 /64) ``WINNABLE_TASKS_PER_ADDRESS``. An ask past a share sends nothing and
+is answered ``pending``: the page's next poll tries again once a task of its owner is done. Each share
+is a few cache entries taken with ``add`` and freed by the task (or after ``IN_FLIGHT_SECONDS``, when a
+task was lost or dropped unrun). The asks themselves are throttled per player and per address
+(``solver_worker.apis``).
 """
 
 from __future__ import annotations
@@ -30,7 +40,7 @@ from core.errors import Forbidden, NotFound
 from core.tasks import send
 from engine import State
 from games import days
-from games.models import Attempt
+from games.models import Attempt, Guest
 from games.services.positions import attempt_position, attempt_replay
 from solver import SolverBug
 from solver.review import LOST_POSITION as LOST
@@ -57,6 +67,9 @@ PENDING_SECONDS = 20
 # A task still queued after this long (a backlog) is dropped by the worker unrun: its player has moved on
 # or asked again since.
 TASK_EXPIRES_SECONDS = 30
+# How long a task's shares (its attempt's, its player's and its address's) stay taken at most: a task is
+# dropped unrun once this old (TASK_EXPIRES_SECONDS), so a share freed by time never has a task behind it.
+IN_FLIGHT_SECONDS = TASK_EXPIRES_SECONDS
 # How soon the page asks again while the answer is pending.
 RETRY_AFTER_MS = 250
 KEY_PREFIX = "dp:winnable:"
@@ -174,27 +187,114 @@ def _eligible(*, attempt_id: int, viewer: AbstractBaseUser | AnonymousUser) -> A
 # -- asking (the API) and answering (the task) ----------------------------------------------------------
 
 
-def winnable_ask(*, attempt_id: int, viewer: AbstractBaseUser | AnonymousUser) -> Answer:
+def winnable_ask(*, attempt_id: int, viewer: AbstractBaseUser | AnonymousUser, address: str = "") -> Answer:
     """The light for the caller's practice attempt as the server stores it: from the cache, or ``pending``
-    while the task solves it (ask again after ``RETRY_AFTER_MS``). On the embedded defaults the task runs
-    here, so the answer is there at once."""
+    while the task solves it (ask again after ``RETRY_AFTER_MS``). A task is sent only within the fair
+    shares (module docstring): one in flight per attempt, a few per player and per ``address`` (the
+    client's, ``core.net.client_share``). On the embedded defaults the task runs here, so the answer is
+    there at once."""
     attempt = _eligible(attempt_id=attempt_id, viewer=viewer)
     length = len(attempt.moves)
     key = position_key(attempt.challenge.game, attempt_position(attempt))
     verdict = _cached(key)
-    if verdict is None and _claim(key):
+    if verdict is None and _take_shares(attempt, key, address):
         try:
             sent = send(WINNABLE_TASK, args=(attempt.pk, length), expires=TASK_EXPIRES_SECONDS)
         except Exception:  # run in process (no broker), the task failed
             logger.warning("the winnable task of attempt %s failed", attempt.pk, exc_info=True)
             sent = False
         if not sent:  # no broker: the light stays grey, and the next ask tries again
+            _free_shares(attempt.pk)
             _release(key)
             return Answer(attempt=attempt.pk, moves=length, state=UNDECIDED)
         verdict = _cached(key)  # made already when the task ran in process
     if verdict is None:
         return Answer(attempt=attempt.pk, moves=length, state=PENDING)
     return Answer(attempt=attempt.pk, moves=length, state=verdict.state, nodes=verdict.nodes, seconds=verdict.seconds)
+
+
+def player_is_guest(user_id: int) -> bool:
+    return Guest.objects.filter(user_id=user_id).exists()
+
+
+def attempt_key(attempt_id: int) -> str:
+    """Taken while a solve of the attempt is in flight; its value lists the other shares the task holds."""
+    return f"{KEY_PREFIX}attempt:{attempt_id}"
+
+
+def _share_keys(kind: str, who: str, size: int) -> list[str]:
+    digest = hashlib.sha256(who.encode()).hexdigest()[:32]
+    return [f"{KEY_PREFIX}{kind}:{digest}:{slot}" for slot in range(max(0, size))]
+
+
+def player_share_keys(user_id: int, *, guest: bool) -> list[str]:
+    size = settings.WINNABLE_TASKS_PER_GUEST if guest else settings.WINNABLE_TASKS_PER_PLAYER
+    return _share_keys("player", str(user_id), size)
+
+
+def address_share_keys(address: str) -> list[str]:
+    return _share_keys("address", address, settings.WINNABLE_TASKS_PER_ADDRESS)
+
+
+def _take_one(keys: list[str]) -> str | None:
+    """The first of ``keys`` free (taken now), or None when all are taken."""
+    for share in keys:
+        if _add(share):
+            return share
+    return None
+
+
+def _add(key: str, value: Any = 1) -> bool:
+    try:
+        return bool(cache.add(key, value, IN_FLIGHT_SECONDS))
+    except Exception:  # never seen (config.cache falls back to memory): no share is worth a dark light
+        logger.warning("winnable cache unwritable", exc_info=True)
+        return True
+
+
+def _take_shares(attempt: Attempt, key: str, address: str) -> bool:
+    """Take what a new task needs: the attempt's one solve in flight, the position (no second task for a
+    position being solved), a share of the player's and of the address's. False, with nothing kept,
+    when any is taken already: the ask is answered pending and sends nothing."""
+    mine = attempt_key(attempt.pk)
+    if not _add(mine, []):
+        return False
+    if not _claim(key):
+        _delete([mine])
+        return False
+    taken = [key + ":pending"]
+    for keys in (
+        player_share_keys(attempt.player_id, guest=player_is_guest(attempt.player_id)),
+        address_share_keys(address),
+    ):
+        share = _take_one(keys)
+        if share is None:
+            _delete([*taken, mine])
+            return False
+        taken.append(share)
+    try:
+        cache.set(mine, taken, IN_FLIGHT_SECONDS)
+    except Exception:
+        logger.warning("winnable cache unwritable", exc_info=True)
+    return True
+
+
+def _free_shares(attempt_id: int) -> None:
+    """The task of the attempt is done (or was never sent): free the shares it held."""
+    mine = attempt_key(attempt_id)
+    try:
+        held = cache.get(mine)
+    except Exception:
+        logger.warning("winnable cache unreadable", exc_info=True)
+        held = None
+    _delete([*(held if isinstance(held, list) else []), mine])
+
+
+def _delete(keys: list[str]) -> None:
+    try:
+        cache.delete_many(keys)
+    except Exception:
+        logger.warning("winnable cache unwritable", exc_info=True)
 
 
 def _claim(key: str) -> bool:
@@ -216,7 +316,15 @@ def _release(key: str) -> None:
 def winnable_make(*, attempt_id: int, moves: int) -> Verdict | None:
     """The task's work: the verdict on the position after the first ``moves`` entries of the attempt's
     stored log (a log only ever grows, so that prefix never changes), stored in the cache. The rules are
-    checked again here, so a task sent by anybody for anything solves nothing it should not: None then."""
+    checked again here, so a task sent by anybody for anything solves nothing it should not: None then.
+    Whatever the outcome, the shares the attempt's task held are freed."""
+    try:
+        return _verdict_make(attempt_id=attempt_id, moves=moves)
+    finally:
+        _free_shares(attempt_id)
+
+
+def _verdict_make(*, attempt_id: int, moves: int) -> Verdict | None:
     attempt = Attempt.objects.select_related("challenge").filter(pk=attempt_id).first()
     if attempt is None or attempt.ranked or not days.is_over(attempt.challenge.date):
         return None

@@ -13,6 +13,7 @@ from unittest import mock
 import pytest
 import time_machine
 from django.conf import settings
+from django.test import override_settings
 from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
 
@@ -300,6 +301,147 @@ def test_asking_is_throttled_per_player(past, monkeypatch: pytest.MonkeyPatch) -
         assert [ask(attempt).status_code for _ in range(4)] == [200] * 4
         assert_error(ask(attempt), 429, "throttled")
         assert ask(other).status_code == 200  # per player, not for everybody
+    finally:
+        cache.delete_many(keys)
+
+
+# -- fair shares: the queue holds a few tasks of anybody ---------------------------------------------------
+
+
+@pytest.fixture
+def queue(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """A broker nobody consumes: what the asks send stays queued (its tasks' args, in order)."""
+    sent: list[tuple[int, int]] = []
+
+    def fake_send(name: str, *, args: tuple[int, int], **options: Any) -> bool:
+        assert name == winnable.WINNABLE_TASK and options["expires"] == winnable.TASK_EXPIRES_SECONDS
+        sent.append(args)
+        return True
+
+    monkeypatch.setattr(winnable, "send", fake_send)
+    return sent
+
+
+def past_days(count: int) -> list[Any]:
+    """Challenges of past days, each its own deal (so each attempt's position is a new one to solve)."""
+    return [make_challenge(game=GAME, seed=SEED + 1 + i, day=DAY - dt.timedelta(days=1 + i)) for i in range(count)]
+
+
+def test_a_second_ask_for_an_attempt_while_its_solve_runs_sends_nothing(past, queue) -> None:
+    attempt = practice(past, WINNABLE_LOG)
+    assert ask(attempt).json()["state"] == "pending"
+    services.attempt_append_moves(attempt_id=attempt.pk, player=attempt.player, start=len(WINNABLE_LOG), moves=["s"])
+    for _ in range(5):  # a new position, asked again and again while the first solve is in flight
+        answer = ask(attempt)
+        assert answer.status_code == 202 and answer.json()["state"] == "pending"
+    assert queue == [(attempt.pk, len(WINNABLE_LOG))]
+    assert tasks.winnable_position(*queue[0]) == "winnable"  # the worker's turn frees the attempt
+    assert ask(attempt).json()["state"] == "pending"  # the newest position goes now
+    assert queue[1:] == [(attempt.pk, len(WINNABLE_LOG) + 1)]
+    assert tasks.winnable_position(*queue[1]) == "lost"
+    assert ask(attempt).json()["state"] == "lost"
+
+
+@override_settings(WINNABLE_TASKS_PER_PLAYER=2, WINNABLE_TASKS_PER_ADDRESS=100)
+def test_a_flood_of_new_positions_from_one_player_queues_at_most_its_share(clock, queue) -> None:
+    flooder = make_user()
+    *challenges, other_day = past_days(13)
+    attempts = [practice(challenge, [], player=flooder) for challenge in challenges]
+    client = client_for(flooder)
+    answers = [ask(attempt, client) for attempt in attempts for _ in range(3)]
+    assert {a.json()["state"] for a in answers} == {"pending"}  # nobody is refused: the page polls on
+    assert len(queue) == 2  # the queue never holds more of this player
+    # another player's light is not behind the flood: its task goes now, next to the flooder's two
+    honest = practice(other_day, [])
+    assert ask(honest).json()["state"] == "pending" and queue[-1] == (honest.pk, 0) and len(queue) == 3
+    # each task done lets one more of the flooder's in, never more than the share at once
+    tasks.winnable_position(*queue[0])
+    [ask(attempt, client) for attempt in attempts]
+    assert len(queue) == 4 and sum(1 for a, _ in queue if a != honest.pk) == 3
+
+
+@override_settings(WINNABLE_TASKS_PER_PLAYER=3, WINNABLE_TASKS_PER_GUEST=1, WINNABLE_TASKS_PER_ADDRESS=100)
+def test_a_guest_gets_the_smallest_share(clock, queue) -> None:
+    guest = services.guest_create()
+    attempts = [practice(challenge, [], player=guest) for challenge in past_days(4)]
+    [ask(attempt) for attempt in attempts]
+    assert len(queue) == 1
+
+
+@override_settings(WINNABLE_TASKS_PER_PLAYER=2, WINNABLE_TASKS_PER_ADDRESS=3)
+def test_players_from_one_address_share_it_an_ipv6_address_by_its_64(clock, queue) -> None:
+    challenges = past_days(8)
+    players = [practice(challenge, []) for challenge in challenges[:6]]
+    for i, attempt in enumerate(players):  # six players, each a new address in one /64
+        attempt_client = client_for(attempt.player)
+        attempt_client.get(url(attempt.pk), REMOTE_ADDR=f"2001:db8:77:1:{i}::1")
+    assert len(queue) == 3
+    elsewhere = practice(challenges[6], [])
+    client_for(elsewhere.player).get(url(elsewhere.pk), REMOTE_ADDR="2001:db8:77:2::1")  # another /64
+    assert queue[-1] == (elsewhere.pk, 0) and len(queue) == 4
+
+
+def test_a_task_frees_its_shares_whatever_it_finds(past, queue) -> None:
+    attempt = practice(past, WINNABLE_LOG)
+    ask(attempt)
+    Attempt.objects.filter(pk=attempt.pk).delete()  # gone meanwhile (a deleted guest): nothing to solve
+    assert tasks.winnable_position(*queue[0]) == "not_eligible"
+    again = practice(past, WINNABLE_LOG, player=attempt.player)
+    with override_settings(WINNABLE_TASKS_PER_PLAYER=1, WINNABLE_TASKS_PER_ADDRESS=1):
+        ask(again)
+    assert queue[1:] == [(again.pk, len(WINNABLE_LOG))]  # the player's and the address's shares were free
+
+
+def test_a_broker_that_is_down_takes_no_share(past, monkeypatch: pytest.MonkeyPatch) -> None:
+    attempt = practice(past, WINNABLE_LOG)
+    monkeypatch.setattr(winnable, "send", lambda *args, **kwargs: False)
+    with override_settings(WINNABLE_TASKS_PER_PLAYER=1, WINNABLE_TASKS_PER_ADDRESS=1):
+        assert ask(attempt).json()["state"] == "undecided"
+        monkeypatch.setattr(winnable, "send", lambda name, args, **kwargs: tasks.winnable_position(*args) and True)
+        assert ask(attempt).json()["state"] == "winnable"
+
+
+def test_a_task_lost_with_its_worker_frees_its_shares_when_it_would_have_expired(past, queue) -> None:
+    from django.core.cache import caches
+    from django.core.cache.backends.locmem import LocMemCache
+
+    if not isinstance(caches["default"], LocMemCache):
+        pytest.skip("Redis keeps time by its own clock: the expiry is the cache's, tested on the local cache")
+    attempt = practice(past, WINNABLE_LOG)
+    ask(attempt)  # its task is lost: never run
+    services.attempt_append_moves(attempt_id=attempt.pk, player=attempt.player, start=len(WINNABLE_LOG), moves=["s"])
+    ask(attempt)
+    assert len(queue) == 1
+    with time_machine.travel(NEXT_NOON + dt.timedelta(seconds=winnable.IN_FLIGHT_SECONDS + 1), tick=False):
+        ask(attempt)
+    assert queue[1:] == [(attempt.pk, len(WINNABLE_LOG) + 1)]
+
+
+@pytest.mark.throttled
+def test_asks_are_throttled_per_guest_below_players_and_per_address(past, monkeypatch: pytest.MonkeyPatch) -> None:
+    from django.core.cache import cache
+
+    monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, "winnable", "6/min")
+    monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, "winnable_guest", "3/min")
+    monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, "winnable_address", "9/min")
+    guest = practice(past, WINNABLE_LOG, player=services.guest_create())
+    player = practice(past, WINNABLE_LOG)
+    late = practice(past, WINNABLE_LOG)
+    keys = [f"throttle_winnable_guest_{guest.player_id}", f"throttle_winnable_{player.player_id}"]
+    keys += [f"throttle_winnable_{late.player_id}"]
+    keys += [f"throttle_winnable_address_{share}" for share in ("2001:db8:9:9::/64", "198.51.100.77")]
+    cache.delete_many(keys)
+    try:
+        here = {"REMOTE_ADDR": "2001:db8:9:9::1"}
+        guest_client, player_client = client_for(guest.player), client_for(player.player)
+        assert [guest_client.get(url(guest.pk), **here).status_code for _ in range(4)] == [200] * 3 + [429]
+        assert [player_client.get(url(player.pk), **here).status_code for _ in range(4)] == [200] * 4
+        # 8 of the address's 9 asks are spent (DRF counts an ask every throttle it passes, the guest's
+        # refused one too); a new address in the same /64 is the same address
+        late_client = client_for(late.player)
+        assert late_client.get(url(late.pk), REMOTE_ADDR="2001:db8:9:9:ffff::2").status_code == 200
+        assert_error(late_client.get(url(late.pk), REMOTE_ADDR="2001:db8:9:9:ffff::3"), 429, "throttled")
+        assert late_client.get(url(late.pk), REMOTE_ADDR="198.51.100.77").status_code == 200
     finally:
         cache.delete_many(keys)
 
