@@ -150,20 +150,30 @@ def attempt_replay_page(*, attempt: Attempt, page: int) -> dict[str, Any]:
     and ``len(moves) + 1`` frames, ``frames[i]`` the visible position before ``moves[i]`` (after the
     first ``first + i`` moves). Frames disclose only what their prefix of the log did (SPEC
     section 7). NotFound past the last page (an empty log has one page: the deal)."""
-    moves = list(attempt.moves)
+    return log_replay_page(
+        game=attempt.challenge.game,
+        seed=attempt.challenge.seed_int,
+        moves=list(attempt.moves),
+        page=page,
+        base=f"dp:replay:{attempt.pk}:{attempt.started_at.timestamp()}",
+        what=f"the replay of attempt {attempt.pk}",
+    )
+
+
+def log_replay_page(*, game: str, seed: int, moves: list[str], page: int, base: str, what: str) -> dict[str, Any]:
+    """Page ``page`` of a legal log of the deal (``game``, ``seed``), as ``attempt_replay_page`` describes,
+    cached under ``base``: a key that changes whenever the log could change other than by growing."""
     pages = max(1, -(-len(moves) // REPLAY_PAGE_MOVES))
     if not 0 <= page < pages:
         raise NotFound(
-            f"the replay of attempt {attempt.pk} has {pages} page{'s' if pages > 1 else ''} "
+            f"{what} has {pages} page{'s' if pages > 1 else ''} "
             f"of {REPLAY_PAGE_MOVES} moves (0 to {pages - 1}); no page {page}"
         )
     first = page * REPLAY_PAGE_MOVES
     last = min(len(moves), first + REPLAY_PAGE_MOVES)
-    base = f"dp:replay:{attempt.pk}:{attempt.started_at.timestamp()}"
     page_key = f"{base}:page:{first}:{last}"
     body = _cache_get(page_key)
     if not isinstance(body, dict):
-        game, seed = attempt.challenge.game, attempt.challenge.seed_int
         state = _position_at(game, seed, moves, first, f"{base}:at:{first}")
         frames = [_frame(state)]
         for text in moves[first:last]:

@@ -17,11 +17,47 @@ from rest_framework.views import APIView
 from core.auth import request_player
 from core.errors import NotFound
 from core.net import client_share
+from engine import MAX_LOG_LENGTH
 from games.apis import FrameOutput
-from games.fields import game_field
-from games.selectors import log_frames
+from games.fields import game_field, validated
+from games.selectors import REPLAY_PAGE_MOVES
 from games.services.practice import attempt_try_from
 from solver_worker import reviews, winnable
+
+
+class AddressThrottle(SimpleRateThrottle):
+    """Requests per client address, an IPv6 address counted by its /64 (``core.net.client_share``)."""
+
+    def get_cache_key(self, request: Request, view: APIView) -> str | None:
+        return self.cache_format % {"scope": self.scope, "ident": client_share(request)}
+
+
+class WinnableAddressThrottle(AddressThrottle):
+    scope = "winnable_address"
+
+
+class WinnablePlayerThrottle(SimpleRateThrottle):
+    """Asks for the light per player (``winnable``), a guest fewer (``winnable_guest``)."""
+
+    scope = "winnable"
+
+    def allow_request(self, request: Request, view: APIView) -> bool:
+        if request.user.is_authenticated and winnable.player_is_guest(request.user.pk):
+            self.scope = "winnable_guest"
+            self.rate = self.get_rate()
+            self.num_requests, self.duration = self.parse_rate(self.rate)
+        return super().allow_request(request, view)
+
+    def get_cache_key(self, request: Request, view: APIView) -> str | None:
+        if not request.user.is_authenticated:
+            return None  # refused by the permission anyway
+        return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
+
+
+def _with(view: APIView, throttles: list[BaseThrottle]) -> list[BaseThrottle]:
+    """The default throttles plus ``throttles``, unless throttling is off (API_THROTTLE=false)."""
+    default = list(APIView.get_throttles(view))
+    return [*default, *throttles] if default else default
 
 
 class PlayedMoveOutput(serializers.Serializer):
@@ -151,41 +187,62 @@ def _review_data(view: reviews.ReviewView) -> dict[str, Any]:
     return dict(AttemptReviewOutput(data).data)
 
 
-class ReviewWinOutput(serializers.Serializer):
+class ReviewWinPageOutput(serializers.Serializer):
+    length = serializers.IntegerField(help_text="Moves in the whole line (played, then the win).")
+    page = serializers.IntegerField()
+    pages = serializers.IntegerField()
+    page_moves = serializers.IntegerField(help_text="Moves per page.")
+    first = serializers.IntegerField(help_text="The index in the whole line of this page's first move.")
     moves = serializers.ListField(
         child=serializers.CharField(),
-        help_text="The line played up to the last winnable position, then the review's winning continuation.",
+        help_text="The page's moves of the line played up to the last winnable position, then the review's "
+        "winning continuation.",
     )
-    frames = FrameOutput(many=True, help_text="The position before the first move, then after each move.")
-    win_from = serializers.IntegerField(help_text="How many of `moves` the player played: the win starts after them.")
+    frames = FrameOutput(many=True, help_text="The position before each of the page's moves, then after the last.")
+    win_from = serializers.IntegerField(
+        help_text="How many moves of the line the player played: the win starts after them."
+    )
+
+
+class ReviewWinThrottle(AddressThrottle):
+    """A page of a win costs a page of frames when it is not cached yet: per client address."""
+
+    scope = "review_win"
 
 
 class AttemptReviewWinApi(APIView):
     """The review's "show a win from here": the line played to the last winnable position, then the win the
-    engine checked, a frame per move to watch on the replay player. Who may see it: as the review."""
+    engine checked, a frame per move to watch on the replay player, a page at a time (as ``/replay``), each
+    page made once and cached. Who may see it: as the review. Throttled per address (API_THROTTLE_REVIEW_WIN)."""
 
     permission_classes = [AllowAny]
 
+    def get_throttles(self) -> list[BaseThrottle]:
+        return _with(self, [ReviewWinThrottle()])
+
+    class Query(serializers.Serializer):
+        page = serializers.IntegerField(
+            min_value=0,
+            max_value=2 * MAX_LOG_LENGTH // REPLAY_PAGE_MOVES,
+            default=0,
+            help_text="0 for the deal and the first moves.",
+        )
+
     @extend_schema(
         operation_id="attempt_review_win",
+        parameters=[Query],
         responses={
-            200: ReviewWinOutput,
-            404: OpenApiResponse(description="as the review; or the review is not made yet, or found no win"),
+            200: ReviewWinPageOutput,
+            404: OpenApiResponse(
+                description="as the review; or the review is not made yet, or found no win; or past the last page"
+            ),
         },
     )
     def get(self, request: Request, attempt_id: int) -> Response:
+        query = validated(self.Query, request.query_params)
         view = reviews.review_get(attempt_id=attempt_id, viewer=request.user)
-        review = view.review or {}
-        if view.status != "done" or not review.get("win") or review.get("win_from") is None:
-            raise NotFound(
-                f"the review of attempt {attempt_id} offers no win to watch"
-                + ("" if view.status == "done" else f" (its review is {view.status})")
-            )
-        start = int(review["win_from"])
-        moves = list(review["line"][:start]) + list(review["win"])
-        challenge = view.attempt.challenge
-        frames = log_frames(game=challenge.game, seed=challenge.seed_int, moves=moves)
-        return Response(ReviewWinOutput({"moves": moves, "frames": frames, "win_from": start}).data)
+        # Plain data, sent as is (as the replay's pages): ReviewWinPageOutput is the schema.
+        return Response(reviews.review_win_page(view=view, page=query["page"]))
 
 
 class TryFromHereOutput(serializers.Serializer):
@@ -242,41 +299,6 @@ class WinnableOutput(serializers.Serializer):
     nodes = serializers.IntegerField(allow_null=True, help_text="Positions the solver searched.")
     seconds = serializers.FloatField(allow_null=True, help_text="The solver's time on this position.")
     retry_after_ms = serializers.IntegerField(required=False, help_text="Only when pending.")
-
-
-class AddressThrottle(SimpleRateThrottle):
-    """Requests per client address, an IPv6 address counted by its /64 (``core.net.client_share``)."""
-
-    def get_cache_key(self, request: Request, view: APIView) -> str | None:
-        return self.cache_format % {"scope": self.scope, "ident": client_share(request)}
-
-
-class WinnableAddressThrottle(AddressThrottle):
-    scope = "winnable_address"
-
-
-class WinnablePlayerThrottle(SimpleRateThrottle):
-    """Asks for the light per player (``winnable``), a guest fewer (``winnable_guest``)."""
-
-    scope = "winnable"
-
-    def allow_request(self, request: Request, view: APIView) -> bool:
-        if request.user.is_authenticated and winnable.player_is_guest(request.user.pk):
-            self.scope = "winnable_guest"
-            self.rate = self.get_rate()
-            self.num_requests, self.duration = self.parse_rate(self.rate)
-        return super().allow_request(request, view)
-
-    def get_cache_key(self, request: Request, view: APIView) -> str | None:
-        if not request.user.is_authenticated:
-            return None  # refused by the permission anyway
-        return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
-
-
-def _with(view: APIView, throttles: list[BaseThrottle]) -> list[BaseThrottle]:
-    """The default throttles plus ``throttles``, unless throttling is off (API_THROTTLE=false)."""
-    default = list(APIView.get_throttles(view))
-    return [*default, *throttles] if default else default
 
 
 class AttemptWinnableApi(APIView):

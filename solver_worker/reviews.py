@@ -31,7 +31,7 @@ from core.limits import enabled as limits_enabled
 from core.tasks import task
 from games import days
 from games.models import Attempt, Guest, Result, Submission
-from games.selectors import attempt_is_public
+from games.selectors import attempt_is_public, log_replay_page
 from solver.review import WON, Budget, review_game
 from solver_worker.models import GameReview
 
@@ -354,3 +354,33 @@ def review_get(*, attempt_id: int, viewer: User | AnonymousUser) -> ReviewView:
     if row.status == GameReview.Status.FAILED:
         return ReviewView(attempt=attempt, status="failed", review=None)
     return ReviewView(attempt=attempt, status="done", review=row.data)
+
+
+def review_win_page(*, view: ReviewView, page: int) -> dict[str, Any]:
+    """Page ``page`` of the review's "show a win from here": the line played up to the last winnable
+    position, then the win the engine checked (``win_from``: where the win starts), a frame per move, in
+    pages of ``games.selectors.REPLAY_PAGE_MOVES`` like an attempt's replay, each made once and cached:
+    a 5,000-move win is 1.6 MB of frames and a second of CPU made whole. NotFound when the review offers
+    no win (not made yet, or it found none), or past the last page."""
+    review = view.review or {}
+    attempt_id = view.attempt.pk
+    if view.status != "done" or not review.get("win") or review.get("win_from") is None:
+        raise NotFound(
+            f"the review of attempt {attempt_id} offers no win to watch"
+            + ("" if view.status == "done" else f" (its review is {view.status})")
+        )
+    start = int(review["win_from"])
+    moves = [str(m) for m in review["line"][:start]] + [str(m) for m in review["win"]]
+    challenge = view.attempt.challenge
+    # The key names the attempt (its start time tells it from another one that reused the id) and the
+    # log itself: a review made again with another win gets pages of its own.
+    digest = hashlib.sha256(" ".join(moves).encode()).hexdigest()[:16]
+    body = log_replay_page(
+        game=challenge.game,
+        seed=challenge.seed_int,
+        moves=moves,
+        page=page,
+        base=f"dp:reviewwin:{attempt_id}:{view.attempt.started_at.timestamp()}:{digest}",
+        what=f"the win of the review of attempt {attempt_id}",
+    )
+    return {**body, "win_from": start}

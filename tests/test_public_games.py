@@ -174,13 +174,84 @@ def test_show_a_win_from_here_is_the_line_played_then_an_engine_checked_win(
     with django_capture_on_commit_callbacks(execute=True):
         reviews.reviews_sweep()
     review = APIClient().get(urls(lost)[1]).json()["review"]
-    body = APIClient().get(url).json()
+    body = whole_win(APIClient(), url)
     start = body["win_from"]
     assert start == review["win_from"] and body["moves"][:start] == review["line"][:start]
     assert body["moves"][start:] == review["win"] and len(body["frames"]) == len(body["moves"]) + 1
     assert body["frames"][-1]["won"] and not body["frames"][start]["won"]
     for client in strangers():
         assert client.get(f"/api/v1/attempts/{practice.pk}/review/win").status_code == 404
+
+
+def whole_win(client: APIClient, url: str) -> dict:
+    """Every page of a review's win, joined as the page joins them (a page's first frame is the last one of the
+    page before)."""
+    first = client.get(url + "?page=0").json()
+    moves, frames = list(first["moves"]), list(first["frames"])
+    for page in range(1, first["pages"]):
+        body = client.get(f"{url}?page={page}").json()
+        assert body["first"] == len(moves) and body["win_from"] == first["win_from"]
+        moves += body["moves"]
+        frames += body["frames"][1:]
+    assert len(moves) == first["length"]
+    return {"moves": moves, "frames": frames, "win_from": first["win_from"]}
+
+
+def test_a_review_s_win_comes_in_pages_each_made_once(clock, challenge, finish, django_capture_on_commit_callbacks):
+    """An anonymous reader of a public game's win gets pages like /replay's, cached: asking again, or another
+    reader, rebuilds no frame."""
+    from unittest import mock
+
+    from games import selectors
+    from solver_worker import reviews
+
+    lost = finish(challenge, LOST_LOG)
+    clock.move_to(MIDNIGHT)
+    with django_capture_on_commit_callbacks(execute=True):
+        reviews.reviews_sweep()
+    url = f"/api/v1/attempts/{lost.pk}/review/win"
+    first = APIClient().get(url).json()
+    assert first["page"] == 0 and first["page_moves"] == selectors.REPLAY_PAGE_MOVES and first["pages"] >= 2
+    assert len(first["moves"]) == selectors.REPLAY_PAGE_MOVES and len(first["frames"]) == len(first["moves"]) + 1
+    assert first["length"] == first["win_from"] + len(APIClient().get(urls(lost)[1]).json()["review"]["win"])
+    last = first["pages"] - 1
+    with mock.patch.object(selectors, "_frame", wraps=selectors._frame) as frames:
+        APIClient().get(f"{url}?page={last}")  # the last page first: replayed from the deal, then cached
+        made = frames.call_count
+        assert 0 < made <= selectors.REPLAY_PAGE_MOVES + 1
+        for client in (APIClient(), client_for(make_user()), client_for(lost.player)):
+            assert client.get(url).json() == first
+            assert client.get(f"{url}?page={last}").status_code == 200
+        assert frames.call_count == made  # nobody's second ask rebuilt a frame
+    assert APIClient().get(f"{url}?page={last + 1}").status_code == 404
+    for bad in ("-1", "x", "10000000"):
+        assert APIClient().get(f"{url}?page={bad}").status_code == 400
+
+
+@pytest.mark.throttled
+def test_a_review_s_win_is_throttled_per_address(clock, challenge, finish, django_capture_on_commit_callbacks):
+    from django.core.cache import cache
+    from rest_framework.throttling import SimpleRateThrottle
+
+    from solver_worker import reviews
+
+    lost = finish(challenge, LOST_LOG)
+    clock.move_to(MIDNIGHT)
+    with django_capture_on_commit_callbacks(execute=True):
+        reviews.reviews_sweep()
+    url = f"/api/v1/attempts/{lost.pk}/review/win"
+    keys = [f"throttle_review_win_{a}" for a in ("2001:db8:3:4::/64", "192.0.2.8")]
+    cache.delete_many(keys)
+    rates = dict(SimpleRateThrottle.THROTTLE_RATES)
+    SimpleRateThrottle.THROTTLE_RATES["review_win"] = "3/min"
+    try:
+        codes = [APIClient().get(url, REMOTE_ADDR=f"2001:db8:3:4::{i}").status_code for i in range(1, 5)]
+        assert codes == [200, 200, 200, 429]  # new addresses of one /64 are one reader
+        assert APIClient().get(url, REMOTE_ADDR="192.0.2.8").status_code == 200
+    finally:
+        SimpleRateThrottle.THROTTLE_RATES.clear()
+        SimpleRateThrottle.THROTTLE_RATES.update(rates)
+        cache.delete_many(keys)
 
 
 def test_try_from_here_starts_a_practice_attempt_at_the_last_winnable_position(

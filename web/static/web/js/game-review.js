@@ -1,6 +1,6 @@
 // One game played back with its review (/games/{id}): the replay player (replay.js) over the game's frames
 // (GET /api/v1/attempts/{id}/replay), the review's claims in words (GET .../review), the losing move
-// marked in the move list, and "show a win from here" (GET .../review/win: the engine-checked win).
+// marked in the move list, and "show a win from here" (GET .../review/win: the engine-checked win, in pages).
 
 import { el, get, post } from "./api.js";
 import { createPlayer, frameState, wholeSource } from "./replay.js";
@@ -90,22 +90,22 @@ function claims(body) {
   return out;
 }
 
-/** The whole game, its pages of frames (GET .../replay?page=N) joined: the move list names every move. */
-async function wholeReplay(attemptId) {
-  const first = await get(`attempts/${attemptId}/replay?page=0`);
+/** A paged line (GET .../replay?page=N, .../review/win?page=N) joined: the move list names every move. */
+async function wholePages(path) {
+  const first = await get(`${path}?page=0`);
   const moves = [...first.moves];
   const frames = [...first.frames];
   for (let page = 1; page < first.pages; page += 1) {
-    const next = await get(`attempts/${attemptId}/replay?page=${page}`);
+    const next = await get(`${path}?page=${page}`);
     moves.push(...next.moves);
     frames.push(...next.frames.slice(1)); // a page's first frame is the last one of the page before
   }
-  return { moves, frames };
+  return { ...first, moves, frames };
 }
 
 async function load() {
   try {
-    const replay = await wholeReplay(id);
+    const replay = await wholePages(`attempts/${id}/replay`);
     let review = null;
     try {
       review = await get(`attempts/${id}/review`);
@@ -135,7 +135,7 @@ async function load() {
 
 $("rv-win").addEventListener("click", async () => {
   try {
-    const win = await get(`attempts/${id}/review/win`);
+    const win = await wholePages(`attempts/${id}/review/win`);
     const marks = {};
     for (let i = win.win_from + 1; i <= win.moves.length; i += 1) marks[i] = "win-move";
     show(win, marks, win.win_from);
