@@ -315,12 +315,13 @@ REVIEW_REQUESTS_PER_ADDRESS_PER_DAY = env.int("REVIEW_REQUESTS_PER_ADDRESS_PER_D
 # an answer the same on a slow machine and bounds a task's time; README "Game review" has its latency.
 WINNABLE_SECONDS = env.float("WINNABLE_SECONDS", default=0.5)
 WINNABLE_NODES = env.int("WINNABLE_NODES", default=200_000)
-# The light's fair shares: solves in flight (queued or running) at most per player, per guest and per
-# client address (an IPv6 /64); one per attempt always. A flood from one player keeps at most this many
-# tasks ahead of anybody else's (README "Still winnable?").
+# The light's fair shares: solves in flight (queued or running) at most per player, per guest, per client
+# address (an IPv6 /64) and per address for its guests together; one per attempt always. A flood from one
+# player keeps at most this many tasks ahead of anybody else's (README "Still winnable?").
 WINNABLE_TASKS_PER_PLAYER = env.int("WINNABLE_TASKS_PER_PLAYER", default=2)
 WINNABLE_TASKS_PER_GUEST = env.int("WINNABLE_TASKS_PER_GUEST", default=1)
 WINNABLE_TASKS_PER_ADDRESS = env.int("WINNABLE_TASKS_PER_ADDRESS", default=4)
+WINNABLE_GUEST_TASKS_PER_ADDRESS = env.int("WINNABLE_GUEST_TASKS_PER_ADDRESS", default=2)  # its guests together
 # The memory bound of the solver's transposition table, in MiB, per solve (so per Celery
 # worker process): the compiled core never allocates more for it (solver.core).
 SOLVER_TABLE_MB = env.float("SOLVER_TABLE_MB", default=256.0)

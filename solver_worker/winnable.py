@@ -18,11 +18,12 @@ Fair shares: the queue holds only a few tasks of anybody, so one player's flood 
 keeps another player's light waiting. An attempt has at most one solve in flight (asking again while it
 runs, for that position or a newer one, is answered ``pending`` and sends nothing); a player has at most
 ``WINNABLE_TASKS_PER_PLAYER`` in flight over all their attempts (a guest ``WINNABLE_TASKS_PER_GUEST``),
-and a client address (an IPv6 /64) ``WINNABLE_TASKS_PER_ADDRESS``. An ask past a share sends nothing and
-is answered ``pending``: the page's next poll tries again once a task of its owner is done. Each share
-is a few cache entries taken with ``add`` and freed by the task (or after ``IN_FLIGHT_SECONDS``, when a
-task was lost or dropped unrun). The asks themselves are throttled per player and per address
-(``solver_worker.apis``).
+and a client address (an IPv6 /64) ``WINNABLE_TASKS_PER_ADDRESS``, of which its guests together
+``WINNABLE_GUEST_TASKS_PER_ADDRESS`` (guests are free to make: ten of them are one person). An ask past
+a share sends nothing and is answered ``pending``: the page's next poll tries again once a task of its
+owner is done. Each share is a few cache entries taken with ``add`` and freed by the task (or after
+``IN_FLIGHT_SECONDS``, when a task was lost or dropped unrun). The asks themselves are throttled per
+player and per address (``solver_worker.apis``).
 """
 
 from __future__ import annotations
@@ -236,6 +237,10 @@ def address_share_keys(address: str) -> list[str]:
     return _share_keys("address", address, settings.WINNABLE_TASKS_PER_ADDRESS)
 
 
+def guest_address_share_keys(address: str) -> list[str]:
+    return _share_keys("guest-address", address, settings.WINNABLE_GUEST_TASKS_PER_ADDRESS)
+
+
 def _take_one(keys: list[str]) -> str | None:
     """The first of ``keys`` free (taken now), or None when all are taken."""
     for share in keys:
@@ -254,7 +259,7 @@ def _add(key: str, value: Any = 1) -> bool:
 
 def _take_shares(attempt: Attempt, key: str, address: str) -> bool:
     """Take what a new task needs: the attempt's one solve in flight, the position (no second task for a
-    position being solved), a share of the player's and of the address's. False, with nothing kept,
+    position being solved), a share of the player's and of the address's (and of its guests'). False, with nothing kept,
     when any is taken already: the ask is answered pending and sends nothing."""
     mine = attempt_key(attempt.pk)
     if not _add(mine, []):
@@ -263,10 +268,11 @@ def _take_shares(attempt: Attempt, key: str, address: str) -> bool:
         _delete([mine])
         return False
     taken = [key + ":pending"]
-    for keys in (
-        player_share_keys(attempt.player_id, guest=player_is_guest(attempt.player_id)),
-        address_share_keys(address),
-    ):
+    guest = player_is_guest(attempt.player_id)
+    shares = [player_share_keys(attempt.player_id, guest=guest), address_share_keys(address)]
+    if guest:
+        shares.append(guest_address_share_keys(address))
+    for keys in shares:
         share = _take_one(keys)
         if share is None:
             _delete([*taken, mine])

@@ -381,13 +381,29 @@ def test_players_from_one_address_share_it_an_ipv6_address_by_its_64(clock, queu
     assert queue[-1] == (elsewhere.pk, 0) and len(queue) == 4
 
 
+@override_settings(WINNABLE_TASKS_PER_GUEST=1, WINNABLE_TASKS_PER_ADDRESS=4, WINNABLE_GUEST_TASKS_PER_ADDRESS=2)
+def test_ten_guests_from_one_address_are_one_small_share_and_leave_room_for_its_players(clock, queue) -> None:
+    challenges = past_days(12)
+    for i, challenge in enumerate(challenges[:10]):
+        attempt = practice(challenge, [], player=services.guest_create())
+        client_for(attempt.player).get(url(attempt.pk), REMOTE_ADDR=f"2001:db8:66:1::{i + 1}")
+    assert len(queue) == 2  # ten free guests of one /64: two solves in flight at most
+    for challenge in challenges[10:]:  # players with accounts behind the same address still get theirs
+        attempt = practice(challenge, [])
+        client_for(attempt.player).get(url(attempt.pk), REMOTE_ADDR="2001:db8:66:1::99")
+        assert queue[-1] == (attempt.pk, 0)
+    assert len(queue) == 4
+
+
 def test_a_task_frees_its_shares_whatever_it_finds(past, queue) -> None:
     attempt = practice(past, WINNABLE_LOG)
     ask(attempt)
     Attempt.objects.filter(pk=attempt.pk).delete()  # gone meanwhile (a deleted guest): nothing to solve
     assert tasks.winnable_position(*queue[0]) == "not_eligible"
     again = practice(past, WINNABLE_LOG, player=attempt.player)
-    with override_settings(WINNABLE_TASKS_PER_PLAYER=1, WINNABLE_TASKS_PER_ADDRESS=1):
+    with override_settings(
+        WINNABLE_TASKS_PER_PLAYER=1, WINNABLE_TASKS_PER_ADDRESS=1, WINNABLE_GUEST_TASKS_PER_ADDRESS=1
+    ):
         ask(again)
     assert queue[1:] == [(again.pk, len(WINNABLE_LOG))]  # the player's and the address's shares were free
 
