@@ -14,6 +14,10 @@ practice attempt, then, each round with the cache cleared first:
 - ``whole log (before)``: what the endpoint did before it was paged (every frame of the log,
   through its serializer), for comparison; and ``GET /api/v1/health``, the cheapest request, for scale.
 
+``--review-win`` times ``GET /attempts/{id}/review/win?page=N`` the same way instead: a review row
+whose line is the playout's first ``--moves`` - 100 moves and whose win is the last 100 (the frames cost
+the same whether or not the line wins), on a finished game of yesterday.
+
 Prints the best and the median round's server CPU time (``time.process_time``) per request and the
 answer's size. Target (issue 27): a few ms of CPU and a bounded answer per request.
 """
@@ -37,6 +41,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--moves", type=int, default=5000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--review-win", action="store_true", help="time .../review/win instead of .../replay")
     args = parser.parse_args()
 
     workdir = tempfile.mkdtemp(prefix="dp-replay-bench-")
@@ -69,6 +74,24 @@ def main() -> None:
     client = Client(HTTP_HOST="localhost", HTTP_AUTHORIZATION=f"Token {token_for(user)}")
     last = selectors.attempt_replay_page(attempt=attempt, page=0)["pages"] - 1
     path = f"/api/v1/attempts/{attempt.pk}/replay"
+    if args.review_win:
+        import datetime as dt
+
+        from django.utils import timezone
+
+        from solver_worker.models import GameReview
+
+        yesterday = make_challenge(game="klondike", seed=2, day=days.today() - dt.timedelta(days=1))
+        attempt = Attempt.objects.create(
+            player=user, challenge=yesterday, ranked=True, moves=log, finished_at=timezone.now()
+        )
+        start = max(0, len(log) - 100)
+        GameReview.objects.create(
+            attempt=attempt,
+            status=GameReview.Status.DONE,
+            data={"line": log[:start], "win": log[start:], "win_from": start},
+        )
+        path = f"/api/v1/attempts/{attempt.pk}/review/win"
 
     def timed(page: int) -> tuple[float, int]:
         started = time.process_time()
@@ -101,8 +124,9 @@ def main() -> None:
         rows.setdefault("whole log (before)", []).append(whole())
         rows.setdefault("GET /api/v1/health (for scale)", []).append(health())
 
+    endpoint = "review/win" if args.review_win else "replay"
     print(
-        f"GET /attempts/{{id}}/replay of a {len(log)}-move log ({last + 1} pages of "
+        f"GET /attempts/{{id}}/{endpoint} of a {len(log)}-move log ({last + 1} pages of "
         f"{selectors.REPLAY_PAGE_MOVES} moves), {args.rounds} rounds, CPU ms per request:"
     )
     for name, values in rows.items():
