@@ -188,7 +188,7 @@ def _eligible(*, attempt_id: int, viewer: AbstractBaseUser | AnonymousUser) -> A
 # -- asking (the API) and answering (the task) ----------------------------------------------------------
 
 
-def winnable_ask(*, attempt_id: int, viewer: AbstractBaseUser | AnonymousUser, address: str = "") -> Answer:
+def winnable_ask(*, attempt_id: int, viewer: AbstractBaseUser | AnonymousUser, address: str) -> Answer:
     """The light for the caller's practice attempt as the server stores it: from the cache, or ``pending``
     while the task solves it (ask again after ``RETRY_AFTER_MS``). A task is sent only within the fair
     shares (module docstring): one in flight per attempt, a few per player and per ``address`` (the
