@@ -365,6 +365,11 @@ REST_FRAMEWORK = {
     },
 }
 THROTTLE = env.bool("API_THROTTLE", default=True)
+# bench/endpoints.py's calibration endpoint (config/bench.py): a bare view that writes to any attempt.
+# For benchmarks only; outside debug it refuses to start unless throttling is off too (a bench's set-up).
+BENCH_FLOOR = env.bool("BENCH_FLOOR", default=False)
+if BENCH_FLOOR and THROTTLE and not DEBUG:
+    raise ImproperlyConfigured("BENCH_FLOOR is for benchmarks (API_THROTTLE=false): never set it in production")
 if not THROTTLE:  # e.g. for a load benchmark from one address; also switches off core.limits
     REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"] = []
 # Logins are limited per account and per address with back-off, new accounts and guests per address
