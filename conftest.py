@@ -135,10 +135,15 @@ def _fresh_local_cache() -> Iterator[None]:
     from django.core.cache import caches
     from django.core.cache.backends.locmem import LocMemCache
 
+    from games.auth import forget_local_tokens
+    from games.services.positions import forget_local_positions
+
     yield
     for alias in caches:
         if isinstance(caches[alias], LocMemCache):
             caches[alias].clear()
+    forget_local_positions()  # the process's own copies, for the same reason
+    forget_local_tokens()
 
 
 @pytest.fixture

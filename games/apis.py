@@ -22,7 +22,7 @@ from core.net import client_address
 from engine import GAME_IDS, GAMES, MAX_LOG_LENGTH, visible
 from games import days, selectors, services, stats
 from games.errors import IllegalMove, NotFound
-from games.fields import StrictIntegerField, game_field, move_list, validated
+from games.fields import StrictIntegerField, game_field, move_list, moves_body, validated
 from games.models import Attempt, Challenge, Submission
 from games.services.reviews import BROWSER_COOKIE, origin_hash
 
@@ -372,9 +372,12 @@ class AttemptMovesApi(APIView):
         },
     )
     def post(self, request: Request, attempt_id: int) -> Response:
-        data = _validated(MovesInput, request)
+        body = moves_body(request.data)
+        if body is None:
+            data = _validated(MovesInput, request)
+            body = data["from"], data["moves"]
         outcome = services.attempt_append_moves(
-            attempt_id=attempt_id, player=request_player(request), start=data["from"], moves=data["moves"]
+            attempt_id=attempt_id, player=request_player(request), start=body[0], moves=body[1]
         )
         if outcome.error is not None:
             raise IllegalMove(_illegal_message(outcome), details=_illegal_details(outcome))
