@@ -136,6 +136,7 @@ def _fresh_local_cache() -> Iterator[None]:
     from django.core.cache.backends.locmem import LocMemCache
 
     from games.auth import forget_local_tokens
+    from games.selectors import forget_held_counts
     from games.services.positions import forget_local_positions
 
     yield
@@ -144,7 +145,15 @@ def _fresh_local_cache() -> Iterator[None]:
             caches[alias].clear()
     forget_local_positions()  # the process's own copies, for the same reason
     forget_local_tokens()
+    forget_held_counts()
 
+
+@pytest.fixture(autouse=True)
+def _counts_not_held(request: pytest.FixtureRequest, settings: Any) -> None:
+    """A test sees the counts as they are (the process holds them a few seconds in service; a test that
+    checks that is marked ``held_counts``)."""
+    if "held_counts" not in request.keywords:
+        settings.COUNTS_SECONDS = 0
 
 @pytest.fixture
 def admin_client(db: None) -> Any:

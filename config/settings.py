@@ -365,6 +365,9 @@ REST_FRAMEWORK = {
     },
 }
 THROTTLE = env.bool("API_THROTTLE", default=True)
+# How long a process holds the day's counts of players and winners (/daily, the home page): the same for
+# every caller, so not counted again on every request (games.selectors.challenge_counts).
+COUNTS_SECONDS = env.float("COUNTS_SECONDS", default=10.0)
 # bench/endpoints.py's calibration endpoint (config/bench.py): a bare view that writes to any attempt.
 # For benchmarks only; outside debug it refuses to start unless throttling is off too (a bench's set-up).
 BENCH_FLOOR = env.bool("BENCH_FLOOR", default=False)

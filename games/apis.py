@@ -142,6 +142,8 @@ class AttemptOutput(serializers.Serializer):
         return after_the_day_data(attempt)
 
     def get_submission(self, attempt: Attempt) -> int | None:
+        if attempt.finished_at is None:
+            return None  # a submission is made as its attempt ends
         submission = Submission.objects.filter(attempt=attempt).only("id").first()
         return submission.pk if submission else None
 

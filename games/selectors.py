@@ -5,12 +5,14 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.cache import cache
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from engine import GAME_IDS, GAMES, State, deal, find_rules, play_log, visible
 from games import days
@@ -98,11 +100,38 @@ def board_results() -> QuerySet[Result]:
     count, except a guest's, until an account claims it (``services.guest_claim``): a guest, free and
     unlimited, is a way to look at a deal, not a player on the boards. The guest still sees its own
     result and the rank it would have (``leaderboard.selectors.result_rank``)."""
-    return counted_results().filter(player__guest__isnull=True)
+    # NOT EXISTS on the guests table by the result's own player_id: no join through auth_user, so the
+    # plan starts from the results asked for, whatever the tables' statistics (a LEFT JOIN ... IS NULL
+    # through the user walked every user while games_guest had none).
+    return counted_results().filter(~Exists(Guest.objects.filter(user_id=OuterRef("player_id"))))
+
+
+# The counts of /daily, a challenge's page and the home page are the same for every caller: each process
+# holds them for COUNTS_SECONDS (a count grows with the day's results; a few seconds late is no loss).
+_counts_held: dict[tuple[int, ...], tuple[float, dict[int, ChallengeCounts]]] = {}
 
 
 def challenge_counts(*, challenges: list[Challenge]) -> dict[int, ChallengeCounts]:
-    """Players and winners per challenge, over the results that count."""
+    """Players and winners per challenge, over the results that count (at most ``COUNTS_SECONDS`` old)."""
+    seconds = settings.COUNTS_SECONDS
+    key = tuple(c.pk for c in challenges)
+    held = _counts_held.get(key)
+    if held is not None and held[0] > time.monotonic():
+        return held[1]
+    counts = _challenge_counts(challenges)
+    if seconds > 0:
+        if len(_counts_held) >= 256:
+            _counts_held.clear()
+        _counts_held[key] = (time.monotonic() + seconds, counts)
+    return counts
+
+
+def forget_held_counts() -> None:
+    """Drop this process's counts (tests start each with none)."""
+    _counts_held.clear()
+
+
+def _challenge_counts(challenges: list[Challenge]) -> dict[int, ChallengeCounts]:
     rows = (
         counted_results()
         .filter(challenge__in=challenges)
