@@ -155,6 +155,7 @@ def _counts_not_held(request: pytest.FixtureRequest, settings: Any) -> None:
     if "held_counts" not in request.keywords:
         settings.COUNTS_SECONDS = 0
 
+
 @pytest.fixture
 def admin_client(db: None) -> Any:
     """A client logged in as a superuser (pytest-django's fixture, with the host the settings allow)."""
