@@ -135,8 +135,8 @@ def _fresh_local_cache() -> Iterator[None]:
     from django.core.cache import caches
     from django.core.cache.backends.locmem import LocMemCache
 
+    from core.held import forget_held
     from games.auth import forget_local_tokens
-    from games.selectors import forget_held_counts
     from games.services.positions import forget_local_positions
 
     yield
@@ -145,7 +145,7 @@ def _fresh_local_cache() -> Iterator[None]:
             caches[alias].clear()
     forget_local_positions()  # the process's own copies, for the same reason
     forget_local_tokens()
-    forget_held_counts()
+    forget_held()
 
 
 @pytest.fixture(autouse=True)

@@ -6,8 +6,10 @@ Errors are raised (games.errors) and turned into JSON in config.exceptions.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
+from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
@@ -18,6 +20,7 @@ from rest_framework.throttling import BaseThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
 from core.auth import request_player
+from core.held import held
 from core.net import client_address
 from engine import GAME_IDS, GAMES, MAX_LOG_LENGTH, visible
 from games import days, selectors, services, stats
@@ -228,14 +231,19 @@ class DailyApi(APIView):
     @extend_schema(operation_id="daily_today", responses=DailyOutput)
     def get(self, request: Request) -> Response:
         today = days.today()
-        challenges = selectors.challenges_of_day(day=today)
-        counts = selectors.challenge_counts(challenges=challenges)
-        data = {
-            "date": today,
-            "ends_at": days.next_day_starts_at(today),
-            "challenges": [challenge_data(c, counts[c.pk]) for c in challenges],
-        }
-        return Response(DailyOutput(data).data)
+        # The same answer for every caller: each process holds it COUNTS_SECONDS (core.held).
+        return Response(held(("daily", today), settings.COUNTS_SECONDS, lambda: _daily_data(today)))
+
+
+def _daily_data(today: dt.date) -> dict[str, Any]:
+    challenges = selectors.challenges_of_day(day=today)
+    counts = selectors.challenge_counts(challenges=challenges)
+    data = {
+        "date": today,
+        "ends_at": days.next_day_starts_at(today),
+        "challenges": [challenge_data(c, counts[c.pk]) for c in challenges],
+    }
+    return dict(DailyOutput(data).data)
 
 
 class ChallengeApi(APIView):

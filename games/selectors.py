@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import logging
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +13,7 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
+from core.held import held
 from engine import GAME_IDS, GAMES, State, deal, find_rules, play_log, visible
 from games import days
 from games.errors import InvalidDate, NotFound, UnknownGame
@@ -106,29 +106,11 @@ def board_results() -> QuerySet[Result]:
     return counted_results().filter(~Exists(Guest.objects.filter(user_id=OuterRef("player_id"))))
 
 
-# The counts of /daily, a challenge's page and the home page are the same for every caller: each process
-# holds them for COUNTS_SECONDS (a count grows with the day's results; a few seconds late is no loss).
-_counts_held: dict[tuple[int, ...], tuple[float, dict[int, ChallengeCounts]]] = {}
-
-
 def challenge_counts(*, challenges: list[Challenge]) -> dict[int, ChallengeCounts]:
-    """Players and winners per challenge, over the results that count (at most ``COUNTS_SECONDS`` old)."""
-    seconds = settings.COUNTS_SECONDS
-    key = tuple(c.pk for c in challenges)
-    held = _counts_held.get(key)
-    if held is not None and held[0] > time.monotonic():
-        return held[1]
-    counts = _challenge_counts(challenges)
-    if seconds > 0:
-        if len(_counts_held) >= 256:
-            _counts_held.clear()
-        _counts_held[key] = (time.monotonic() + seconds, counts)
-    return counts
-
-
-def forget_held_counts() -> None:
-    """Drop this process's counts (tests start each with none)."""
-    _counts_held.clear()
+    """Players and winners per challenge, over the results that count. The same for every caller (/daily,
+    a challenge's page, the home page): each process holds them ``COUNTS_SECONDS`` (core.held)."""
+    key = ("challenge_counts", *(c.pk for c in challenges))
+    return held(key, settings.COUNTS_SECONDS, lambda: _challenge_counts(challenges))
 
 
 def _challenge_counts(challenges: list[Challenge]) -> dict[int, ChallengeCounts]:

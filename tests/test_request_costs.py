@@ -107,7 +107,7 @@ def _warm(client: Client, method: str, path: str) -> None:
     ("path", "statements", "round_trips"),
     [
         ("/api/v1/health", [], []),
-        ("/api/v1/daily", ["SELECT"], []),  # the challenges; the counts held by the process
+        ("/api/v1/daily", [], []),  # the same answer for every caller, held by the process
         ("{board}?limit=50", [], ["EVALSHA"]),  # the rendered top page, one script
         ("{board}?offset=50&limit=50", ["SELECT"], ["PIPELINE HMGET ZCARD ZCARD ZRANGE"]),
     ],
