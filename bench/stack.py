@@ -67,7 +67,11 @@ COMMANDS = {
 
 
 def nginx_binary() -> str | None:
-    """Debian's nginx (``/usr/sbin``, often not on a user's PATH), or None where it is not installed."""
+    """The nginx to run: ``$NGINX`` if set (its path; empty: none), else the one on the PATH or Debian's
+    (``/usr/sbin``, often not on a user's PATH); None where there is none."""
+    chosen = os.environ.get("NGINX")
+    if chosen is not None:
+        return chosen if chosen and os.access(chosen, os.X_OK) else None
     return shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/usr/local/sbin")
 
 
