@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -57,8 +57,25 @@ class SeedField(models.BigIntegerField):
         return forms.IntegerField(min_value=0, max_value=self._FULL - 1, **kwargs)
 
 
+class ChallengeQuerySet(models.QuerySet["Challenge"]):
+    def update(self, **kwargs: Any) -> int:
+        """A challenge's date and game are never changed in bulk (Challenge.save says why)."""
+        if fixed := sorted(set(kwargs) & {"date", "game"}):
+            raise ChallengeFixed(f"a challenge's {' and '.join(fixed)} never change: add a new challenge instead")
+        return super().update(**kwargs)
+
+
+class ChallengeFixed(ValueError):
+    """A write that would move a challenge's deal: its date or game, or the seed of a ready one."""
+
+
 class Challenge(models.Model):
-    """One deal per (date, game): published only once the solver proved it winnable."""
+    """One deal per (date, game): published only once the solver proved it winnable.
+
+    Its date and game are what players, boards and the seed's derivation know it by: fixed once it is
+    stored. The seed of a ready challenge is fixed too, except through the solver task that proves a
+    replacement while nobody has played (solver_worker.services.challenge_verify_seed).
+    """
 
     class Status(models.TextChoices):
         PENDING = "pending"
@@ -87,6 +104,8 @@ class Challenge(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    objects = ChallengeQuerySet.as_manager()
+
     class Meta:
         ordering = ["-date", "game"]
         # The admin shows a day's seed and solution once the day is over; before, only with this (logged).
@@ -106,6 +125,26 @@ class Challenge(models.Model):
 
     def __str__(self) -> str:
         return f"{self.date} {self.game}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding and self.pk is not None:
+            stored = type(self).objects.filter(pk=self.pk).values("date", "game", "seed", "status").first()
+            if stored is not None:
+                self._refuse_moving(stored)
+        super().save(*args, **kwargs)
+
+    def _refuse_moving(self, stored: Mapping[str, Any]) -> None:
+        date = self.date if isinstance(self.date, dt.date) else dt.date.fromisoformat(str(self.date))
+        if (date, self.game) != (stored["date"], stored["game"]):
+            raise ChallengeFixed(
+                f"challenge {self.pk} is {stored['date']} {stored['game']}: its date and game never change "
+                "(add a new challenge instead)"
+            )
+        seed = None if self.seed is None else int(self.seed)
+        if stored["status"] == self.Status.READY and seed != stored["seed"]:
+            raise ChallengeFixed(
+                f"challenge {self.pk} is ready: its seed changes only through a proof of the new one (Verify now)"
+            )
 
     @property
     def seed_int(self) -> int:

@@ -5,7 +5,12 @@ send those workers' tasks (a seed to prove, a day to prepare).
 
 A day's seed and solution give its deal away: the admin shows them once the day is over (as the API
 does), and before only to a user with the permission ``games.view_future_deal`` (a superuser has
-every permission); each such page view is logged (logger ``dailypatience.audit``, warning level).
+every permission): without it, the rows of days not over are in no list or page at all; with it,
+each such view is logged (logger ``dailypatience.audit``, warning level). See games.admin.
+
+A challenge's date and game are its identity: set when it is added, never changed (read only here,
+refused by the model). Its seed changes only through a solver task that proves the new one, and
+only while nobody has played it; a played challenge cannot be deleted.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from django.utils.html import format_html, format_html_join
 from core.auth import request_player
 from engine import State, card_text, deal
 from engine.rng import SEED_MAX as _SEED_MAX
-from games.admin import HIDDEN, log_future_view, may_see_deal
+from games.admin import HIDDEN, ServiceAdmin, log_future_view, may_see_deal
 from games.errors import Conflict
 from games.models import Challenge, SeedVerification
 from games.selectors import COUNTED, challenge_is_over
@@ -58,8 +63,9 @@ class SeedVerificationInline(admin.TabularInline):
 
 
 @admin.register(Challenge)
-class ChallengeAdmin(admin.ModelAdmin):
+class ChallengeAdmin(ServiceAdmin):
     form = ChallengeForm
+    day_field = "date"
     list_display = [
         "date",
         "game",
@@ -94,9 +100,26 @@ class ChallengeAdmin(admin.ModelAdmin):
     ]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        fields = list(self.readonly_fields) if obj is None else ["date", "game", *self.readonly_fields]
         if may_see_deal(request, obj):
-            return list(self.readonly_fields)
-        return [{"seed": "seed_hidden", "solution_steps": "solution_hidden"}.get(f, f) for f in self.readonly_fields]
+            return fields
+        return [{"seed": "seed_hidden", "solution_steps": "solution_hidden"}.get(f, f) for f in fields]
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        """Adding: the day and the game (a preparer proves a seed for them). Then they are read only."""
+        fields = list(super().get_fields(request, obj))
+        return ["date", "game", "published"] if obj is None else fields
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        """A played challenge stays: its attempts, results and reviews hang on it."""
+        if obj is not None and obj.attempts.exists():
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def get_actions(self, request: HttpRequest) -> Any:
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)  # deleting one by one, on its page, where a played one is refused
+        return actions
 
     def get_inline_instances(self, request: HttpRequest, obj: Any = None) -> list[Any]:
         """The verifications name seeds (each row's title too): shown as the seed is."""
@@ -185,34 +208,48 @@ class ChallengeAdmin(admin.ModelAdmin):
             messages.INFO,
         )
 
-    @admin.action(description="Verify now (a solver task proves the seed again, or prepares the day)")
+    @admin.action(
+        description="Verify now (a solver task proves the seed again, or prepares the day)", permissions=["change"]
+    )
     def verify_now(self, request: HttpRequest, queryset: QuerySet[Challenge]) -> None:
         for challenge in queryset:
             if challenge.seed is not None and not challenge.attempts.exists():
                 self._request_verification(request, challenge, challenge.seed_int)
+                self.log_done(request, challenge, "Verify now: its seed sent to the solver to be proven again.")
             elif challenge.status != Challenge.Status.READY:
                 prepare_challenge.delay(challenge.date.isoformat(), challenge.game)
                 self.message_user(request, f"{challenge}: preparation sent to the solver queue.")
+                self.log_done(request, challenge, "Verify now: preparation sent to the solver queue.")
             else:
                 self.message_user(request, f"{challenge}: already played, its seed stays.", messages.WARNING)
 
-    @admin.action(description="Publish (ready challenges only)")
+    @admin.action(description="Publish (ready challenges only)", permissions=["change"])
     def publish(self, request: HttpRequest, queryset: QuerySet[Challenge]) -> None:
-        count = queryset.filter(status=Challenge.Status.READY).update(published=True)
+        count = 0
+        for challenge in queryset.filter(status=Challenge.Status.READY, published=False):
+            Challenge.objects.filter(pk=challenge.pk).update(published=True)
+            self.log_done(request, challenge, "Published.")
+            count += 1
         self.message_user(request, f"{count} challenge(s) published; challenges not ready are never published.")
 
-    @admin.action(description="Unpublish")
+    @admin.action(description="Unpublish", permissions=["change"])
     def unpublish(self, request: HttpRequest, queryset: QuerySet[Challenge]) -> None:
-        self.message_user(request, f"{queryset.update(published=False)} challenge(s) unpublished.")
+        count = 0
+        for challenge in queryset.filter(published=True):
+            Challenge.objects.filter(pk=challenge.pk).update(published=False)
+            self.log_done(request, challenge, "Unpublished.")
+            count += 1
+        self.message_user(request, f"{count} challenge(s) unpublished.")
 
 
 @admin.register(GameReview)
-class GameReviewAdmin(admin.ModelAdmin):
+class GameReviewAdmin(ServiceAdmin):
     """Reviews as the solver made them: read only (a review is remade by deleting its row)."""
 
     list_display = ["attempt", "status", "outcome", "winnable_after", "lost_after", "tries", "seconds", "finished_at"]
     list_filter = ["status", "outcome"]
     search_fields = ["attempt__id", "attempt__player__username"]
+    day_field = "attempt__challenge__date"
     readonly_fields = [
         "attempt",
         "status",
