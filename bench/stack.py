@@ -101,6 +101,7 @@ class Stack:
     port: int = 0
     metrics_token: str = field(default_factory=lambda: uuid.uuid4().hex)
     daily_secret: str = field(default_factory=lambda: secrets.token_urlsafe(48))
+    secret_key: str = field(default_factory=lambda: secrets.token_urlsafe(48))
 
     @property
     def db_name(self) -> str:
@@ -129,7 +130,7 @@ class Stack:
             **keep,
             "DJANGO_SETTINGS_MODULE": "config.settings",
             "DJANGO_DEBUG": "false",
-            "DJANGO_SECRET_KEY": "stack-run-secret-key-" + self.run + "-0123456789abcdefghijklmnop",
+            "DJANGO_SECRET_KEY": self.secret_key,  # production refuses a weak one
             "DAILY_SECRET": self.daily_secret,  # production refuses a weak one
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
             "DJANGO_SECURE_SSL_REDIRECT": "false",  # plain HTTP on 127.0.0.1

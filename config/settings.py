@@ -26,7 +26,10 @@ env = environ.Env()
 
 # --- Core -------------------------------------------------------------------
 
-DEBUG = env.bool("DJANGO_DEBUG", default=True)
+# Production unless debug is asked for: a process started with nothing configured refuses to run on the
+# public development secrets. bin/serve, the tests (config/debug_settings.py) and a laptop's shell ask
+# for it with DJANGO_DEBUG=true.
+DEBUG = env.bool("DJANGO_DEBUG", default=False)
 
 _DEV_SECRET_KEY = "django-insecure-dev-only-daily-patience-do-not-use-in-production"
 _DEV_DAILY_SECRET = "dev-only-daily-secret-do-not-use-in-production"
@@ -35,11 +38,16 @@ SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="")
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured(
-            "DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is false. "
-            "Set it to a long random string, e.g. the output of: "
-            "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
+            "DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is false (the default: set DJANGO_DEBUG=true "
+            "on a development machine). Make one with: " + HOW_TO_MAKE_ONE
         )
     SECRET_KEY = _DEV_SECRET_KEY
+elif not DEBUG and (_weak := secret_problem(SECRET_KEY)):
+    # It signs sessions, password reset links and CSRF tokens, and keys the stored hashes of addresses.
+    raise ImproperlyConfigured(
+        f"DJANGO_SECRET_KEY is too weak for production: {_weak}. It needs at least 32 random bytes; "
+        "make one with: " + HOW_TO_MAKE_ONE
+    )
 
 # Server secret from which daily seeds are derived. A known value would let
 # anyone compute future deals, so production refuses to start without one.
@@ -58,6 +66,8 @@ elif not DEBUG and (_weak := secret_problem(DAILY_SECRET)):
         f"DAILY_SECRET is too weak for production: {_weak}. It needs at least 32 random bytes; "
         "make one with: " + HOW_TO_MAKE_ONE
     )
+if not DEBUG and DAILY_SECRET == SECRET_KEY:
+    raise ImproperlyConfigured("DAILY_SECRET and DJANGO_SECRET_KEY must differ: make each with: " + HOW_TO_MAKE_ONE)
 
 # The time zone in which a "day" of the daily challenge starts and ends.
 DAILY_TIMEZONE = env.str("DAILY_TIMEZONE", default="UTC")

@@ -40,7 +40,12 @@ print(json.dumps({
 def routes(**env_vars: str) -> dict[str, object]:
     unset = (*SETTINGS_VARS, "CELERY_QUEUE", "CELERY_SOLVER_QUEUE", "CELERY_WINNABLE_QUEUE")
     env = {k: v for k, v in os.environ.items() if k not in unset}
-    env.update(DJANGO_SETTINGS_MODULE="config.settings", REDIS_URL="redis://cache.example:6379/3", **env_vars)
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        DJANGO_DEBUG="true",
+        REDIS_URL="redis://cache.example:6379/3",
+        **env_vars,
+    )
     result = subprocess.run(
         [sys.executable, "-c", ROUTES], cwd=BASE_DIR, env=env, capture_output=True, text=True, timeout=60
     )
