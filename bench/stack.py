@@ -143,6 +143,7 @@ class Stack:
             "CELERY_WINNABLE_QUEUE": self.winnable_queue,
             "SOLVER_SECONDS": str(self.solver_seconds),
             "SOLVER_MAX_SEEDS": str(self.solver_max_seeds),
+            "PREPARE_AHEAD_DAYS": "0",  # beat's start prepares today's games only: a run lasts minutes
             "METRICS_TOKEN": self.metrics_token,
             "PROMETHEUS_MULTIPROC_DIR": str(self.workdir / "prometheus"),
             "LOG_FORMAT": "json",

@@ -277,9 +277,12 @@ CELERY_RESULT_EXPIRES = 24 * 60 * 60
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Beat is required in production (one instance): it keeps the coming days prepared and sends again
 # what a broker outage left pending. Submissions a dead worker left pending are also sent again
-# whenever a worker starts (config/celery.py), so they never wait for beat.
+# whenever a worker starts, and beat's start prepares the coming days at once (config/celery.py), so
+# neither waits for an interval to pass. This is the one schedule: `manage.py keep_days_ready` (bin/serve,
+# a deployment without beat) runs the same entries in process, each at its interval. Beat keeps its
+# timers in its schedule file: on a volume in compose, so a deploy does not reset them.
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
-    # Keep today and the next 7 days proven winnable and ready.
+    # Keep today and the next PREPARE_AHEAD_DAYS days proven winnable and ready.
     "prepare-upcoming-days": {"task": "solver_worker.prepare_upcoming_days", "schedule": 60 * 60},
     # Submissions a lost task or a broker outage left pending are sent again.
     "resend-pending-submissions": {"task": "games.resend_pending_submissions", "schedule": 5 * 60},
@@ -289,7 +292,13 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "review-finished-games": {"task": "solver_worker.review_sweep", "schedule": 5 * 60},
     # Guests nobody came back as, idle for GUEST_KEEP_DAYS days, are deleted.
     "delete-idle-guests": {"task": "games.delete_idle_guests", "schedule": 24 * 60 * 60},
+    # The difficulty model fitted on the days over, into DIFFICULTY_MODEL (a day's end, in any zone, within 6 h).
+    "calibrate-difficulty": {"task": "games.calibrate_difficulty", "schedule": 6 * 60 * 60},
+    # Expired sessions deleted (manage.py clearsessions).
+    "clear-expired-sessions": {"task": "games.clear_expired_sessions", "schedule": 24 * 60 * 60},
 }
+# How many days after today beat keeps prepared (solver_worker.prepare_upcoming_days).
+PREPARE_AHEAD_DAYS = env.int("PREPARE_AHEAD_DAYS", default=7)
 GUEST_KEEP_DAYS = env.int("GUEST_KEEP_DAYS", default=30)
 # An API token older than this is refused and deleted; logging in again gives a new one (games.auth).
 API_TOKEN_DAYS = env.int("API_TOKEN_DAYS", default=30)

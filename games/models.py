@@ -100,6 +100,9 @@ class Challenge(models.Model):
         default=0, help_text="Seeds skipped: the solver decided nothing within its budget."
     )
     failure = models.TextField(blank=True)
+    # Who is preparing it while VERIFYING (host and process, set by the claim); with ``updated_at`` (a
+    # preparer's last progress) the admin shows a stuck claim and releases it (solver_worker.services).
+    claimed_by = models.CharField(max_length=200, blank=True, default="", db_default="")
     published = models.BooleanField(default=True, help_text="Players see a ready challenge only while it is published.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

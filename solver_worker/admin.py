@@ -30,7 +30,7 @@ from games.admin import HIDDEN, ServiceAdmin, log_future_view, may_see_deal
 from games.errors import Conflict
 from games.models import Challenge, SeedVerification
 from games.selectors import COUNTED, challenge_is_over
-from solver_worker import dispatch
+from solver_worker import dispatch, services
 from solver_worker.models import GameReview
 from solver_worker.tasks import prepare_challenge
 
@@ -77,14 +77,16 @@ class ChallengeAdmin(ServiceAdmin):
         "seeds_tried",
         "skipped",
         "verification",
+        "claim",
     ]
     list_filter = ["status", "game", "published", "date"]
     date_hierarchy = "date"
     ordering = ["-date", "game"]
-    actions = ["verify_now", "publish", "unpublish"]
+    actions = ["verify_now", "release_claim", "publish", "unpublish"]
     inlines = [SeedVerificationInline]
     readonly_fields = [
         "status",
+        "claim",
         "seed",
         "difficulty",
         "solver_status",
@@ -180,6 +182,13 @@ class ChallengeAdmin(ServiceAdmin):
             body,
         )
 
+    @admin.display(description="preparer's claim")
+    def claim(self, obj: Challenge) -> str:
+        """While it is being prepared: who holds it and since when it made no progress (a dead worker's claim
+        is taken over after PREPARE_LEASE, or released at once by the action)."""
+        claim = services.challenge_claim(obj)
+        return "-" if claim is None else str(claim)
+
     @admin.display(description="last verification")
     def verification(self, obj: Challenge) -> str:
         last = obj.verifications.order_by("-created_at").first()
@@ -212,16 +221,49 @@ class ChallengeAdmin(ServiceAdmin):
         description="Verify now (a solver task proves the seed again, or prepares the day)", permissions=["change"]
     )
     def verify_now(self, request: HttpRequest, queryset: QuerySet[Challenge]) -> None:
+        """Says what it did for each: a seed sent to be proven, a preparation sent, or why nothing was sent."""
         for challenge in queryset:
-            if challenge.seed is not None and not challenge.attempts.exists():
+            claim = services.challenge_claim(challenge)
+            if claim is not None and not claim.abandoned:
+                self.message_user(
+                    request,
+                    f"{challenge}: nothing sent: it is being prepared ({claim}). If that worker is gone, "
+                    "release its claim (action), then Verify now again.",
+                    messages.WARNING,
+                )
+            elif challenge.seed is not None and not challenge.attempts.exists():
                 self._request_verification(request, challenge, challenge.seed_int)
                 self.log_done(request, challenge, "Verify now: its seed sent to the solver to be proven again.")
             elif challenge.status != Challenge.Status.READY:
-                prepare_challenge.delay(challenge.date.isoformat(), challenge.game)
-                self.message_user(request, f"{challenge}: preparation sent to the solver queue.")
-                self.log_done(request, challenge, "Verify now: preparation sent to the solver queue.")
+                taken = f" (the abandoned claim, {claim}, is taken over)" if claim is not None else ""
+                try:
+                    prepare_challenge.delay(challenge.date.isoformat(), challenge.game)
+                except Exception as exc:  # the broker is down: say so, nothing was sent
+                    self.message_user(request, f"{challenge}: not sent, the broker refused it ({exc}).", messages.ERROR)
+                    continue
+                challenge.refresh_from_db()
+                self.message_user(
+                    request,
+                    f"{challenge}: preparation sent to the solver queue{taken}; it is {challenge.status} now.",
+                )
+                self.log_done(request, challenge, f"Verify now: preparation sent{taken}.")
             else:
                 self.message_user(request, f"{challenge}: already played, its seed stays.", messages.WARNING)
+
+    @admin.action(
+        description="Release the preparer's claim (its worker died: prepared again by the next round)",
+        permissions=["change"],
+    )
+    def release_claim(self, request: HttpRequest, queryset: QuerySet[Challenge]) -> None:
+        for challenge in queryset:
+            claim = services.challenge_claim(challenge)
+            if claim is None or not services.challenge_claim_release(challenge_id=challenge.pk):
+                self.message_user(request, f"{challenge}: not being prepared, no claim to release.", messages.WARNING)
+                continue
+            self.log_done(request, challenge, f"Released the preparer's claim ({claim}).")
+            self.message_user(
+                request, f"{challenge}: claim released ({claim}); it is pending: Verify now prepares it at once."
+            )
 
     @admin.action(description="Publish (ready challenges only)", permissions=["change"])
     def publish(self, request: HttpRequest, queryset: QuerySet[Challenge]) -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import os
+import socket
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -135,6 +137,11 @@ def challenge_prepare(
     return challenge
 
 
+def claim_holder() -> str:
+    """Who claims a challenge: this host and process (a Celery worker's, bin/serve's loop...)."""
+    return f"{socket.gethostname()} pid {os.getpid()}"[:200]
+
+
 def _challenge_claim(*, challenge_id: int) -> bool:
     """Take the challenge for preparation: pending, failed, or verifying but abandoned. One winner.
 
@@ -146,9 +153,47 @@ def _challenge_claim(*, challenge_id: int) -> bool:
         status=Challenge.Status.VERIFYING, updated_at__lt=now - PREPARE_LEASE
     )
     claimed = Challenge.objects.filter(claimable, pk=challenge_id).update(
-        status=Challenge.Status.VERIFYING, failure="", updated_at=now
+        status=Challenge.Status.VERIFYING, failure="", claimed_by=claim_holder(), updated_at=now
     )
     return claimed == 1
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A preparer's hold on a VERIFYING challenge: who, and how long since its last progress."""
+
+    holder: str
+    idle: dt.timedelta
+
+    @property
+    def abandoned(self) -> bool:
+        return self.idle >= PREPARE_LEASE
+
+    def __str__(self) -> str:
+        minutes = self.idle.total_seconds() / 60
+        state = (
+            f"abandoned (no progress for {PREPARE_LEASE.total_seconds() / 60:g} min: the next preparer takes it over)"
+            if self.abandoned
+            else "live"
+        )
+        return f"held by {self.holder or 'an unknown preparer'}, last progress {minutes:.0f} min ago, {state}"
+
+
+def challenge_claim(challenge: Challenge) -> Claim | None:
+    """The claim on a challenge being prepared, or None when it is not being prepared."""
+    if challenge.status != Challenge.Status.VERIFYING:
+        return None
+    return Claim(holder=challenge.claimed_by, idle=timezone.now() - challenge.updated_at)
+
+
+def challenge_claim_release(*, challenge_id: int) -> bool:
+    """Admin: give back the claim of a preparer that died (the challenge is pending again, and the next
+    round or Verify now prepares it). False when it was not being prepared. A preparer still alive
+    loses its work: it writes only a VERIFYING row (its progress and its seed are then dropped)."""
+    released = Challenge.objects.filter(pk=challenge_id, status=Challenge.Status.VERIFYING).update(
+        status=Challenge.Status.PENDING, claimed_by="", updated_at=timezone.now()
+    )
+    return released == 1
 
 
 def challenge_verify_seed(
