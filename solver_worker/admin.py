@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
@@ -26,6 +27,7 @@ from django.utils.html import format_html, format_html_join
 from core.auth import request_player
 from engine import State, card_text, deal
 from engine.rng import SEED_MAX as _SEED_MAX
+from games import days
 from games.admin import HIDDEN, ServiceAdmin, log_future_view, may_see_deal
 from games.errors import Conflict
 from games.models import Challenge, SeedVerification
@@ -100,6 +102,14 @@ class ChallengeAdmin(ServiceAdmin):
         "created_at",
         "updated_at",
     ]
+
+    def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> Any:
+        """Above the list: per game, how many days from today are ready (what beat keeps at PREPARE_AHEAD_DAYS
+        + 1; the metric dailypatience_days_prepared_ahead). Counts only: no seed, so for every staff user."""
+        count = settings.PREPARE_AHEAD_DAYS + 1
+        ahead = services.days_prepared_ahead(first=days.today(), count=count)
+        summary = {"days_ahead": sorted(ahead.items()), "days_wanted": count}
+        return super().changelist_view(request, {**(extra_context or {}), **summary})
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         fields = list(self.readonly_fields) if obj is None else ["date", "game", *self.readonly_fields]

@@ -85,6 +85,22 @@ def challenges_to_prepare(*, first: dt.date, count: int, games: Iterable[str] = 
     return [pair for pair in wanted if pair not in settled]
 
 
+def days_prepared_ahead(*, first: dt.date, count: int, games: Iterable[str] = GAME_IDS) -> dict[str, int]:
+    """Per game, how many consecutive days from ``first`` (of ``count``) are ready: 0 means ``first`` is not."""
+    ready = set(
+        Challenge.objects.filter(
+            date__gte=first, date__lt=first + dt.timedelta(days=count), status=Challenge.Status.READY
+        ).values_list("game", "date")
+    )
+    ahead = {}
+    for game in games:
+        n = 0
+        while n < count and (game, first + dt.timedelta(days=n)) in ready:
+            n += 1
+        ahead[game] = n
+    return ahead
+
+
 def challenge_prepare(
     *,
     day: dt.date,

@@ -143,3 +143,19 @@ def test_admin_client_sees_no_claim_on_a_ready_challenge(admin_client: Client) -
     ready = Challenge.objects.create(date=days.today(), game="klondike", seed=5, status=Challenge.Status.READY)
     page = admin_client.get(reverse("admin:games_challenge_change", args=[ready.pk])).content.decode()
     assert "held by" not in page
+
+
+def test_the_challenge_list_says_how_many_days_are_ready_per_game(settings: Any) -> None:
+    settings.PREPARE_AHEAD_DAYS = 2
+    for offset in (0, 1):
+        Challenge.objects.create(
+            date=days.today() + dt.timedelta(days=offset), game="klondike", seed=offset + 1, status="ready"
+        )
+    Challenge.objects.create(date=days.today() + dt.timedelta(days=1), game="maria", seed=3, status="ready")
+    assert services.days_prepared_ahead(first=days.today(), count=3)["klondike"] == 2
+    viewer, _ = make_staff("view_challenge")  # counts only, no seed: shown without the permission too
+    page = viewer.get(reverse("admin:games_challenge_changelist"))
+    shown = dict(page.context["days_ahead"])
+    assert shown["klondike"] == 2 and shown["maria"] == 0 and shown["lucas"] == 0  # maria: today is not ready
+    summary = page.content.decode().split('id="days-ahead"')[1].split("</div>")[0]
+    assert "Days ready from today (of 3 kept prepared" in summary and "<td>2</td>" in summary
