@@ -348,3 +348,21 @@ def test_staff_without_the_permission_find_nothing_of_today_or_tomorrow(caplog: 
     assert audited(caplog) == [
         f"admin: {user.username} (id {user.pk}) listed challenges of days not over (query: seed__gt=0)"
     ]
+
+
+def test_every_admin_action_of_ours_declares_its_permission() -> None:
+    """A new action without `permissions=` would be open to every staff user who can see the list."""
+    from django.contrib import admin as django_admin
+
+    ours = ("games", "leaderboard", "leagues", "solver_worker")
+    checked = 0
+    for model, model_admin in django_admin.site._registry.items():
+        if model._meta.app_label not in ours:
+            continue
+        for action in model_admin.actions or []:
+            function = getattr(model_admin, action) if isinstance(action, str) else action
+            assert getattr(function, "allowed_permissions", ()), f"{type(model_admin).__name__}.{action}"
+            for permission in function.allowed_permissions:
+                assert callable(getattr(model_admin, f"has_{permission}_permission", None)), (action, permission)
+            checked += 1
+    assert checked >= 8
