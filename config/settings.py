@@ -294,6 +294,8 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "delete-idle-guests": {"task": "games.delete_idle_guests", "schedule": 24 * 60 * 60},
     # The difficulty model fitted on the days over, into DIFFICULTY_MODEL (a day's end, in any zone, within 6 h).
     "calibrate-difficulty": {"task": "games.calibrate_difficulty", "schedule": 6 * 60 * 60},
+    # Every upcoming ready challenge's solution replayed by the engine (manage.py check_challenges; a metric).
+    "check-challenges": {"task": "solver_worker.check_challenges", "schedule": 60 * 60},
     # Expired sessions deleted (manage.py clearsessions).
     "clear-expired-sessions": {"task": "games.clear_expired_sessions", "schedule": 24 * 60 * 60},
 }

@@ -9,9 +9,11 @@ import datetime as dt
 import logging
 import os
 import socket
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -309,6 +311,32 @@ def seed_verification_run(
     )
     verification.refresh_from_db()
     return verification
+
+
+# The last integrity check's figures (challenges_check), read by /metrics: {"checked", "broken", "at"}.
+INTEGRITY_CACHE_KEY = "solver_worker:challenges-integrity"
+
+
+def challenges_check(*, first: dt.date | None = None) -> list[str]:
+    """Every ready challenge from ``first`` (default today) on, replayed by the engine: its stored solution
+    must win its deal from its seed, as when it was published. What is wrong, a line per challenge (no
+    seed in it: logs are read by many), each also logged as an error; the figures go to the cache for
+    ``/metrics`` (``dailypatience_challenges_broken``). Beat runs it hourly; ``manage.py check_challenges``."""
+    first = first or days.today()
+    problems: list[str] = []
+    checked = 0
+    for challenge in Challenge.objects.filter(date__gte=first, status=Challenge.Status.READY).order_by("date", "game"):
+        checked += 1
+        if not challenge.solution:
+            problems.append(f"{challenge} (id {challenge.pk}): ready without a solution")
+        elif not _proves_win(challenge.game, challenge.seed_int, list(challenge.solution)):
+            problems.append(f"{challenge} (id {challenge.pk}): its solution does not win its deal")
+    for problem in problems:
+        logger.error("challenge integrity: %s", problem)
+    cache.set(
+        INTEGRITY_CACHE_KEY, {"checked": checked, "broken": len(problems), "at": time.time()}, timeout=7 * 24 * 3600
+    )
+    return problems
 
 
 def refuse_if_played(challenge: Challenge) -> None:

@@ -77,3 +77,9 @@ def winnable_position(attempt_id: int, moves: int) -> str:
     its worker is sent again by the player's next ask, and a stale one is worth nothing."""
     verdict = winnable.winnable_make(attempt_id=attempt_id, moves=moves)
     return "not_eligible" if verdict is None else verdict.state
+
+
+@shared_task(name="solver_worker.check_challenges", soft_time_limit=240, time_limit=300)
+def check_challenges() -> int:
+    """Beat, hourly: every upcoming ready challenge's solution replayed (services.challenges_check); how many fail."""
+    return len(services.challenges_check())
