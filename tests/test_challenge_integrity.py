@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.cache import cache
 from django.core.management import CommandError, call_command
 from django.test import Client
 
 from games import days
 from games.models import Challenge
+from solver_worker.services import INTEGRITY_CACHE_KEY
 from solver_worker.tasks import check_challenges
 
 pytestmark = pytest.mark.django_db
@@ -30,6 +32,7 @@ def metrics(settings: Any) -> str:
 def test_a_ready_challenge_whose_solution_does_not_win_is_named_counted_and_fails_the_command(
     settings: Any, capsys: Any
 ) -> None:
+    cache.delete(INTEGRITY_CACHE_KEY)  # a Redis cache outlives a test
     seed, log = WINS["klondike"]["seed"], WINS["klondike"]["moves"]
     today = days.today()
     Challenge.objects.create(date=today, game="klondike", seed=seed, solution=log, status="ready")
