@@ -30,12 +30,15 @@ RUN python -c "from solver import core; core.require()"
 # collected at build time; docker-compose.yml's `static` copies them to the volume nginx serves
 # them from (WhiteNoise serves them where no proxy stands in front). The secrets here exist only
 # for this command; the containers get theirs from the environment.
-RUN DJANGO_DEBUG=false DJANGO_SECRET_KEY=collectstatic-only \
+RUN DJANGO_DEBUG=false DJANGO_SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(48))')" \
     DAILY_SECRET="$(python -c 'import secrets; print(secrets.token_urlsafe(48))')" \
     python manage.py collectstatic --noinput
 
+# /var/lib/dailypatience: the appdata volume's mount point (docker-compose.yml), owned by app so that a
+# new volume is too: beat's schedule file and the difficulty model live there.
 RUN useradd --create-home --uid 1000 app && chown -R app /app \
-    && mkdir -p /tmp/prometheus /srv/static && chown app /tmp/prometheus /srv/static
+    && mkdir -p /tmp/prometheus /srv/static && chown app /tmp/prometheus /srv/static \
+    && mkdir -p /var/lib/dailypatience/difficulty && chown -R app /var/lib/dailypatience
 USER app
 
 EXPOSE 8000

@@ -168,6 +168,7 @@ class Stack:
     web_port: int = 0  # gunicorn's, on 127.0.0.1: only the proxy (and benchmarks) talk to it
     metrics_token: str = field(default_factory=lambda: uuid.uuid4().hex)
     daily_secret: str = field(default_factory=lambda: secrets.token_urlsafe(48))
+    secret_key: str = field(default_factory=lambda: secrets.token_urlsafe(48))
 
     @property
     def db_name(self) -> str:
@@ -206,7 +207,7 @@ class Stack:
             **keep,
             "DJANGO_SETTINGS_MODULE": "config.settings",
             "DJANGO_DEBUG": "false",
-            "DJANGO_SECRET_KEY": "stack-run-secret-key-" + self.run + "-0123456789abcdefghijklmnop",
+            "DJANGO_SECRET_KEY": self.secret_key,  # production refuses a weak one
             "DAILY_SECRET": self.daily_secret,  # production refuses a weak one
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
             "DJANGO_SECURE_SSL_REDIRECT": "false",  # plain HTTP on 127.0.0.1
@@ -220,6 +221,7 @@ class Stack:
             "CELERY_WINNABLE_QUEUE": self.winnable_queue,
             "SOLVER_SECONDS": str(self.solver_seconds),
             "SOLVER_MAX_SEEDS": str(self.solver_max_seeds),
+            "PREPARE_AHEAD_DAYS": "0",  # beat's start prepares today's games only: a run lasts minutes
             "METRICS_TOKEN": self.metrics_token,
             "PROMETHEUS_MULTIPROC_DIR": str(self.workdir / "prometheus"),
             "LOG_FORMAT": "json",

@@ -42,8 +42,8 @@ pytestmark = [
 BOUND = 90.0  # seconds: every wait gives up after this
 
 
-def wait_for(what: str, check: Callable[[], Any], stack: Stack, *names: str) -> Any:
-    deadline = time.monotonic() + BOUND
+def wait_for(what: str, check: Callable[[], Any], stack: Stack, *names: str, bound: float = BOUND) -> Any:
+    deadline = time.monotonic() + bound
     while True:
         value = check()
         if value:
@@ -105,9 +105,10 @@ def test_the_production_processes_prepare_a_day_and_rank_players(stack: Stack) -
     missing = request(f"{stack.url}/no-such-page")
     assert missing.status == 404 and b"Traceback" not in missing.body and b"DEBUG = True" not in missing.body
 
-    # The solver worker prepares today's klondike (sent as beat's prepare_upcoming_days would).
+    # A first deploy: nobody sends a task by hand. Beat's start sends prepare_upcoming_days (to the
+    # validation worker), which sends one preparation per game of today to the solver worker, in the
+    # games' order (klondike after the two-deck games: a longer wait than the others).
     day = api(stack, "daily").json()["date"]
-    stack.send_task("solver_worker.prepare_challenge", day=day, game="klondike")
     ready = wait_for(
         "today's klondike is ready",
         lambda: stack.sql(
@@ -117,7 +118,9 @@ def test_the_production_processes_prepare_a_day_and_rank_players(stack: Stack) -
         ),
         stack,
         "worker-solver",
+        bound=4 * BOUND,
     )
+    assert "solver_worker.prepare_upcoming_days" in stack.log("worker-validation").read_text()  # from beat's start
     seed, solution = ready[0][0] % (1 << 64), ready[0][1]  # stored as a signed bigint (games.models.SeedField)
     assert solution, "a ready challenge carries the solver's winning line"
     listed = {c["game"]: c for c in api(stack, "daily").json()["challenges"]}
@@ -262,7 +265,10 @@ def test_docker_compose_runs_the_tested_processes() -> None:
         "DJANGO_SECURE_PROXY_SSL_HEADER",
     ):
         assert key in env, key
-    assert "manage.py migrate" in services["web"]["command"]
+    # The schema is migrated once, by the one-off `migrate` that web, the workers and beat wait for.
+    assert "manage.py migrate" in services["migrate"]["command"] and "migrate" not in services["web"]["command"]
+    for name in ("web", "worker-validation", "worker-solver", "worker-winnable", "beat"):
+        assert services[name]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}, name
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert "config/gunicorn.py" in dockerfile and "PROMETHEUS_MULTIPROC_DIR" in dockerfile
 

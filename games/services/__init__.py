@@ -20,7 +20,7 @@ from games.services.attempts import (
     attempt_submit,
     attempts_close_expired,
 )
-from games.services.guests import guests_delete_idle
+from games.services.guests import guests_delete_idle, sessions_clear_expired
 from games.services.moves import MovesOutcome, attempt_append_moves
 from games.services.players import (
     guest_claim,
@@ -62,6 +62,7 @@ __all__ = [
     "result_disqualify",
     "review_clear",
     "review_disqualify",
+    "sessions_clear_expired",
     "submission_revalidate",
     "submission_validate",
     "submissions_resend_pending",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from importlib import import_module
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -55,3 +56,9 @@ def guests_delete_idle(*, now: dt.datetime | None = None, keep_days: int | None 
     if deleted:
         logger.info("deleted %s guest(s) idle for %s days", deleted, keep)
     return deleted
+
+
+def sessions_clear_expired() -> None:
+    """Delete the expired sessions (what ``manage.py clearsessions`` does): beat, daily, and
+    ``keep_days_ready``; every guest's visit leaves one."""
+    import_module(settings.SESSION_ENGINE).SessionStore.clear_expired()
