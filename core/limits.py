@@ -7,7 +7,8 @@ login part, records every attempt in PostgreSQL (a write per wrong password, whi
 attacker sends most), and would be a second, differently keyed notion of "address" beside
 ``core.net``. This module is small, keeps its state in the Django cache (``config.cache``: Redis,
 or process memory while Redis is down, as for DRF's throttles), and reads the address from
-``core.net.client_address`` only, so a client cannot pick a new one with ``X-Forwarded-For``.
+``core.net.client_network`` only, so a client cannot pick a new one with ``X-Forwarded-For``, nor
+with another address of its IPv6 /64.
 
 Logins (:func:`login_guard`): each account and each address has a count of failed logins. After
 ``free`` failures, every further failure closes the door for a back-off that doubles (1 s, 2 s,
@@ -39,7 +40,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from core.errors import ApplicationError
-from core.net import client_address
+from core.net import client_network, network_of
 
 logger = logging.getLogger(__name__)
 
@@ -163,7 +164,7 @@ def login_guard(*, request: Any, username: str) -> Iterator[LoginOutcome]:
     if not enabled():
         yield outcome
         return
-    states = [_LoginState(ACCOUNT, account_key(username)), _LoginState(ADDRESS, client_address(request))]
+    states = [_LoginState(ACCOUNT, account_key(username)), _LoginState(ADDRESS, client_network(request))]
     with ExitStack() as turns:
         for state in states:
             if not state.take_turn():
@@ -209,7 +210,7 @@ def creation_guard(*, request: Any, limit: CreationLimit, who: str | None = None
     if not enabled():
         return
     hour = int(time.time() // 3600)
-    key = _key(f"create-{limit.name}-{hour}", client_address(request) if who is None else f"who:{who}")
+    key = _key(f"create-{limit.name}-{hour}", client_network(request) if who is None else f"who:{who}")
     _cache_call("add", key, 0, 3600 + 60)
     count = _cache_call("incr", key, default=None)
     if count is None:  # the entry vanished in between (evicted): count this one as the first
@@ -226,7 +227,7 @@ def limits_forget(*, usernames: tuple[str, ...] = (), addresses: tuple[str, ...]
     an account by hand: ``python manage.py shell -c 'from core.limits import limits_forget; ...'``)."""
     keys = [_key("login-account", account_key(name)) for name in usernames]
     hour = int(time.time() // 3600)
-    for address in addresses:
+    for address in map(network_of, addresses):
         keys.append(_key("login-address", address))
         keys += [_key(f"create-{limit.name}-{hour}", address) for limit in (SIGNUP, GUEST, RESET)]
     keys += [key + ":turn" for key in keys if ":login-" in key]

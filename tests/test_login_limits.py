@@ -23,7 +23,7 @@ from games.tests.factories import make_user
 pytestmark = [pytest.mark.django_db, pytest.mark.throttled]
 
 PASSWORD = "not-a-common-pass-42"  # the factories' password
-ADDRESSES = ("127.0.0.1", "203.0.113.7", "203.0.113.8", "198.51.100.1")
+ADDRESSES = ("127.0.0.1", "203.0.113.7", "203.0.113.8", "198.51.100.1", "2001:db8:51::1", "2001:db8:52::1")
 RUN = uuid.uuid4().hex[:8]  # throwaway names unique to the run: a shared Redis keeps counts for a day
 NOBODY = tuple(f"nobody-{RUN}-{i}" for i in range(30))
 NAMES = ("victim", "other", "mallory", f"x-{RUN}", *NOBODY)
@@ -289,3 +289,51 @@ def test_drf_throttles_read_the_address_as_core_net_does(settings: Any) -> None:
         request = Request(factory.get("/", HTTP_X_FORWARDED_FOR=header))
         for throttle in (AnonRateThrottle, UserRateThrottle, ScopedRateThrottle):
             assert throttle.get_ident(throttle.__new__(throttle), request) == expected, (proxies, header)
+
+
+def test_an_ipv6_slash_64_is_one_address_for_sign_ups(settings: Any) -> None:
+    """Issue 51, "Addresses are counted per /128": four IPv6 addresses of one /64 made 40 accounts in
+    an hour against a limit of 10. Every address of a /64 is one client; the next /64 is another."""
+    settings.SIGNUP_LIMIT_PER_HOUR = 10
+    statuses = [
+        Client()
+        .post(
+            "/api/v1/auth/register",
+            {"username": f"v6-{RUN}-{i}", "password": "a long passphrase 42"},
+            content_type="application/json",
+            REMOTE_ADDR=f"2001:db8:51:0:{i % 4}::{i + 1}",
+        )
+        .status_code
+        for i in range(14)
+    ]
+    assert statuses == [201] * 10 + [429] * 4
+    other = Client().post(
+        "/api/v1/auth/register",
+        {"username": f"v6-{RUN}-other", "password": "a long passphrase 42"},
+        content_type="application/json",
+        REMOTE_ADDR="2001:db8:52::1",
+    )
+    assert other.status_code == 201
+
+
+def test_an_ipv6_slash_64_is_one_address_for_login_guesses(clock: Any) -> None:
+    """Wrong passwords from every address of a /64 close that /64, not only the addresses they came from."""
+    for i in range(limits.ADDRESS.free + 1):
+        token_login(NOBODY[i], "wrong", REMOTE_ADDR=f"2001:db8:51::{i + 1:x}")
+    refused = token_login("victim", PASSWORD, REMOTE_ADDR="2001:db8:51::ffff")
+    assert refused.status_code == 429
+
+
+def test_drf_throttles_key_an_ipv6_client_by_its_slash_64() -> None:
+    from rest_framework.request import Request
+    from rest_framework.test import APIRequestFactory
+
+    from core.throttling import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
+
+    factory = APIRequestFactory()
+    for throttle in (AnonRateThrottle, UserRateThrottle, ScopedRateThrottle):
+        idents = {
+            throttle.get_ident(throttle.__new__(throttle), Request(factory.get("/", REMOTE_ADDR=address)))
+            for address in ("2001:db8:51::1", "2001:db8:51:0:ffff:1:2:3", "2001:db8:51::abcd")
+        }
+        assert idents == {"2001:db8:51::/64"}

@@ -31,6 +31,7 @@ from django.views.decorators.http import require_POST
 from core import limits
 from core.auth import request_player
 from core.errors import ApplicationError
+from core.net import client_network
 from core.tasks import send
 from engine import GAME_IDS, GAMES
 from games import days, selectors, services
@@ -312,7 +313,13 @@ def _start_on_table(request: HttpRequest, target: str) -> None:
         return
     try:
         challenge = selectors.challenge_from_path(date=match.kwargs["date"], game=match.kwargs["game"])
-        services.attempt_start(player=request_player(request), challenge=challenge)
+        services.attempt_start(
+            player=request_player(request),
+            challenge=challenge,
+            # Where it started, as the API's start records it (SPEC section 7: identities share disclosures).
+            origin=services.origin_hash(kind="address", value=client_network(request)),
+            browser=services.origin_hash(kind="browser", value=request.COOKIES.get(BROWSER_COOKIE, "")),
+        )
     except ApplicationError:
         pass  # not playable, or an attempt is open already: the page shows what there is
 
