@@ -284,7 +284,10 @@ class LoginView(auth_views.LoginView):
         guest = request_player(self.request) if services.player_is_guest(self.request.user) else None
         if guest is not None:  # first the games, leagues and results, in one transaction; then the session
             services.guest_claim(guest=guest, account=form.get_user())
-        return super().form_valid(form)
+        response = super().form_valid(form)
+        if form.login_outcome is not None:  # this browser is known to the account from now on (core.limits)
+            limits.device_cookie_set(response, form.login_outcome, secure=self.request.is_secure())
+        return response
 
 
 @require_POST
@@ -378,8 +381,11 @@ def account(request: HttpRequest) -> HttpResponse:
 
 class PasswordResetView(auth_views.PasswordResetView):
     """Ask for a reset link by e-mail. The answer is the same page whether or not an account has the
-    address (Django's view sends only if one has); asking is limited per client address and per
-    address asked for (core.limits.RESET), checked before anything is looked up."""
+    address (Django's view sends only if one has); asking is limited per (client address, address
+    asked for) (core.limits.RESET) and per client address (RESET_SOURCE), checked before anything is
+    looked up. Past a cap nothing is sent and the answer is the same "sent" page, never a 429: the
+    owner asking from their own address is never refused because strangers asked. The link is built
+    from ``SITE_URL``, never from the request's host."""
 
     template_name = "web/password_reset_form.html"
     form_class = ResetForm
@@ -387,17 +393,23 @@ class PasswordResetView(auth_views.PasswordResetView):
 
     def form_valid(self, form: Any) -> HttpResponse:
         email = form.cleaned_data["email"]
+        source = client_network(self.request)
         try:
-            limits.creation_guard(request=self.request, limit=limits.RESET)
-            limits.creation_guard(request=self.request, limit=limits.RESET, who=limits.account_key(email))
-        except limits.Throttled as exc:
-            form.add_error(None, exc.message)
-            response = self.form_invalid(form)
-            response.status_code = 429
-            return response
+            limits.creation_guard(request=self.request, limit=limits.RESET_SOURCE)
+            limits.creation_guard(request=self.request, limit=limits.RESET, who=f"{source} {limits.account_key(email)}")
+        except limits.Throttled:
+            logger.info("password reset past its hourly cap: nothing sent, the same answer")
+            return HttpResponseRedirect(self.get_success_url())
         # The same work whatever the address: one task sent, which looks the accounts up and mails them.
-        reset_mail_queue(email=email, domain=self.request.get_host(), use_https=self.request.is_secure())
+        domain, use_https = site_domain()
+        reset_mail_queue(email=email, domain=domain, use_https=use_https)
         return HttpResponseRedirect(self.get_success_url())
+
+
+def site_domain() -> tuple[str, bool]:
+    """The configured site's host (with its port, if any) and whether it is https (``SITE_URL``)."""
+    parts = urlsplit(settings.SITE_URL)
+    return parts.netloc, parts.scheme == "https"
 
 
 def reset_mail_queue(*, email: str, domain: str, use_https: bool) -> None:
