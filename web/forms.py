@@ -82,9 +82,16 @@ class SignupForm(UserCreationForm):
 
 
 class EmailForm(forms.Form):
-    """An account's e-mail address (empty: none), for password resets."""
+    """An account's e-mail address (empty: none), for password resets; changing it asks for the password
+    (a session alone must not be enough to redirect the account's resets: web.email_address)."""
 
     email = forms.EmailField(label="E-mail", required=False, help_text=EMAIL_HELP)
+    password = forms.CharField(
+        label="Your password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+        help_text="To change the address, your password.",
+    )
 
 
 class ResetForm(PasswordResetForm):

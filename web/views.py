@@ -40,6 +40,7 @@ from games.services.reviews import BROWSER_COOKIE, BROWSER_COOKIE_SECONDS
 from leaderboard import selectors as board_selectors
 from leagues import selectors as league_selectors
 from leagues.errors import LeagueNotFound
+from web import email_address
 from web.forms import EmailForm, LoginForm, ResetForm, SignupForm, reset_mail_send
 
 ARCHIVE_DAYS = 60
@@ -353,7 +354,6 @@ def signup(request: HttpRequest) -> HttpResponse:
                 username=form.cleaned_data["username"],
                 password=form.cleaned_data["password1"],
                 guest=guest,
-                email=form.cleaned_data.get("email") or "",
             )
         except limits.Throttled as exc:
             form.add_error(None, exc.message)
@@ -361,6 +361,9 @@ def signup(request: HttpRequest) -> HttpResponse:
         except ApplicationError as exc:
             form.add_error("username", exc.message)  # a taken or look-alike name: the form says so
             return render(request, "web/signup.html", context)
+        email = services.player_email_normalize(email=form.cleaned_data.get("email") or "")
+        if email:  # stored once its mailbox follows the link: resets go only to a confirmed address
+            email_address.confirm_link_send(user=user, email=email)
         auth.login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect(_next_url(request) or "web:home")
     return render(request, "web/signup.html", context)
@@ -368,15 +371,60 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def account(request: HttpRequest) -> HttpResponse:
-    """The account's e-mail address, for password resets. A guest signs up instead (it has no password)."""
+    """The account's e-mail address, for password resets. A guest signs up instead (it has no password).
+    A change asks for the password; a new address is stored once its mailbox follows the link mailed
+    to it, and the old address is told, with a way back (web.email_address)."""
     if services.player_is_guest(request.user):
         return redirect(f"{reverse_lazy('web:signup')}?next={request.path}")
-    form = EmailForm(request.POST or None, initial={"email": getattr(request.user, "email", "")})
-    saved = False
+    user = request_player(request)
+    form = EmailForm(request.POST or None, initial={"email": user.email})
+    saved = sent = ""
     if request.method == "POST" and form.is_valid():
-        services.player_email_set(player=request_player(request), email=form.cleaned_data["email"] or "")
-        saved = True
-    return render(request, "web/account.html", {"form": form, "saved": saved})
+        new = services.player_email_normalize(email=form.cleaned_data["email"] or "")
+        try:
+            with limits.login_guard(request=request, username=user.get_username()) as outcome:
+                if user.check_password(form.cleaned_data["password"]):
+                    outcome.success()
+                else:
+                    outcome.failure()
+        except limits.Throttled as exc:
+            form.add_error(None, exc.message)
+            return render(request, "web/account.html", {"form": form}, status=429)
+        if outcome.succeeded is not True:
+            form.add_error("password", "That is not your password.")
+        elif new == user.email:
+            saved = "unchanged"
+        elif not new:
+            old = user.email
+            services.player_email_set(player=user, email="")
+            email_address.old_address_tell(user=user, old=old, new="")
+            saved = "removed"
+        else:
+            email_address.confirm_link_send(user=user, email=new)
+            email_address.old_address_tell(user=user, old=user.email, new=new)
+            sent = new
+    return render(request, "web/account.html", {"form": form, "saved": saved, "sent": sent})
+
+
+def email_confirm(request: HttpRequest, token: str) -> HttpResponse:
+    """The link mailed to a new address: it becomes the account's (where reset links go)."""
+    user = email_address.confirm_apply(token=token)
+    return render(request, "web/email_confirm.html", {"confirmed": user}, status=200 if user else 400)
+
+
+@ensure_csrf_cookie
+def email_way_back(request: HttpRequest, token: str) -> HttpResponse:
+    """The link mailed to the old address: a page whose button (a POST) puts it back and locks the
+    account until the owner chooses a new password through a reset."""
+    found = email_address.way_back_check(token=token)
+    if found is None:
+        return render(request, "web/email_way_back.html", {"invalid": True}, status=400)
+    done = None
+    if request.method == "POST":
+        done = email_address.way_back_apply(token=token)
+        if request.user.is_authenticated and done is not None and request.user.pk == done.pk:
+            auth.logout(request)
+    return render(request, "web/email_way_back.html", {"email": found[1], "done": done})
 
 
 class PasswordResetView(auth_views.PasswordResetView):

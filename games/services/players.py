@@ -133,6 +133,11 @@ def player_email_set(*, player: User, email: str) -> None:
     player.save(update_fields=["email"])
 
 
+def player_email_normalize(*, email: str) -> str:
+    """An e-mail address as it is stored (the domain lower-cased, trimmed); "" for none."""
+    return User.objects.normalize_email(email.strip()) if email else ""
+
+
 def player_is_guest(player: User | AnonymousUser) -> bool:
     return isinstance(player, User) and Guest.objects.filter(user_id=player.pk).exists()
 
