@@ -156,20 +156,22 @@ def _judge_shared(*, result: Result, attempt: Attempt, flag: bool) -> None:
         .order_by("pk")
     )
     newness: dict[int, bool] = {}
+    disclosed: dict[int, bool] = {}  # per attempt: did it disclose a hidden card before this game ended?
     for kind, value in sources:
         field = kind_field(kind)
         same = [other for other in others if getattr(other, field) == value]
         holders: set[str] = set()
         for other in same:
-            disclosed = attempt_disclosed_at(other)
-            if disclosed is None or disclosed >= finished:
-                continue
-            if kind == Review.Kind.ADDRESS:
+            if kind == Review.Kind.ADDRESS and not me_new:  # checked first: no replay for an office's peers
                 if other.player_id not in newness:
                     newness[other.player_id] = player_is_new(player_id=other.player_id, day=challenge.date)
-                if not (me_new or newness[other.player_id]):
+                if not newness[other.player_id]:
                     continue  # established accounts behind one address do not hold each other
-            holders.add(other.player.get_username())
+            if other.pk not in disclosed:
+                at = attempt_disclosed_at(other)
+                disclosed[other.pk] = at is not None and at < finished
+            if disclosed[other.pk]:
+                holders.add(other.player.get_username())
         where = "client address" if kind == Review.Kind.ADDRESS else "browser"
         if holders:
             _hold(result)
