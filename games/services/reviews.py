@@ -173,7 +173,8 @@ def _judge_shared(*, result: Result, attempt: Attempt, flag: bool) -> None:
             if disclosed[other.pk]:
                 holders.add(other.player.get_username())
         where = "client address" if kind == Review.Kind.ADDRESS else "browser"
-        if holders:
+        decided = Review.objects.filter(result=result, kind=kind).exclude(status=Review.Status.OPEN).exists()
+        if holders and not decided:  # (a claim never reopens what staff decided)
             _hold(result)
             names = sorted(holders)
             Review.objects.update_or_create(

@@ -305,3 +305,19 @@ def test_spec7_a_guests_play_press_records_where_its_ranked_attempt_started() ->
     attempt = Attempt.objects.get()
     assert attempt.origin == services.origin_hash(kind="address", value="203.0.113.21")
     assert attempt.browser == services.origin_hash(kind="browser", value="visitor-browser")
+
+
+def test_a_claim_does_not_reopen_a_hold_staff_cleared(clock: Any, on_commit: Any) -> None:
+    make_challenge(game="klondike", seed=SEED)
+    look(Api(token_for(services.guest_create())), clock, address="203.0.113.7", browser="shared")
+    guest = services.guest_create()
+    person_win(Api(token_for(guest)), clock, on_commit, address="198.51.100.8", browser="shared")
+    review = Review.objects.get(result__player=guest, kind=Review.Kind.BROWSER)
+    with on_commit(execute=True):
+        services.review_clear(review_id=review.pk, staff=make_user("staff"))
+    account = make_user("claimer")
+    with on_commit(execute=True):
+        services.guest_claim(guest=guest, account=account)
+    result = Result.objects.get(player=account)
+    assert not result.held and board() == ["claimer"]
+    assert Review.objects.get(result=result, kind=Review.Kind.BROWSER).status == Review.Status.CLEARED
