@@ -415,6 +415,9 @@ EMAIL_HOST_PASSWORD = _email.get("EMAIL_HOST_PASSWORD") or ""
 EMAIL_USE_TLS = bool(_email.get("EMAIL_USE_TLS", False))
 EMAIL_USE_SSL = bool(_email.get("EMAIL_USE_SSL", False))
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Daily Patience <noreply@localhost>")
+# The site's own address, for links in e-mails (password resets, e-mail changes): never the request's
+# Host header, which a client chooses (an allowed host with a port of its own would pass into a mail).
+SITE_URL = env.str("SITE_URL", default="http://localhost:8000").rstrip("/")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
 # A reset link works once (the token hashes the password) and for this long.

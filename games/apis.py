@@ -21,7 +21,7 @@ from rest_framework.views import APIView
 
 from core.auth import request_player
 from core.held import held
-from core.net import client_address
+from core.net import client_network
 from engine import GAME_IDS, GAMES, MAX_LOG_LENGTH, visible
 from games import days, selectors, services, stats
 from games.errors import IllegalMove, NotFound
@@ -338,7 +338,7 @@ class AttemptStartApi(APIView):
         attempt = services.attempt_start(
             player=request_player(request),
             challenge=challenge,
-            origin=origin_hash(kind="address", value=client_address(request)),
+            origin=origin_hash(kind="address", value=client_network(request)),
             browser=origin_hash(kind="browser", value=request.COOKIES.get(BROWSER_COOKIE, "")),
         )
         state = services.attempt_replay(attempt)

@@ -307,9 +307,16 @@ def result_share_text(result: Result, rank: int | None, total: int | None = None
 
 def attempt_is_public(attempt: Attempt) -> bool:
     """Whether anybody may watch the attempt and read its review: a finished ranked game of a day that is
-    over (as on Lichess, ranked games are public after their day). Practice stays its player's; nothing of
-    a day that is not over is anybody else's."""
-    return attempt.ranked and attempt.finished_at is not None and days.is_over(attempt.challenge.date)
+    over (as on Lichess, ranked games are public after their day) whose result the public boards show
+    (:func:`board_results`: valid, not held, not disqualified, not a guest's until an account claims it).
+    Practice stays its player's; nothing of a day that is not over is anybody else's; a held game is
+    nobody else's until staff clear it (SPEC section 7)."""
+    return (
+        attempt.ranked
+        and attempt.finished_at is not None
+        and days.is_over(attempt.challenge.date)
+        and board_results().filter(submission__attempt_id=attempt.pk).exists()
+    )
 
 
 def attempt_visible(*, attempt_id: int, viewer: object) -> Attempt:
