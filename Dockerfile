@@ -26,15 +26,19 @@ COPY --from=core /build/solver/_core*.so solver/
 # Fail the build, not the first solve, if the core does not load or is stale.
 RUN python -c "from solver import core; core.require()"
 
-# Static files (admin, Swagger UI from drf-spectacular-sidecar) are collected
-# at build time and served by WhiteNoise. The secrets here exist only for this
-# command; the containers get theirs from the environment.
-RUN DJANGO_DEBUG=false DJANGO_SECRET_KEY=collectstatic-only \
+# Static files (admin, Swagger UI from drf-spectacular-sidecar, the pages' CSS and JS) are
+# collected at build time; docker-compose.yml's `static` copies them to the volume nginx serves
+# them from (WhiteNoise serves them where no proxy stands in front). The secrets here exist only
+# for this command; the containers get theirs from the environment.
+RUN DJANGO_DEBUG=false DJANGO_SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(48))')" \
     DAILY_SECRET="$(python -c 'import secrets; print(secrets.token_urlsafe(48))')" \
     python manage.py collectstatic --noinput
 
+# /var/lib/dailypatience: the appdata volume's mount point (docker-compose.yml), owned by app so that a
+# new volume is too: beat's schedule file and the difficulty model live there.
 RUN useradd --create-home --uid 1000 app && chown -R app /app \
-    && mkdir -p /tmp/prometheus && chown app /tmp/prometheus
+    && mkdir -p /tmp/prometheus /srv/static && chown app /tmp/prometheus /srv/static \
+    && mkdir -p /var/lib/dailypatience/difficulty && chown -R app /var/lib/dailypatience
 USER app
 
 EXPOSE 8000

@@ -20,10 +20,11 @@ pytest_plugins = ["pytester"]
 
 
 # -- Lanes: `--fast`, and the tests that need PostgreSQL or Redis ----------------------------------------
-# A test marked `postgres` or `redis` (pyproject.toml) is skipped, with the reason, where the service is
-# absent (README's set-up: SQLite, no Redis). In CI (CI set) with the service's variable set, the service
-# is expected: a test that would be skipped for lack of it fails instead, so that a broken set-up can not
-# pass as a green run that left out the PostgreSQL and Redis tests.
+# A test marked `postgres`, `redis` or `nginx` (pyproject.toml) is skipped, with the reason, where the
+# service is absent (README's set-up: SQLite, no Redis, no nginx). In CI (CI set) with the service's
+# variable set (nginx has none: .ci/run installs it), the service is expected: a test that would be
+# skipped for lack of it fails instead, so that a broken set-up can not pass as a green run that left
+# out the PostgreSQL, Redis and proxy tests.
 
 
 def _postgres_here() -> bool:
@@ -36,9 +37,16 @@ def _redis_here() -> bool:
     return bool(os.environ.get("REDIS_URL"))
 
 
-SERVICES = {  # marker: (the variable naming the service, whether it is here, the reason to skip)
+def _nginx_here() -> bool:
+    from bench.stack import nginx_binary
+
+    return nginx_binary() is not None
+
+
+SERVICES = {  # marker: (the variable naming the service or None, whether it is here, the reason to skip)
     "postgres": ("DATABASE_URL", _postgres_here, "needs PostgreSQL: DATABASE_URL=postgres://..."),
     "redis": ("REDIS_URL", _redis_here, "needs Redis: REDIS_URL=redis://..."),
+    "nginx": (None, _nginx_here, "needs nginx (Debian: apt-get install nginx)"),
 }
 # Fixtures that need a service: a test using one is marked with it.
 SERVICE_FIXTURES = {"redis_client": "redis"}
@@ -56,7 +64,7 @@ def _missing_service(item: pytest.Item) -> tuple[str, bool] | None:
             continue
         if mark.kwargs.get("reason"):
             reason = f"{reason} ({mark.kwargs['reason']})"
-        return reason, bool(os.environ.get("CI") and os.environ.get(variable))
+        return reason, bool(os.environ.get("CI") and (variable is None or os.environ.get(variable)))
     return None
 
 
@@ -135,10 +143,25 @@ def _fresh_local_cache() -> Iterator[None]:
     from django.core.cache import caches
     from django.core.cache.backends.locmem import LocMemCache
 
+    from core.held import forget_held
+    from games.auth import forget_local_tokens
+    from games.services.positions import forget_local_positions
+
     yield
     for alias in caches:
         if isinstance(caches[alias], LocMemCache):
             caches[alias].clear()
+    forget_local_positions()  # the process's own copies, for the same reason
+    forget_local_tokens()
+    forget_held()
+
+
+@pytest.fixture(autouse=True)
+def _counts_not_held(request: pytest.FixtureRequest, settings: Any) -> None:
+    """A test sees the counts as they are (the process holds them a few seconds in service; a test that
+    checks that is marked ``held_counts``)."""
+    if "held_counts" not in request.keywords:
+        settings.COUNTS_SECONDS = 0
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@
 
 Bounded in time and count, and it only talks to 127.0.0.1:
 
-1. Starts the stack of bench/stack.py (gunicorn ``config.wsgi``, a Celery worker on the validation
+1. Starts the stack of bench/stack.py (nginx in front of gunicorn ``config.wsgi``, a Celery worker on the validation
    queue, one on the solver queue, beat; DEBUG off, no throttling) on a PostgreSQL database of its
    own (dropped at the end unless ``--keep``) and Redis database ``--redis-db`` with names unique to
    the run (deleted at the end). The solver worker prepares today's klondike.
@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.corpus import playout  # noqa: E402
-from bench.stack import Stack, request  # noqa: E402
+from bench.stack import Stack, fresh_source_address, request  # noqa: E402
 
 GAME = "klondike"
 
@@ -87,11 +87,22 @@ def own_cpu() -> float:
 
 
 class Client:
-    """One keep-alive connection; every call is timed under its endpoint's name."""
+    """One keep-alive connection through the proxy; every call is timed under its endpoint's name.
+    Each player comes from a loopback address of its own (:meth:`new_player`), as players do, so that
+    the proxy's per-address limits see many clients, not one."""
 
     def __init__(self, port: int, stats: Stats) -> None:
         self.port, self.stats = port, stats
-        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.source = fresh_source_address()
+        self.conn = self._connect()
+
+    def _connect(self) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=60, source_address=(self.source, 0))
+
+    def new_player(self) -> None:
+        self.conn.close()
+        self.source = fresh_source_address()
+        self.conn = self._connect()
 
     def call(self, name: str, method: str, path: str, *, token: str | None = None, data: Any = None) -> tuple[int, Any]:
         headers = {"Authorization": f"Token {token}"} if token else {}
@@ -108,7 +119,7 @@ class Client:
                 break
             except (http.client.HTTPException, OSError):
                 self.conn.close()
-                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+                self.conn = self._connect()
                 if attempt:
                     self.stats.record(name, time.perf_counter() - started, ok=False)
                     return 0, None
@@ -155,6 +166,7 @@ class Player:
 
 
 def play_one(client: Client, player: Player, day: str, batch: int, stats: Stats) -> None:
+    client.new_player()
     client.call("GET /daily", "GET", "/api/v1/daily", token=player.token)
     status, attempt = client.call(
         "POST attempts (start)", "POST", f"/api/v1/daily/{day}/{GAME}/attempts", token=player.token, data={}
@@ -500,6 +512,7 @@ def burst(stack: Stack, day: str, seed: int, solution: list[str], args: argparse
                 player = next(todo, None)
             if player is None:
                 return
+            client.new_player()
             client.call(
                 "POST submit (burst)",
                 "POST",

@@ -11,8 +11,8 @@ how many came out lost or open, and the median and 90th percentile of seconds pe
 bug too), ``--play-out`` the position at the end of the stock after random play (mostly lost: the
 solver's verdict at 30 s is printed beside). Exits 1 on a proof of loss for anything known won.
 
-(Until stop 44 this was ``bench/loss_model.py``, which also ran the CP-SAT loss model; see
-docs/solver.md, "Proofs of loss by a constraint model".)
+(This was ``bench/loss_model.py``, which also ran the CP-SAT loss model until the model was removed;
+see docs/solver-proofs.md, "Proofs of loss by a constraint model".)
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ def main() -> None:
     workdir = tempfile.mkdtemp(prefix="dp-replay-bench-")
     os.environ.update(
         {
-            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DJANGO_SETTINGS_MODULE": "config.debug_settings",  # in process, on SQLite: debug asked for
             "DATABASE_URL": f"sqlite:///{workdir}/bench.sqlite3",
             "API_THROTTLE": "false",
             "REDIS_URL": "",

@@ -1,7 +1,15 @@
 """The production entry points as separate processes on this machine: what docker-compose.yml runs.
 
-Used by the stack test (tests/test_stack.py) and by bench/day.py:
+Used by the stack tests (tests/test_stack.py, tests/test_front_door.py), by bench/day.py, and on its
+own to bring the whole stack up on this machine (README "The stack on one machine")::
 
+    .venv/bin/python bench/stack.py up --port 8000
+
+- ``proxy``: nginx (Debian's, ``apt-get install nginx``) running config/nginx/nginx.conf.template,
+  the very file docker-compose.yml's ``proxy`` runs, rendered with this run's port, gunicorn's
+  address, the static folder and the run's own folder for the pid, temporary files and logs
+  (:func:`render_nginx_conf`). Clients talk to it (``Stack.url``); it serves ``/static/`` itself and
+  passes the rest to gunicorn;
 - ``web``: ``gunicorn -c config/gunicorn.py config.wsgi:application`` (PROMETHEUS_MULTIPROC_DIR set,
   so /metrics sums the workers), after ``manage.py migrate`` and ``collectstatic`` (into the run's
   own folder, as the Dockerfile does at build time);
@@ -11,28 +19,34 @@ Used by the stack test (tests/test_stack.py) and by bench/day.py:
 - ``worker-prepare``: ``celery -A config worker -Q <prepare queue> --concurrency 1`` (the coming days);
 - ``beat``: ``celery -A config beat``.
 
-All with ``DJANGO_DEBUG=false`` (HTTPS redirect and secure cookies off: plain HTTP on 127.0.0.1) and
-``LOG_FORMAT=json``, on a PostgreSQL database created for the run (dropped at the end) and on the
-given Redis database with names unique to the run: queues ``<run>-validation`` / ``-solver`` / ``-winnable``
-/ ``-prepare``,
-cache prefix ``<run>``, boards under the database's own name. ``stop()`` deletes every Redis key the
-run made that carries its id, its queues' bindings and unacknowledged entries; nothing is flushed.
+All with ``DJANGO_DEBUG=false`` (HTTPS redirect and secure cookies off: plain HTTP on 127.0.0.1),
+``DJANGO_NUM_PROXIES=1`` (the proxy in front) and ``LOG_FORMAT=json``, on a PostgreSQL database
+created for the run (dropped at the end) and on the given Redis database with names unique to the
+run: queues ``<run>-validation`` / ``-solver`` / ``-winnable`` / ``-prepare``, cache prefix ``<run>``,
+boards under the database's own name. ``stop()`` deletes every Redis key the run made that carries its id, its
+queues' bindings and unacknowledged entries; nothing is flushed.
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import getpass
+import http.client
+import itertools
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
+import threading
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +54,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PG = "postgres://postgres@127.0.0.1:5432"
+NGINX_TEMPLATE = ROOT / "config" / "nginx" / "nginx.conf.template"
 
 # Each process's command after the executable's own path; docker-compose.yml runs the same
 # (tests/test_stack.py checks that its services start with these words).
@@ -51,6 +66,41 @@ COMMANDS = {
     "worker-prepare": ["celery", "-A", "config", "worker", "-Q"],
     "beat": ["celery", "-A", "config", "beat"],
 }
+
+
+def nginx_binary() -> str | None:
+    """The nginx to run: ``$NGINX`` if set (its path; empty: none), else the one on the PATH or Debian's
+    (``/usr/sbin``, often not on a user's PATH); None where there is none."""
+    chosen = os.environ.get("NGINX")
+    if chosen is not None:
+        return chosen if chosen and os.access(chosen, os.X_OK) else None
+    return shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/usr/local/sbin")
+
+
+def render_nginx_conf(values: dict[str, str]) -> str:
+    """config/nginx/nginx.conf.template with its ``${DP_...}`` names filled in, as the official image's
+    envsubst step does (docker-compose.yml: ``NGINX_ENVSUBST_FILTER=DP_``)."""
+    text = NGINX_TEMPLATE.read_text()
+    for name, value in values.items():
+        text = text.replace("${" + name + "}", value)
+    left = sorted(set(re.findall(r"\$\{(DP_\w*)\}", text)))
+    if left:
+        raise ValueError(f"no value for {left} in {NGINX_TEMPLATE}")
+    return text
+
+
+_addresses = itertools.count()
+_addresses_lock = threading.Lock()
+
+
+def fresh_source_address() -> str:
+    """A loopback address not handed out before in this process (127.1.0.1, 127.1.0.2, ...), to connect
+    from: load generators spread their requests over many, as many players would, so that the proxy's
+    per-address limits (config/nginx/nginx.conf.template) do not take them for one flooding client.
+    Linux answers every 127.0.0.0/8 address on the loopback interface."""
+    with _addresses_lock:
+        n = next(_addresses) % (250 * 250 * 250)
+    return f"127.{1 + n // 62500}.{n // 250 % 250}.{1 + n % 250}"
 
 
 def free_port() -> int:
@@ -77,17 +127,32 @@ class Http:
 
 
 def request(
-    url: str, *, method: str = "GET", data: Any = None, headers: dict[str, str] | None = None, timeout: float = 30.0
+    url: str,
+    *,
+    method: str = "GET",
+    data: Any = None,
+    headers: dict[str, str] | None = None,
+    timeout: float = 30.0,
+    source: str | None = None,
 ) -> Http:
+    """One request on a new connection (from the loopback address ``source``, if given)."""
     body = json.dumps(data).encode() if data is not None else None
-    req = urllib.request.Request(url, data=body, method=method, headers=dict(headers or {}))
+    parts = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(
+        parts.hostname or "127.0.0.1",
+        parts.port or 80,
+        timeout=timeout,
+        source_address=(source, 0) if source else None,
+    )
+    sent = dict(headers or {})
     if body is not None:
-        req.add_header("Content-Type", "application/json")
+        sent.setdefault("Content-Type", "application/json")
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            return Http(r.status, r.read(), dict(r.headers.items()))
-    except urllib.error.HTTPError as exc:
-        return Http(exc.code, exc.read(), dict(exc.headers.items()))
+        conn.request(method, parts.path + (f"?{parts.query}" if parts.query else ""), body=body, headers=sent)
+        response = conn.getresponse()
+        return Http(response.status, response.read(), dict(response.getheaders()))
+    finally:
+        conn.close()
 
 
 @dataclass
@@ -101,9 +166,11 @@ class Stack:
     extra_env: dict[str, str] = field(default_factory=dict)
     run: str = field(default_factory=lambda: f"dpstack{uuid.uuid4().hex[:10]}")
     procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
-    port: int = 0
+    port: int = 0  # the proxy's: where clients connect (0: a free one, chosen at start)
+    web_port: int = 0  # gunicorn's, on 127.0.0.1: only the proxy (and benchmarks) talk to it
     metrics_token: str = field(default_factory=lambda: uuid.uuid4().hex)
     daily_secret: str = field(default_factory=lambda: secrets.token_urlsafe(48))
+    secret_key: str = field(default_factory=lambda: secrets.token_urlsafe(48))
 
     @property
     def db_name(self) -> str:
@@ -127,7 +194,17 @@ class Stack:
 
     @property
     def url(self) -> str:
+        """The site, through the proxy."""
         return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def web_url(self) -> str:
+        """gunicorn itself, behind the proxy's back (benchmarks of the web process alone)."""
+        return f"http://127.0.0.1:{self.web_port}"
+
+    @property
+    def static_root(self) -> Path:
+        return self.workdir / "static"
 
     @property
     def env(self) -> dict[str, str]:
@@ -136,11 +213,12 @@ class Stack:
             **keep,
             "DJANGO_SETTINGS_MODULE": "config.settings",
             "DJANGO_DEBUG": "false",
-            "DJANGO_SECRET_KEY": "stack-run-secret-key-" + self.run + "-0123456789abcdefghijklmnop",
+            "DJANGO_SECRET_KEY": self.secret_key,  # production refuses a weak one
             "DAILY_SECRET": self.daily_secret,  # production refuses a weak one
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
             "DJANGO_SECURE_SSL_REDIRECT": "false",  # plain HTTP on 127.0.0.1
             "DJANGO_SECURE_COOKIES": "false",
+            "DJANGO_NUM_PROXIES": "1",  # the proxy sets X-Forwarded-For to the client's address
             "DATABASE_URL": f"{PG}/{self.db_name}",
             "REDIS_URL": self.redis_url,
             "CACHE_KEY_PREFIX": self.run,
@@ -150,16 +228,21 @@ class Stack:
             "CELERY_PREPARE_QUEUE": self.prepare_queue,
             "SOLVER_SECONDS": str(self.solver_seconds),
             "SOLVER_MAX_SEEDS": str(self.solver_max_seeds),
+            "PREPARE_AHEAD_DAYS": "0",  # beat's start prepares today's games only: a run lasts minutes
             "METRICS_TOKEN": self.metrics_token,
             "PROMETHEUS_MULTIPROC_DIR": str(self.workdir / "prometheus"),
             "LOG_FORMAT": "json",
             "DJANGO_LOG_LEVEL": "INFO",
             "PYTHONUNBUFFERED": "1",
-            "DJANGO_STATIC_ROOT": str(self.workdir / "static"),
+            "DJANGO_STATIC_ROOT": str(self.static_root),
             **self.extra_env,
         }
 
     def log(self, name: str) -> Path:
+        if name == "proxy":  # nginx's error log, and anything it says on standard error before opening it
+            return self.workdir / "nginx" / "error.log"
+        if name == "access":  # nginx's access log: a JSON object a line
+            return self.workdir / "nginx" / "access.log"
         return self.workdir / f"{name}.log"
 
     # --- Lifecycle -------------------------------------------------------------------------------
@@ -191,22 +274,68 @@ class Stack:
         )
         out.close()
 
+    def nginx_conf(self) -> Path:
+        """The proxy's configuration for this run: the repository's template, rendered."""
+        run_dir = self.workdir / "nginx"
+        run_dir.mkdir(parents=True, exist_ok=True)
+        path = run_dir / "nginx.conf"
+        path.write_text(
+            render_nginx_conf(
+                {
+                    "DP_LISTEN": f"127.0.0.1:{self.port}",
+                    "DP_UPSTREAM": f"127.0.0.1:{self.web_port}",
+                    "DP_STATIC_ROOT": str(self.static_root),
+                    "DP_RUN_DIR": str(run_dir),
+                    "DP_LOG_DIR": str(run_dir),
+                }
+            )
+        )
+        return path
+
+    def _spawn_proxy(self) -> None:
+        nginx = nginx_binary()
+        if nginx is None:
+            raise RuntimeError("nginx is not installed (Debian: apt-get install nginx)")
+        conf = self.nginx_conf()
+        # The official image's own main settings, given here on the command line: in the foreground,
+        # and (as root) workers with this user's rights, which can read the run's static folder.
+        settings = "daemon off;" + (f" user {getpass.getuser()};" if os.geteuid() == 0 else "")
+        check = subprocess.run(
+            [nginx, "-t", "-q", "-p", str(conf.parent), "-c", str(conf), "-g", settings],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        if check.returncode != 0:
+            raise RuntimeError(f"nginx -t refused {conf}:\n{check.stderr}")
+        out = self.log("proxy").open("ab")
+        self.procs["proxy"] = subprocess.Popen(
+            [nginx, "-p", str(conf.parent), "-c", str(conf), "-g", settings],
+            cwd=self.workdir,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        out.close()
+
     def start(self, *, timeout: float = 60.0) -> None:
         (self.workdir / "prometheus").mkdir(parents=True, exist_ok=True)  # gunicorn empties it at start
-        self.port = free_port()
+        self.port = self.port or free_port()
+        self.web_port = self.web_port or free_port()
         host = socket.gethostname()
         self._spawn(
             "web",
             [
                 *COMMANDS["web"],
                 "--bind",
-                f"127.0.0.1:{self.port}",
+                f"127.0.0.1:{self.web_port}",
                 "--workers",
                 str(self.web_workers),
                 "--access-logfile",
                 "-",
             ],
         )
+        self._spawn_proxy()
         self._spawn(
             "worker-validation",
             [
@@ -255,7 +384,7 @@ class Stack:
             "beat", [*COMMANDS["beat"], "--loglevel=INFO", f"--schedule={self.workdir / 'celerybeat-schedule'}"]
         )
         deadline = time.monotonic() + timeout
-        waiting = {"web", "worker-validation", "worker-solver", "worker-winnable", "worker-prepare", "beat"}
+        waiting = {"proxy", "web", "worker-validation", "worker-solver", "worker-winnable", "worker-prepare", "beat"}
         while waiting:
             for name in sorted(waiting):
                 proc = self.procs[name]
@@ -269,11 +398,28 @@ class Stack:
                     + "\n".join(self.tail(n) for n in sorted(waiting))
                 )
             time.sleep(0.2)
+        self.warm_up()
+
+    def warm_up(self, rounds: int = 3) -> None:
+        """A few rounds of parallel requests through the proxy, so that every gunicorn worker has loaded
+        the views (Django imports them on a first request, a second or more of CPU on a busy machine)."""
+        paths = ["/api/v1/health", "/healthz", "/api/v1/daily", "/api/v1/games"]
+
+        def ask(path: str) -> None:
+            with contextlib.suppress(OSError):
+                request(f"{self.url}{path}", timeout=30, source=fresh_source_address())
+
+        for _ in range(rounds):
+            threads = [threading.Thread(target=ask, args=(p,)) for p in paths * self.web_workers * 2]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
 
     def _ready(self, name: str) -> bool:
-        if name == "web":
+        if name in ("web", "proxy"):
             with contextlib.suppress(OSError):
-                return request(f"{self.url}/healthz", timeout=2).status == 200
+                return request(f"{self.web_url if name == 'web' else self.url}/healthz", timeout=2).status == 200
             return False
         text = self.log(name).read_text(errors="replace")
         return " ready." in text if name.startswith("worker") else "beat: Starting" in text
@@ -342,3 +488,91 @@ class Stack:
                         client.zrem("unacked_index", tag)
         finally:
             client.close()
+
+
+# --- `bench/stack.py up`: the whole stack on this machine, until Ctrl-C or SIGTERM --------------------
+
+
+def up(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="bench/stack.py up",
+        description="Start the production stack on this machine (nginx, gunicorn, the Celery workers, beat) "
+        "on the PostgreSQL at 127.0.0.1:5432 (user postgres) and the given Redis; stop it all on Ctrl-C or SIGTERM.",
+    )
+    parser.add_argument("--port", type=int, default=8000, help="the proxy's port on 127.0.0.1 (default 8000)")
+    parser.add_argument(
+        "--redis-url",
+        default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+        help="Redis (default: $REDIS_URL, else redis://127.0.0.1:6379/0); the run's keys carry its id",
+    )
+    parser.add_argument("--web-workers", type=int, default=2, help="gunicorn workers (default 2)")
+    parser.add_argument("--solver-seconds", type=float, default=10.0, help="the solver's budget per seed")
+    parser.add_argument("--keep", action="store_true", help="keep the run's database at the end")
+    args = parser.parse_args(argv)
+
+    stopping = threading.Event()
+
+    def on_signal(signum: int, frame: object) -> None:
+        stopping.set()
+
+    # Set before anything starts, so that a SIGTERM during start-up still cleans up.
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    workdir = Path(tempfile.mkdtemp(prefix="dp-stack-"))
+    stack = Stack(
+        redis_url=args.redis_url,
+        workdir=workdir,
+        web_workers=args.web_workers,
+        solver_seconds=args.solver_seconds,
+        solver_max_seeds=20,
+        port=args.port,
+    )
+    try:
+        if is_listening(args.port):
+            print(f"port {args.port} is taken on 127.0.0.1: choose another with --port", file=sys.stderr)
+            return 1
+        print(f"starting: database {stack.db_name}, logs in {workdir}", flush=True)
+        stack.create_database()
+        if not stopping.is_set():
+            stack.start(timeout=120)
+            stack.send_task("solver_worker.prepare_upcoming_days")  # beat's hourly task, once now
+            print(
+                f"Daily Patience is up at {stack.url}/ (nginx in front of gunicorn at {stack.web_url}, "
+                f"{stack.web_workers} workers; Celery workers validation, solver, winnable; beat)\n"
+                f"run {stack.run}: pids {' '.join(str(p.pid) for p in stack.procs.values())}\n"
+                "Ctrl-C or SIGTERM stops everything it started"
+                + ("" if args.keep else " and drops the database")
+                + ".",
+                flush=True,
+            )
+        while not stopping.wait(1.0):
+            for name, proc in stack.procs.items():
+                if proc.poll() is not None:
+                    print(f"{name} exited ({proc.returncode}); stopping\n{stack.tail(name)}", file=sys.stderr)
+                    stopping.set()
+                    break
+        return 0
+    except Exception as exc:
+        print(f"could not start: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second signal does not cut the clean-up short
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        print("stopping", flush=True)
+        stack.stop(drop=not args.keep)
+        shutil.rmtree(workdir / "static", ignore_errors=True)
+        print(f"stopped; logs in {workdir}" + ("" if args.keep else f"; database {stack.db_name} dropped"), flush=True)
+
+
+def is_listening(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(1)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    if sys.argv[1:2] != ["up"]:
+        print("usage: bench/stack.py up [--port N] [--redis-url URL] [--web-workers N] [--keep]", file=sys.stderr)
+        raise SystemExit(2)
+    raise SystemExit(up(sys.argv[2:]))

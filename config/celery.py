@@ -9,7 +9,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_ready
+from celery.signals import beat_init, worker_ready
 
 from config.logs import connect_celery_signals
 
@@ -37,3 +37,17 @@ def resend_pending_on_start(sender: Any = None, **kwargs: Any) -> None:
         app.send_task("games.resend_pending_submissions", kwargs={"older_than_seconds": 0})
     except Exception:  # the beat sweep is the second line: a worker still starts
         logger.exception("could not send the pending submissions again on worker start")
+
+
+@beat_init.connect
+def prepare_days_on_beat_start(sender: Any = None, **kwargs: Any) -> None:
+    """Beat's start prepares the coming days at once (``solver_worker.prepare_upcoming_days``).
+
+    An interval entry first fires one interval after beat starts with a new schedule file (a first
+    deploy, a lost volume): without this, a fresh deployment has no day ready for an hour. Sending it
+    at every start is harmless: it sends a task only for a challenge neither ready nor being prepared.
+    """
+    try:
+        app.send_task("solver_worker.prepare_upcoming_days")
+    except Exception:  # the hourly entry is the second line: beat still starts
+        logger.exception("could not send the preparation of the coming days on beat start")

@@ -1,4 +1,10 @@
-"""gunicorn settings (``gunicorn -c config/gunicorn.py config.wsgi``): slow clients, Prometheus across workers.
+"""gunicorn settings (``gunicorn -c config/gunicorn.py config.wsgi``): behind nginx, Prometheus across workers.
+
+gunicorn serves only nginx (config/nginx/nginx.conf.template), never a client: nginx reads each
+request whole before passing it on and takes each answer whole into its buffers, so a worker never
+waits on a slow client (README "Slow clients"). Hence gunicorn's own threaded worker, ``gthread``:
+measured against ``sync`` behind the proxy (bench/web_workers.py; docs/scaling.md, "Web workers"),
+it costs less worker CPU per request and keeps its connections to nginx open between requests.
 
 With ``PROMETHEUS_MULTIPROC_DIR`` set, every worker writes its metrics to files there and a scrape
 of any worker sums them all (config/metrics.py). The directory is emptied when the server starts
@@ -9,11 +15,13 @@ import os
 import shutil
 from pathlib import Path
 
-# Threads whose event loop reads each request whole before a thread serves it: clients that trickle
-# their headers or body hold no thread (config/gunicorn_worker.py; README "Slow clients").
-worker_class = "config.gunicorn_worker.BufferingThreadWorker"
+worker_class = "gthread"
+# Threads per worker: while one waits on PostgreSQL or Redis another runs. Each keeps its own database
+# connection (CONN_MAX_AGE): workers x threads connections.
 threads = int(os.environ.get("GUNICORN_THREADS", "4"))
-keepalive = 5
+# Longer than nginx keeps an idle connection to gunicorn open (upstream keepalive_timeout 50s), so
+# gunicorn never closes one just as nginx sends a request on it.
+keepalive = 75
 
 
 def on_starting(server: object) -> None:

@@ -15,6 +15,9 @@ answers the same and no worker has to expose anything:
   (1 = today only; 0 = not even today).
 - ``dailypatience_challenge_solver_seconds{game, days_ahead}``, ``dailypatience_challenge_seeds_tried{...}``:
   the solver's time and seeds for each prepared challenge from today to ``METRICS_DAYS_AHEAD`` (8) days on.
+- ``dailypatience_challenges_broken``, ``dailypatience_challenges_checked``,
+  ``dailypatience_challenges_check_timestamp_seconds``: the last integrity check (beat, hourly) of the
+  upcoming ready challenges, their solutions replayed (alert on broken > 0, or a check older than 2 h).
 - ``dailypatience_metrics_scrape_seconds``: what computing these cost.
 
 Request latency and counts (``django_http_requests_latency_seconds_by_view_method``, ...) come from
@@ -207,6 +210,25 @@ class ServiceCollector(Collector):
         yield prepared
         yield solver
         yield seeds
+        yield from self._integrity()
+
+    def _integrity(self) -> Iterator[Metric]:
+        """The last integrity check's figures (solver_worker.services.challenges_check, beat hourly)."""
+        from django.core.cache import cache
+
+        from solver_worker.services import INTEGRITY_CACHE_KEY
+
+        last = cache.get(INTEGRITY_CACHE_KEY)
+        if not isinstance(last, dict):
+            return  # not checked yet (or the cache lost it): no figure rather than a wrong one
+        for name, text, value in (
+            ("dailypatience_challenges_broken", "Upcoming ready challenges whose solution does not win.", "broken"),
+            ("dailypatience_challenges_checked", "Upcoming ready challenges the last check replayed.", "checked"),
+            ("dailypatience_challenges_check_timestamp_seconds", "When the last check ran (Unix time).", "at"),
+        ):
+            g = GaugeMetricFamily(name, text)
+            g.add_metric([], float(last[value]))
+            yield g
 
 
 _collector = ServiceCollector()

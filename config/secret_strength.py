@@ -1,4 +1,5 @@
-"""Is a secret strong enough to derive every future deal from it?
+"""Is a secret strong enough to derive every future deal from it (``DAILY_SECRET``), or to sign sessions
+and reset links (``DJANGO_SECRET_KEY``)? Production refuses either when this finds it weak.
 
 ``DAILY_SECRET`` keys the HMAC that gives each day's seeds. Past seeds are published once a day is
 over, so anyone may try candidate secrets offline against them at full speed: a short, dictionary or

@@ -26,7 +26,10 @@ env = environ.Env()
 
 # --- Core -------------------------------------------------------------------
 
-DEBUG = env.bool("DJANGO_DEBUG", default=True)
+# Production unless debug is asked for: a process started with nothing configured refuses to run on the
+# public development secrets. bin/serve, the tests (config/debug_settings.py) and a laptop's shell ask
+# for it with DJANGO_DEBUG=true.
+DEBUG = env.bool("DJANGO_DEBUG", default=False)
 
 _DEV_SECRET_KEY = "django-insecure-dev-only-daily-patience-do-not-use-in-production"
 _DEV_DAILY_SECRET = "dev-only-daily-secret-do-not-use-in-production"
@@ -35,11 +38,16 @@ SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="")
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured(
-            "DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is false. "
-            "Set it to a long random string, e.g. the output of: "
-            "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
+            "DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is false (the default: set DJANGO_DEBUG=true "
+            "on a development machine). Make one with: " + HOW_TO_MAKE_ONE
         )
     SECRET_KEY = _DEV_SECRET_KEY
+elif not DEBUG and (_weak := secret_problem(SECRET_KEY)):
+    # It signs sessions, password reset links and CSRF tokens, and keys the stored hashes of addresses.
+    raise ImproperlyConfigured(
+        f"DJANGO_SECRET_KEY is too weak for production: {_weak}. It needs at least 32 random bytes; "
+        "make one with: " + HOW_TO_MAKE_ONE
+    )
 
 # Server secret from which daily seeds are derived. A known value would let
 # anyone compute future deals, so production refuses to start without one.
@@ -58,6 +66,8 @@ elif not DEBUG and (_weak := secret_problem(DAILY_SECRET)):
         f"DAILY_SECRET is too weak for production: {_weak}. It needs at least 32 random bytes; "
         "make one with: " + HOW_TO_MAKE_ONE
     )
+if not DEBUG and DAILY_SECRET == SECRET_KEY:
+    raise ImproperlyConfigured("DAILY_SECRET and DJANGO_SECRET_KEY must differ: make each with: " + HOW_TO_MAKE_ONE)
 
 # The time zone in which a "day" of the daily challenge starts and ends.
 DAILY_TIMEZONE = env.str("DAILY_TIMEZONE", default="UTC")
@@ -276,9 +286,12 @@ CELERY_RESULT_EXPIRES = 24 * 60 * 60
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Beat is required in production (one instance): it keeps the coming days prepared and sends again
 # what a broker outage left pending. Submissions a dead worker left pending are also sent again
-# whenever a worker starts (config/celery.py), so they never wait for beat.
+# whenever a worker starts, and beat's start prepares the coming days at once (config/celery.py), so
+# neither waits for an interval to pass. This is the one schedule: `manage.py keep_days_ready` (bin/serve,
+# a deployment without beat) runs the same entries in process, each at its interval. Beat keeps its
+# timers in its schedule file: on a volume in compose, so a deploy does not reset them.
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
-    # Keep today and the next 7 days proven winnable and ready.
+    # Keep today and the next PREPARE_AHEAD_DAYS days proven winnable and ready.
     "prepare-upcoming-days": {"task": "solver_worker.prepare_upcoming_days", "schedule": 60 * 60},
     # Submissions a lost task or a broker outage left pending are sent again.
     "resend-pending-submissions": {"task": "games.resend_pending_submissions", "schedule": 5 * 60},
@@ -288,7 +301,15 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "review-finished-games": {"task": "solver_worker.review_sweep", "schedule": 5 * 60},
     # Guests nobody came back as, idle for GUEST_KEEP_DAYS days, are deleted.
     "delete-idle-guests": {"task": "games.delete_idle_guests", "schedule": 24 * 60 * 60},
+    # The difficulty model fitted on the days over, into DIFFICULTY_MODEL (a day's end, in any zone, within 6 h).
+    "calibrate-difficulty": {"task": "games.calibrate_difficulty", "schedule": 6 * 60 * 60},
+    # Every upcoming ready challenge's solution replayed by the engine (manage.py check_challenges; a metric).
+    "check-challenges": {"task": "solver_worker.check_challenges", "schedule": 60 * 60},
+    # Expired sessions deleted (manage.py clearsessions).
+    "clear-expired-sessions": {"task": "games.clear_expired_sessions", "schedule": 24 * 60 * 60},
 }
+# How many days after today beat keeps prepared (solver_worker.prepare_upcoming_days).
+PREPARE_AHEAD_DAYS = env.int("PREPARE_AHEAD_DAYS", default=7)
 GUEST_KEEP_DAYS = env.int("GUEST_KEEP_DAYS", default=30)
 # An API token older than this is refused and deleted; logging in again gives a new one (games.auth).
 API_TOKEN_DAYS = env.int("API_TOKEN_DAYS", default=30)
@@ -367,7 +388,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["config.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["config.parsers.StrictJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "config.schema.ApiSchema",
     "EXCEPTION_HANDLER": "config.exceptions.api_exception_handler",
@@ -391,6 +412,14 @@ REST_FRAMEWORK = {
     },
 }
 THROTTLE = env.bool("API_THROTTLE", default=True)
+# How long a process holds the day's counts of players and winners (/daily, the home page): the same for
+# every caller, so not counted again on every request (games.selectors.challenge_counts).
+COUNTS_SECONDS = env.float("COUNTS_SECONDS", default=10.0)
+# bench/endpoints.py's calibration endpoint (config/bench.py): a bare view that writes to any attempt.
+# For benchmarks only; outside debug it refuses to start unless throttling is off too (a bench's set-up).
+BENCH_FLOOR = env.bool("BENCH_FLOOR", default=False)
+if BENCH_FLOOR and THROTTLE and not DEBUG:
+    raise ImproperlyConfigured("BENCH_FLOOR is for benchmarks (API_THROTTLE=false): never set it in production")
 if not THROTTLE:  # e.g. for a load benchmark from one address; also switches off core.limits
     REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"] = []
 # Logins are limited per account and per address with back-off, new accounts and guests per address
@@ -412,6 +441,9 @@ EMAIL_HOST_PASSWORD = _email.get("EMAIL_HOST_PASSWORD") or ""
 EMAIL_USE_TLS = bool(_email.get("EMAIL_USE_TLS", False))
 EMAIL_USE_SSL = bool(_email.get("EMAIL_USE_SSL", False))
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Daily Patience <noreply@localhost>")
+# The site's own address, for links in e-mails (password resets, e-mail changes): never the request's
+# Host header, which a client chooses (an allowed host with a port of its own would pass into a mail).
+SITE_URL = env.str("SITE_URL", default="http://localhost:8000").rstrip("/")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
 # A reset link works once (the token hashes the password) and for this long.

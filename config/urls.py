@@ -1,14 +1,16 @@
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from config import metrics, views
+from config import bench, metrics, views
 from web.forms import AdminLoginForm
 
 # /admin/login/ is limited per account and per address like every other way in (core.limits).
 admin.site.login_form = AdminLoginForm
 
 urlpatterns = [
+    *([path("bench/floor/<int:attempt_id>", bench.floor, name="bench-floor")] if settings.BENCH_FLOOR else []),
     path("admin/", admin.site.urls),
     path("healthz", views.healthz, name="healthz"),
     path("readyz", views.readyz, name="readyz"),

@@ -65,8 +65,29 @@ def _check_broker() -> str:
     return "ok"
 
 
+_migrated: list[bool] = []  # once every migration of this code is applied, it stays so for the process
+
+
+def _check_migrations() -> str:
+    """Down while a migration this code ships is not applied to the database (a deploy whose one-off
+    migrate step has not run, or failed): new code on the old schema answers 500s. Once all are applied
+    the answer is kept for the process; until then each probe asks again (the loader reads the files)."""
+    if _migrated:
+        return "ok"
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
+    if plan:
+        names = ", ".join(f"{m.app_label}.{m.name}" for m, _ in plan[:5])
+        raise RuntimeError(f"{len(plan)} migration(s) not applied: {names}{', ...' if len(plan) > 5 else ''}")
+    _migrated.append(True)
+    return "ok"
+
+
 READINESS_CHECKS: dict[str, Callable[[], str]] = {
     "database": _check_database,
+    "migrations": _check_migrations,
     "cache": _check_cache,
     "broker": _check_broker,
 }

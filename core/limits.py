@@ -7,7 +7,8 @@ login part, records every attempt in PostgreSQL (a write per wrong password, whi
 attacker sends most), and would be a second, differently keyed notion of "address" beside
 ``core.net``. This module is small, keeps its state in the Django cache (``config.cache``: Redis,
 or process memory while Redis is down, as for DRF's throttles), and reads the address from
-``core.net.client_address`` only, so a client cannot pick a new one with ``X-Forwarded-For``.
+``core.net.client_network`` only, so a client cannot pick a new one with ``X-Forwarded-For``, nor
+with another address of its IPv6 /64.
 
 Logins (:func:`login_guard`): each account and each address has a count of failed logins. After
 ``free`` failures, every further failure closes the door for a back-off that doubles (1 s, 2 s,
@@ -17,6 +18,13 @@ must not wash away the guesses made at others). While one login of an account or
 being checked, another one for the same waits for it (up to 2 s, then it is refused): parallel
 guesses are counted one after the other and get no more tries than serial ones, while two honest
 logins at the same moment (two tabs, two guests signing in to one account) both go through.
+
+The per-account tier slows **unknown sources only**, so that a stranger's guesses cannot lock the owner
+out: a login from a browser that logged in to the account before (a signed device cookie,
+``DEVICE_COOKIE``, set on each successful login) or from an address (``core.net.client_network``) the
+account logged in from in the last ``KNOWN_DAYS`` days neither waits for the account's turn nor is
+refused while the account is closed, and neither its failures nor its success change the account's
+count (the strangers' guesses stay counted). The per-address tier still holds for it.
 
 Creations (:func:`creation_guard`): at most ``per_hour`` sign-ups, and guests, per address and hour,
 counted atomically before the player is made.
@@ -28,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import secrets
 import time
 import unicodedata
 from collections.abc import Iterator
@@ -36,10 +45,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.core import signing
 from django.core.cache import cache
 
 from core.errors import ApplicationError
-from core.net import client_address
+from core.net import client_network, network_of
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +79,14 @@ class LoginLimit:
 
 ACCOUNT = LoginLimit("account", free=5, longest=15 * 60)
 ADDRESS = LoginLimit("address", free=20, longest=15 * 60)
+
+
+DEVICE_COOKIE = "dp_device"
+DEVICE_COOKIE_SECONDS = 400 * 24 * 3600
+DEVICE_SALT = "daily-patience.device"
+DEVICE_ACCOUNTS = 8  # the accounts a browser is remembered for (the latest)
+KNOWN_DAYS = 90  # how long an address an account logged in from stays known
+KNOWN_ADDRESSES = 16  # the addresses remembered per account (the latest)
 
 
 def enabled() -> bool:
@@ -136,11 +154,71 @@ class _LoginState:
         _cache_call("delete", self.key)
 
 
+def _account_tag(username: str) -> str:
+    return hashlib.sha256(("device " + account_key(username)).encode()).hexdigest()[:16]
+
+
+def _device_tags(request: Any) -> list[str]:
+    """The accounts (tags) this browser logged in to, from its signed device cookie ([] if none or forged)."""
+    raw = getattr(request, "COOKIES", {}).get(DEVICE_COOKIE, "")
+    if not raw:
+        return []
+    try:
+        value = signing.loads(raw, salt=DEVICE_SALT, max_age=DEVICE_COOKIE_SECONDS)
+    except (signing.BadSignature, ValueError, TypeError):
+        return []
+    tags = value.get("a") if isinstance(value, dict) else None
+    return [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
+
+
+def _known_key(username: str) -> str:
+    return _key("known", account_key(username))
+
+
+def _address_tag(request: Any) -> str:
+    return hashlib.sha256(("known " + client_network(request)).encode()).hexdigest()[:16]
+
+
+def source_known(*, request: Any, username: str) -> bool:
+    """Did this browser, or this address, log in to the account before (see the module's docstring)?"""
+    if _account_tag(username) in _device_tags(request):
+        return True
+    known = _cache_call("get", _known_key(username)) or []
+    return isinstance(known, list) and _address_tag(request) in known
+
+
+def _remember_source(*, request: Any, username: str) -> str:
+    """Remember the address for the account; the device cookie's new value, to be set by the caller."""
+    stored = _cache_call("get", _known_key(username)) or []
+    tag = _address_tag(request)
+    others = [t for t in stored if t != tag] if isinstance(stored, list) else []
+    known = [*others[-(KNOWN_ADDRESSES - 1) :], tag]
+    _cache_call("set", _known_key(username), known, KNOWN_DAYS * 24 * 3600)
+    account = _account_tag(username)
+    tags = [*[t for t in _device_tags(request) if t != account][-(DEVICE_ACCOUNTS - 1) :], account]
+    return signing.dumps({"a": tags, "n": secrets.token_hex(4)}, salt=DEVICE_SALT)
+
+
+def device_cookie_set(response: Any, outcome: LoginOutcome, *, secure: bool) -> None:
+    """Set the device cookie a successful login earned (nothing after any other outcome)."""
+    if outcome.device_cookie:
+        response.set_cookie(
+            DEVICE_COOKIE,
+            outcome.device_cookie,
+            max_age=DEVICE_COOKIE_SECONDS,
+            httponly=True,
+            samesite="Lax",
+            secure=secure,
+        )
+
+
 class LoginOutcome:
-    """Handed to the body of :func:`login_guard`: it says whether the credentials were right."""
+    """Handed to the body of :func:`login_guard`: it says whether the credentials were right. After a
+    success, ``device_cookie`` is the value to set (:func:`device_cookie_set`)."""
 
     def __init__(self) -> None:
         self.succeeded: bool | None = None
+        self.device_cookie = ""
 
     def success(self) -> None:
         self.succeeded = True
@@ -162,8 +240,17 @@ def login_guard(*, request: Any, username: str) -> Iterator[LoginOutcome]:
     outcome = LoginOutcome()
     if not enabled():
         yield outcome
+        if outcome.succeeded is True:
+            outcome.device_cookie = _remember_source(request=request, username=username)
         return
-    states = [_LoginState(ACCOUNT, account_key(username)), _LoginState(ADDRESS, client_address(request))]
+    account = _LoginState(ACCOUNT, account_key(username))
+    known = source_known(request=request, username=username)
+    # A known source is not slowed by the account's tier: only the address's applies to it.
+    states = (
+        [_LoginState(ADDRESS, client_network(request))]
+        if known
+        else [account, _LoginState(ADDRESS, client_network(request))]
+    )
     with ExitStack() as turns:
         for state in states:
             if not state.take_turn():
@@ -178,7 +265,9 @@ def login_guard(*, request: Any, username: str) -> Iterator[LoginOutcome]:
         finally:  # the body reports before it raises its own "wrong password" error
             now = time.time()
             if outcome.succeeded is True:
-                states[0].clear()
+                if not known:  # a known source's success leaves the strangers' count as it is
+                    account.clear()
+                outcome.device_cookie = _remember_source(request=request, username=username)
             elif outcome.succeeded is False:
                 for state in states:
                     state.failed(now)
@@ -198,9 +287,12 @@ class CreationLimit:
 
 SIGNUP = CreationLimit("signup", "SIGNUP_LIMIT_PER_HOUR", 10, "new accounts")
 GUEST = CreationLimit("guest", "GUEST_LIMIT_PER_HOUR", 30, "new guest players")
-# Password-reset e-mails: per client address, and per e-mail address asked for (``who``), whether or
-# not an account has it, so the refusal says nothing about accounts.
+# Password-reset e-mails: per (client address, e-mail address asked for) (``who``), whether or not an
+# account has it, and per client address for every e-mail address it asks for (a mail bomb from one
+# client). Nothing counts per e-mail address alone: strangers asking for the owner's address from
+# their own addresses never use up the owner's. Past either cap the page answers as always ("sent").
 RESET = CreationLimit("reset", "PASSWORD_RESET_LIMIT_PER_HOUR", 5, "password reset e-mails")
+RESET_SOURCE = CreationLimit("reset-source", "PASSWORD_RESET_SOURCE_LIMIT_PER_HOUR", 20, "password reset e-mails")
 
 
 def creation_guard(*, request: Any, limit: CreationLimit, who: str | None = None) -> None:
@@ -209,7 +301,7 @@ def creation_guard(*, request: Any, limit: CreationLimit, who: str | None = None
     if not enabled():
         return
     hour = int(time.time() // 3600)
-    key = _key(f"create-{limit.name}-{hour}", client_address(request) if who is None else f"who:{who}")
+    key = _key(f"create-{limit.name}-{hour}", client_network(request) if who is None else f"who:{who}")
     _cache_call("add", key, 0, 3600 + 60)
     count = _cache_call("incr", key, default=None)
     if count is None:  # the entry vanished in between (evicted): count this one as the first
@@ -225,9 +317,10 @@ def limits_forget(*, usernames: tuple[str, ...] = (), addresses: tuple[str, ...]
     """Drop the login and creation counts of these accounts and addresses (tests, and staff unlocking
     an account by hand: ``python manage.py shell -c 'from core.limits import limits_forget; ...'``)."""
     keys = [_key("login-account", account_key(name)) for name in usernames]
+    keys += [_known_key(name) for name in usernames]
     hour = int(time.time() // 3600)
-    for address in addresses:
+    for address in map(network_of, addresses):
         keys.append(_key("login-address", address))
-        keys += [_key(f"create-{limit.name}-{hour}", address) for limit in (SIGNUP, GUEST, RESET)]
+        keys += [_key(f"create-{limit.name}-{hour}", address) for limit in (SIGNUP, GUEST, RESET, RESET_SOURCE)]
     keys += [key + ":turn" for key in keys if ":login-" in key]
     _cache_call("delete_many", keys)

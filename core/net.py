@@ -5,7 +5,8 @@ proxy in front of the service appends the address it received the request from. 
 appended by our own proxies are true, so the client's address is the one ``NUM_PROXIES`` places
 from the right (the last proxy's peer), and with no proxy (``NUM_PROXIES = 0``) it is the socket's
 peer, ``REMOTE_ADDR``, whatever the headers say. Throttles, sign-up limits and the review flags all
-read the address here, never from a header directly.
+read the address here, never from a header directly, and key it by :func:`client_network`: an IPv6
+/64 is one address.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import ipaddress
 from typing import Any
 
 from django.conf import settings
+
+IPV6_PREFIX = 64  # an IPv6 subscriber gets at least a /64: every address in it is one client
 
 
 def client_address(request: Any) -> str:
@@ -29,21 +32,21 @@ def client_address(request: Any) -> str:
     return forwarded[-proxies]
 
 
-def address_key(address: str) -> str:
-    """The share an address belongs to, for limits per client: an IPv4 address itself, an IPv6 one its
-    /64 (one subscriber's network: a client there picks a new address at will). Text that is no address
-    (a misconfigured proxy) is its own key."""
+def network_of(address: str) -> str:
+    """The client an address stands for: an IPv4 address itself, an IPv6 address's /64 (a subscriber
+    is handed a whole /64 and may use any address in it), an IPv4-mapped IPv6 address as IPv4.
+    Anything that is not an address is returned as it is."""
     try:
-        ip = ipaddress.ip_address(address.strip().split("%", 1)[0])
+        parsed = ipaddress.ip_address(address.split("%", 1)[0])
     except ValueError:
         return address
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.IPv6Network((ip, 64), strict=False))
-    return str(ip)
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.IPv6Network((parsed, IPV6_PREFIX), strict=False))
+    return str(parsed)
 
 
-def client_share(request: Any) -> str:
-    """``address_key`` of the request's client address (``client_address``)."""
-    return address_key(client_address(request))
+def client_network(request: Any) -> str:
+    """The client's address as every limit, throttle and review keys it (:func:`network_of`)."""
+    return network_of(client_address(request))

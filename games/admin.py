@@ -1,10 +1,20 @@
 """Django admin: inspect attempts; review submissions; the review queue of held and flagged results.
 (Challenges are the solver worker's: solver_worker.admin.)
 
-A move log of a day not over may be a winning line of that day's deal: like the day's seed and
-solution (solver_worker.admin), it is shown only to a user with the permission
-``games.view_future_deal`` (reviewers of held results need it), each such page view logged to
-``dailypatience.audit``; anyone with the admin sees it once the day is over.
+What the admin keeps to (README, "Administration"):
+
+- **Rows of days not over are for the permission only.** A day's seed, solution and the move logs of
+  its games give its deal away until the day is over. A staff user without ``games.view_future_deal``
+  gets no row of a day not over from any admin that shows them (challenges, attempts, submissions,
+  reviews, game reviews): they are left out of the querysets, so no list, lookup (``?seed__gt=``),
+  filter, search, ordering or page finds them. A user with the permission sees them, and each such
+  view (a page, or a list that holds them) is logged to ``dailypatience.audit`` (warning level).
+- **Rows made by the service are not added by hand** (attempts, submissions, results, reviews): no
+  "add" in their admins, and no field of theirs is edited in a form.
+- **Every action declares its permission** (``@admin.action(permissions=[...])``); an action the user
+  may not run answers 403, and each run is logged with its actor (``LogEntry``, the object's history).
+- **No delete leaves a result held**: a review cannot be deleted (it is decided: cleared or
+  disqualified); deleting a submission or an attempt deletes its result with its reviews.
 """
 
 from __future__ import annotations
@@ -12,13 +22,15 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.contrib import admin
-from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q, QuerySet
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils.html import format_html, format_html_join
 
 from core.auth import request_player
 from core.errors import ApplicationError
+from games import days
 from games.models import Attempt, Challenge, Result, Review, Submission
 from games.pace import finishing_run_start
 from games.selectors import challenge_is_over
@@ -48,11 +60,51 @@ def log_future_view(request: HttpRequest, challenge: Challenge | None, what: str
         )
 
 
-class HidesFutureMoves(admin.ModelAdmin):
+class ServiceAdmin(admin.ModelAdmin):
+    """The rules above, for an admin whose rows belong to a challenge (``day_field``: the path of its
+    date from the row, e.g. ``challenge__date``)."""
+
+    day_field = "challenge__date"
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        queryset = super().get_queryset(request)
+        if request.user.has_perm(FUTURE_DEAL_PERMISSION):
+            return queryset
+        return queryset.filter(**{f"{self.day_field}__lt": days.today()})  # only days that are over
+
+    def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> HttpResponse:
+        if request.method == "POST" and "action" in request.POST:
+            # Django answers an action the user may not run with "No action selected": say it plainly.
+            if request.POST["action"] not in self.get_actions(request):
+                raise PermissionDenied
+        elif request.user.has_perm(FUTURE_DEAL_PERMISSION):
+            self._log_future_listing(request)
+        return super().changelist_view(request, extra_context)
+
+    def _log_future_listing(self, request: HttpRequest) -> None:
+        """A list that holds rows of days not over (shown to a user with the permission) is logged, with its query."""
+        if super().get_queryset(request).filter(**{f"{self.day_field}__gte": days.today()}).exists():
+            audit.warning(
+                "admin: %s (id %s) listed %s of days not over (query: %s)",
+                request.user.get_username(),
+                request.user.pk,
+                self.model._meta.verbose_name_plural,
+                request.GET.urlencode() or "-",
+            )
+
+    def log_done(self, request: HttpRequest, obj: Any, message: str) -> None:
+        """An action's run on one row, with its actor, in the row's history (LogEntry)."""
+        self.log_change(request, obj, message)
+
+
+class HidesFutureMoves(ServiceAdmin):
     """The read-only field ``moves_field`` (a move log), shown as the deal is (``challenge_of`` names the
     row's challenge): to anyone once its day is over, before that only with the permission."""
 
     moves_field = "moves"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # the service makes these rows
 
     def challenge_of(self, obj: Any) -> Challenge:
         raise NotImplementedError
@@ -109,6 +161,9 @@ class AttemptAdmin(HidesFutureMoves):
     def challenge_of(self, obj: Attempt) -> Challenge:
         return obj.challenge
 
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # the server's log of a game: read only
+
 
 class ResultInline(admin.StackedInline):
     model = Result
@@ -141,6 +196,8 @@ class SubmissionAdmin(HidesFutureMoves):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Submission]:
         return super().get_queryset(request).select_related("attempt__player", "attempt__challenge", "result")
 
+    day_field = "attempt__challenge__date"
+
     def challenge_of(self, obj: Submission) -> Challenge:
         return obj.attempt.challenge
 
@@ -161,21 +218,70 @@ class SubmissionAdmin(HidesFutureMoves):
         result = getattr(obj, "result", None)
         return None if result is None else result.disqualified
 
-    @admin.action(description="Re-validate (replay the log again)")
-    def revalidate(self, request: HttpRequest, queryset: QuerySet[Submission]) -> None:
-        for submission in queryset:
-            submissions.submission_revalidate(submission_id=submission.pk)
-        self.message_user(request, f"{queryset.count()} submission(s) re-validated.")
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # the player's log and the worker's verdict: read only; decisions are the actions
 
-    @admin.action(description="Disqualify (the result leaves the leaderboards)")
+    def has_decide_permission(self, request: HttpRequest) -> bool:
+        """Re-validating and disqualifying: the model's change permission (its form stays read only)."""
+        return request.user.has_perm("games.change_submission")
+
+    @admin.action(description="Re-validate (replay the log again)", permissions=["decide"])
+    def revalidate(self, request: HttpRequest, queryset: QuerySet[Submission]) -> None:
+        count = 0
+        for submission in queryset:
+            done = submissions.submission_revalidate(submission_id=submission.pk)
+            self.log_done(request, done, f"Re-validated: {done.status}.")
+            count += 1
+        self.message_user(request, f"{count} submission(s) re-validated.")
+
+    @admin.action(description="Disqualify (the result leaves the leaderboards)", permissions=["decide"])
     def disqualify(self, request: HttpRequest, queryset: QuerySet[Submission]) -> None:
         count = 0
         for submission in queryset.select_related("result"):
             result = getattr(submission, "result", None)
             if result is not None:
                 submissions.result_disqualify(result_id=result.pk)
+                self.log_done(request, submission, f"Disqualified its result {result.pk}.")
                 count += 1
         self.message_user(request, f"{count} result(s) disqualified.")
+
+
+class QueueFilter(admin.SimpleListFilter):
+    """The review queue opens on what waits for staff: open reviews that hold a result off the boards."""
+
+    title = "queue"
+    parameter_name = "queue"
+    DEFAULT = "holding"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [
+            ("holding", "open, holding a result"),
+            ("flagged", "open, flagged only"),
+            ("open", "open"),
+            ("decided", "decided"),
+            ("all", "all"),
+        ]
+
+    def value(self) -> str:
+        return str(super().value() or self.DEFAULT)
+
+    def choices(self, changelist: Any) -> Any:
+        for lookup, title in self.lookup_choices:
+            yield {
+                "selected": self.value() == lookup,
+                "query_string": changelist.get_query_string({self.parameter_name: lookup}),
+                "display": title,
+            }
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        is_open = Q(status=Review.Status.OPEN)
+        wanted = {
+            "holding": is_open & Q(holds=True),
+            "flagged": is_open & Q(holds=False),
+            "open": is_open,
+            "decided": ~is_open,
+        }.get(self.value())
+        return queryset if wanted is None else queryset.filter(wanted)
 
 
 REVIEW_FIELDS: list[str] = [
@@ -211,10 +317,11 @@ class ReviewAdmin(HidesFutureMoves):
         "decided_by",
         "decided_at",
     ]
-    list_filter = ["status", "kind", "holds", "result__challenge__game"]
+    list_filter = [QueueFilter, "kind", "result__challenge__game"]
     search_fields = ["result__player__username", "reason"]
     ordering = ["-created_at", "-id"]
     actions = ["clear", "disqualify"]
+    day_field = "result__challenge__date"
     fields = list(REVIEW_FIELDS)
     readonly_fields = REVIEW_FIELDS
 
@@ -230,11 +337,44 @@ class ReviewAdmin(HidesFutureMoves):
     def challenge_of(self, obj: Review) -> Challenge:
         return obj.result.challenge
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False  # decisions go through the actions, which record who and when
+        return False  # decisions go through the actions and the page's buttons, which record who and when
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # a deleted open review would leave its result held for good: decide it instead
+
+    def has_decide_permission(self, request: HttpRequest) -> bool:
+        """Clearing and disqualifying: the model's change permission (the review's form stays read only)."""
+        return request.user.has_perm("games.change_review")
+
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None) -> Any:
+        """The review's page, with the decision buttons for a user who may decide (posted back here)."""
+        if request.method == "POST" and "_decision" in request.POST:
+            return self._decide_from_page(request, object_id)
+        context = {**(extra_context or {}), "may_decide": self.has_decide_permission(request)}
+        return super().change_view(request, object_id, form_url, context)
+
+    def _decide_from_page(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        if not self.has_decide_permission(request):
+            raise PermissionDenied
+        review = self.get_object(request, object_id)
+        if review is None:  # not there, or of a day not over for a user without the permission
+            raise Http404
+        decision = request.POST["_decision"]
+        if decision not in DECISIONS:
+            raise PermissionDenied
+        self._decide(request, review, decision)
+        return HttpResponseRedirect(request.path)
+
+    def _decide(self, request: HttpRequest, review: Review, decision: str) -> bool:
+        service, done = DECISIONS[decision]
+        try:
+            service(review_id=review.pk, staff=request_player(request))
+        except ApplicationError as exc:
+            self.message_user(request, f"{review}: {exc}", messages.WARNING)
+            return False
+        self.log_done(request, review, f"{done} (result {review.result_id}).")
+        return True
 
     @admin.display(description="player")
     def player(self, obj: Review) -> str:
@@ -300,19 +440,18 @@ class ReviewAdmin(HidesFutureMoves):
             ),
         )
 
-    @admin.action(description="Clear (a person played it: a held result goes on the boards)")
+    @admin.action(description="Clear (a person played it: a held result goes on the boards)", permissions=["decide"])
     def clear(self, request: HttpRequest, queryset: QuerySet[Review]) -> None:
-        done = 0
-        for review in queryset:
-            try:
-                reviews.review_clear(review_id=review.pk, staff=request_player(request))
-                done += 1
-            except ApplicationError as exc:
-                self.message_user(request, str(exc), level="warning")
+        done = sum(self._decide(request, review, "clear") for review in queryset)
         self.message_user(request, f"{done} review(s) cleared.")
 
-    @admin.action(description="Disqualify (the result leaves every board for good)")
+    @admin.action(description="Disqualify (the result leaves every board for good)", permissions=["decide"])
     def disqualify(self, request: HttpRequest, queryset: QuerySet[Review]) -> None:
-        for review in queryset:
-            reviews.review_disqualify(review_id=review.pk, staff=request_player(request))
-        self.message_user(request, f"{queryset.count()} result(s) disqualified.")
+        done = sum(self._decide(request, review, "disqualify") for review in queryset)
+        self.message_user(request, f"{done} result(s) disqualified.")
+
+
+DECISIONS = {  # the review page's buttons and the list's actions: the service, and what the history says
+    "clear": (reviews.review_clear, "Cleared: a person played it"),
+    "disqualify": (reviews.review_disqualify, "Disqualified the result"),
+}

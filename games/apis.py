@@ -6,8 +6,10 @@ Errors are raised (games.errors) and turned into JSON in config.exceptions.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
+from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
@@ -18,11 +20,12 @@ from rest_framework.throttling import BaseThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
 from core.auth import request_player
-from core.net import client_address
+from core.held import held
+from core.net import client_network
 from engine import GAME_IDS, GAMES, MAX_LOG_LENGTH, visible
 from games import days, selectors, services, stats
 from games.errors import IllegalMove, NotFound
-from games.fields import StrictIntegerField, game_field, move_list, validated
+from games.fields import StrictIntegerField, game_field, move_list, moves_body, validated
 from games.models import Attempt, Challenge, Submission
 from games.services.reviews import BROWSER_COOKIE, origin_hash
 
@@ -142,6 +145,8 @@ class AttemptOutput(serializers.Serializer):
         return after_the_day_data(attempt)
 
     def get_submission(self, attempt: Attempt) -> int | None:
+        if attempt.finished_at is None:
+            return None  # a submission is made as its attempt ends
         submission = Submission.objects.filter(attempt=attempt).only("id").first()
         return submission.pk if submission else None
 
@@ -226,14 +231,19 @@ class DailyApi(APIView):
     @extend_schema(operation_id="daily_today", responses=DailyOutput)
     def get(self, request: Request) -> Response:
         today = days.today()
-        challenges = selectors.challenges_of_day(day=today)
-        counts = selectors.challenge_counts(challenges=challenges)
-        data = {
-            "date": today,
-            "ends_at": days.next_day_starts_at(today),
-            "challenges": [challenge_data(c, counts[c.pk]) for c in challenges],
-        }
-        return Response(DailyOutput(data).data)
+        # The same answer for every caller: each process holds it COUNTS_SECONDS (core.held).
+        return Response(held(("daily", today), settings.COUNTS_SECONDS, lambda: _daily_data(today)))
+
+
+def _daily_data(today: dt.date) -> dict[str, Any]:
+    challenges = selectors.challenges_of_day(day=today)
+    counts = selectors.challenge_counts(challenges=challenges)
+    data = {
+        "date": today,
+        "ends_at": days.next_day_starts_at(today),
+        "challenges": [challenge_data(c, counts[c.pk]) for c in challenges],
+    }
+    return dict(DailyOutput(data).data)
 
 
 class ChallengeApi(APIView):
@@ -328,7 +338,7 @@ class AttemptStartApi(APIView):
         attempt = services.attempt_start(
             player=request_player(request),
             challenge=challenge,
-            origin=origin_hash(kind="address", value=client_address(request)),
+            origin=origin_hash(kind="address", value=client_network(request)),
             browser=origin_hash(kind="browser", value=request.COOKIES.get(BROWSER_COOKIE, "")),
         )
         state = services.attempt_replay(attempt)
@@ -372,9 +382,12 @@ class AttemptMovesApi(APIView):
         },
     )
     def post(self, request: Request, attempt_id: int) -> Response:
-        data = _validated(MovesInput, request)
+        body = moves_body(request.data)
+        if body is None:
+            data = _validated(MovesInput, request)
+            body = data["from"], data["moves"]
         outcome = services.attempt_append_moves(
-            attempt_id=attempt_id, player=request_player(request), start=data["from"], moves=data["moves"]
+            attempt_id=attempt_id, player=request_player(request), start=body[0], moves=body[1]
         )
         if outcome.error is not None:
             raise IllegalMove(_illegal_message(outcome), details=_illegal_details(outcome))

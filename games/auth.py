@@ -10,6 +10,10 @@ entry at once (the signals below, for every process sharing the cache). A change
 signal (``QuerySet.update`` or raw SQL on users or tokens), or one made while Redis is down (each
 process then has its own memory cache), is seen within :data:`TOKEN_CACHE_SECONDS`.
 
+Each process also holds what it read for :data:`TOKEN_LOCAL_SECONDS` (a Redis round trip is the largest
+part of authenticating a request): a token deleted, or a user saved, in another process is seen there
+within those seconds; in the same process at once.
+
 Tokens do not live for ever: one older than ``API_TOKEN_DAYS`` (default 30) is refused (401) and
 deleted, and logging in again (``POST /auth/token``) gives a new one (:func:`token_for_login`). A
 password change deletes every token of the user (the save that changes it sends the signal), and
@@ -21,6 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import logging
+import time
 from typing import Any
 
 from django.conf import settings
@@ -36,7 +41,17 @@ from rest_framework.authtoken.models import Token
 logger = logging.getLogger(__name__)
 
 TOKEN_CACHE_SECONDS = 60
+TOKEN_LOCAL_SECONDS = 5
+_LOCAL_MAX = 20_000  # entries held in a process; past it the process's table starts again empty
 _CACHED_FIELDS = ("id", "username", "is_active")
+# This process's copies: cache key -> (monotonic expiry, the cached tuple). Plain dict operations are
+# atomic under the GIL, which is all the threads of a worker share here.
+_local: dict[str, tuple[float, tuple[Any, ...]]] = {}
+
+
+def forget_local_tokens() -> None:
+    """Drop this process's copies (tests start each with none)."""
+    _local.clear()
 
 
 def _token_cache_key(key: str) -> str:
@@ -64,11 +79,17 @@ def _refuse_expired(key: str) -> None:
 class CachedTokenAuthentication(TokenAuthentication):
     def authenticate_credentials(self, key: str) -> tuple[Any, Token]:
         cache_key = _token_cache_key(key)
-        try:
-            cached = cache.get(cache_key)
-        except Exception:  # the cache is never needed: ask the database
-            logger.warning("token cache unreadable", exc_info=True)
-            cached = None
+        local = _local.get(cache_key)
+        if local is not None and local[0] > time.monotonic():
+            cached: Any = local[1]
+        else:
+            try:
+                cached = cache.get(cache_key)
+            except Exception:  # the cache is never needed: ask the database
+                logger.warning("token cache unreadable", exc_info=True)
+                cached = None
+            if isinstance(cached, tuple):
+                _remember_locally(cache_key, cached)
         if isinstance(cached, tuple) and len(cached) == len(_CACHED_FIELDS) + 1:
             *fields, created = cached
             user = _user_from(tuple(fields))
@@ -80,11 +101,19 @@ class CachedTokenAuthentication(TokenAuthentication):
         user, token = super().authenticate_credentials(key)  # the database's answer, errors included
         if token_expired(token.created):
             _refuse_expired(key)
+        entry = (*(getattr(user, f) for f in _CACHED_FIELDS), token.created)
+        _remember_locally(cache_key, entry)
         try:
-            cache.set(cache_key, (*(getattr(user, f) for f in _CACHED_FIELDS), token.created), TOKEN_CACHE_SECONDS)
+            cache.set(cache_key, entry, TOKEN_CACHE_SECONDS)
         except Exception:
             logger.warning("token cache not written", exc_info=True)
         return user, token
+
+
+def _remember_locally(cache_key: str, entry: tuple[Any, ...]) -> None:
+    if len(_local) >= _LOCAL_MAX:
+        _local.clear()
+    _local[cache_key] = (time.monotonic() + TOKEN_LOCAL_SECONDS, entry)
 
 
 def token_for_login(user: Any) -> Token:
@@ -102,6 +131,7 @@ def token_revoke(key: str) -> None:
 
 
 def forget_token(key: str) -> None:
+    _local.pop(_token_cache_key(key), None)
     try:
         cache.delete(_token_cache_key(key))
     except Exception:

@@ -75,7 +75,9 @@ class TokenApi(APIView):
                 raise exceptions.AuthenticationFailed("wrong username or password")
             outcome.success()
         token = token_for_login(user)  # a new one once the last has expired
-        return Response({"username": user.get_username(), "token": token.key})
+        response = Response({"username": user.get_username(), "token": token.key})
+        limits.device_cookie_set(response, outcome, secure=request.is_secure())  # this client is known now
+        return response
 
     def get_authenticate_header(self, request: Request) -> str:
         return "Token"

@@ -48,9 +48,29 @@ class StrictIntegerField(serializers.IntegerField):
         return int(super().to_internal_value(data))
 
 
+MAX_MOVE_TEXT = 64  # characters of one move's text (the longest real one is under 10)
+
+
+def moves_body(data: Any) -> tuple[int, list[str]] | None:
+    """The common moves body (``{"from": n, "moves": [...]}`` and nothing else), checked by hand: the
+    ``from`` and ``moves`` the serializer (``MovesInput``) returns for it, or None for anything else,
+    which the serializer then decides, errors included. It accepts only what the serializer accepts
+    (tests/test_moves_body.py holds it to that): a batch is the hot path of play, and running a
+    serializer over each move costs more than the batch's own work."""
+    if type(data) is not dict or len(data) != 2:
+        return None
+    start, moves = data.get("from"), data.get("moves")
+    if type(start) is not int or start < 0 or type(moves) is not list or len(moves) > MAX_LOG_LENGTH:
+        return None
+    for move in moves:
+        if type(move) is not str or len(move) > MAX_MOVE_TEXT or "\x00" in move:
+            return None
+    return start, moves
+
+
 def move_list(**kwargs: Any) -> serializers.ListField:
     return serializers.ListField(
-        child=StrictStringField(max_length=64), max_length=MAX_LOG_LENGTH, allow_empty=True, **kwargs
+        child=StrictStringField(max_length=MAX_MOVE_TEXT), max_length=MAX_LOG_LENGTH, allow_empty=True, **kwargs
     )
 
 

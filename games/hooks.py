@@ -18,6 +18,12 @@ One signal is sent *inside* the transaction that makes the change, with ``send``
 - ``guest_claimed(guest_id, account_id)``: a guest becomes an account (sign-up or login); each
   app moves what it holds of the guest to the account before the guest is deleted. A receiver
   that fails undoes the whole claim, so that nothing of the guest is lost.
+
+And one is asked *inside* the idle-guest sweep's transaction (``services.guests``), for answers:
+
+- ``guests_sweeping(guest_ids)``: each receiver returns the ids among them that must be kept because
+  deleting them would lose something of other players (a league they own that others belong to).
+  A receiver that fails keeps every guest of the batch.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ result_recorded = Signal()
 result_removed = Signal()
 results_changed = Signal()
 guest_claimed = Signal()
+guests_sweeping = Signal()
 
 
 def send(signal: Signal, **kwargs: Any) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -57,8 +57,25 @@ class SeedField(models.BigIntegerField):
         return forms.IntegerField(min_value=0, max_value=self._FULL - 1, **kwargs)
 
 
+class ChallengeQuerySet(models.QuerySet["Challenge"]):
+    def update(self, **kwargs: Any) -> int:
+        """A challenge's date and game are never changed in bulk (Challenge.save says why)."""
+        if fixed := sorted(set(kwargs) & {"date", "game"}):
+            raise ChallengeFixed(f"a challenge's {' and '.join(fixed)} never change: add a new challenge instead")
+        return super().update(**kwargs)
+
+
+class ChallengeFixed(ValueError):
+    """A write that would move a challenge's deal: its date or game, or the seed of a ready one."""
+
+
 class Challenge(models.Model):
-    """One deal per (date, game): published only once the solver proved it winnable."""
+    """One deal per (date, game): published only once the solver proved it winnable.
+
+    Its date and game are what players, boards and the seed's derivation know it by: fixed once it is
+    stored. The seed of a ready challenge is fixed too, except through the solver task that proves a
+    replacement while nobody has played (solver_worker.services.challenge_verify_seed).
+    """
 
     class Status(models.TextChoices):
         PENDING = "pending"
@@ -69,23 +86,30 @@ class Challenge(models.Model):
     date = models.DateField()
     game = models.CharField(max_length=32, choices=GAME_CHOICES)
     seed = SeedField(null=True, blank=True)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING, db_default=Status.PENDING)
     difficulty = models.PositiveSmallIntegerField(null=True, blank=True)
-    solution = models.JSONField(default=list, blank=True)
+    solution = models.JSONField(default=list, db_default=[], blank=True)
     solver_status = models.CharField(max_length=16, blank=True)
-    solver_nodes = models.BigIntegerField(default=0)
-    solver_seconds = models.FloatField(default=0.0)
-    seeds_tried = models.PositiveIntegerField(default=0)
+    solver_nodes = models.BigIntegerField(default=0, db_default=0)
+    solver_seconds = models.FloatField(default=0.0, db_default=0.0)
+    seeds_tried = models.PositiveIntegerField(default=0, db_default=0)
     # Secret-derived seeds passed over before the published one, and why: a daily deal should be a
     # fair draw from the winnable deals, not from the ones the solver finds easy (unknown ones).
-    seeds_lost = models.PositiveIntegerField(default=0, help_text="Seeds skipped: proven unwinnable.")
+    seeds_lost = models.PositiveIntegerField(default=0, db_default=0, help_text="Seeds skipped: proven unwinnable.")
     seeds_unknown = models.PositiveIntegerField(
-        default=0, help_text="Seeds skipped: the solver decided nothing within its budget."
+        default=0, db_default=0, help_text="Seeds skipped: the solver decided nothing within its budget."
     )
     failure = models.TextField(blank=True)
-    published = models.BooleanField(default=True, help_text="Players see a ready challenge only while it is published.")
+    # Who is preparing it while VERIFYING (host and process, set by the claim); with ``updated_at`` (a
+    # preparer's last progress) the admin shows a stuck claim and releases it (solver_worker.services).
+    claimed_by = models.CharField(max_length=200, blank=True, default="", db_default="")
+    published = models.BooleanField(
+        default=True, db_default=True, help_text="Players see a ready challenge only while it is published."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ChallengeQuerySet.as_manager()
 
     class Meta:
         ordering = ["-date", "game"]
@@ -106,6 +130,26 @@ class Challenge(models.Model):
 
     def __str__(self) -> str:
         return f"{self.date} {self.game}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding and self.pk is not None:
+            stored = type(self).objects.filter(pk=self.pk).values("date", "game", "seed", "status").first()
+            if stored is not None:
+                self._refuse_moving(stored)
+        super().save(*args, **kwargs)
+
+    def _refuse_moving(self, stored: Mapping[str, Any]) -> None:
+        date = self.date if isinstance(self.date, dt.date) else dt.date.fromisoformat(str(self.date))
+        if (date, self.game) != (stored["date"], stored["game"]):
+            raise ChallengeFixed(
+                f"challenge {self.pk} is {stored['date']} {stored['game']}: its date and game never change "
+                "(add a new challenge instead)"
+            )
+        seed = None if self.seed is None else int(self.seed)
+        if stored["status"] == self.Status.READY and seed != stored["seed"]:
+            raise ChallengeFixed(
+                f"challenge {self.pk} is ready: its seed changes only through a proof of the new one (Verify now)"
+            )
 
     @property
     def seed_int(self) -> int:
@@ -132,7 +176,7 @@ class SeedVerification(models.Model):
 
     challenge = models.ForeignKey(Challenge, on_delete=models.CASCADE, related_name="verifications")
     seed = SeedField()
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED, db_default=Status.QUEUED)
     message = models.TextField(blank=True)
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -154,15 +198,19 @@ class Attempt(models.Model):
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="attempts")
     challenge = models.ForeignKey(Challenge, on_delete=models.CASCADE, related_name="attempts")
     ranked = models.BooleanField()
-    moves = models.JSONField(default=list, blank=True)
+    moves = models.JSONField(default=list, db_default=[], blank=True)
     assisted = models.BooleanField(
-        default=False, help_text="A hint was used, or an undo took back a move that showed a hidden card (for good)."
+        default=False,
+        db_default=False,
+        help_text="A hint was used, or an undo took back a move that showed a hidden card (for good).",
     )
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     # The server's receipt of each stored batch, for judging the pace of play (games.pace):
     # [milliseconds since the start, moves stored], in order; their counts add up to the log's length.
-    batches = models.JSONField(default=list, blank=True, help_text="Per stored batch: [ms since the start, moves].")
+    batches = models.JSONField(
+        default=list, db_default=[], blank=True, help_text="Per stored batch: [ms since the start, moves]."
+    )
     # Where a ranked attempt was started from, as keyed hashes (never the address or the cookie itself):
     # accounts ranking on one challenge from one address or browser are flagged for review.
     origin = models.CharField(max_length=32, blank=True, help_text="Keyed hash of the client address.")
@@ -213,12 +261,12 @@ class Submission(models.Model):
         INVALID = "invalid"
 
     attempt = models.OneToOneField(Attempt, on_delete=models.CASCADE, related_name="submission")
-    moves = models.JSONField(default=list)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    moves = models.JSONField(default=list, db_default=[])
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING, db_default=Status.PENDING)
     error = models.JSONField(null=True, blank=True, help_text="The replay error: index, move, reason.")
     created_at = models.DateTimeField(auto_now_add=True)
     validated_at = models.DateTimeField(null=True, blank=True)
-    validations = models.PositiveIntegerField(default=0)
+    validations = models.PositiveIntegerField(default=0, db_default=0)
 
     class Meta:
         ordering = ["-created_at"]
@@ -235,17 +283,21 @@ class Result(models.Model):
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="results")
     challenge = models.ForeignKey(Challenge, on_delete=models.CASCADE, related_name="results")
     ranked = models.BooleanField()
-    assisted = models.BooleanField(default=False)
+    assisted = models.BooleanField(default=False, db_default=False)
     won = models.BooleanField()
     score = models.PositiveIntegerField()
     moves = models.PositiveIntegerField()
     foundation_cards = models.PositiveSmallIntegerField()
-    redeals = models.PositiveIntegerField(default=0, help_text="Redeals in the final line (undone ones aside).")
+    redeals = models.PositiveIntegerField(
+        default=0, db_default=0, help_text="Redeals in the final line (undone ones aside)."
+    )
     play_time_ms = models.PositiveBigIntegerField()
     finished_at = models.DateTimeField()
-    disqualified = models.BooleanField(default=False)
+    disqualified = models.BooleanField(default=False, db_default=False)
     held = models.BooleanField(
-        default=False, help_text="Held for review (games.Review): on no public board until staff clear it."
+        default=False,
+        db_default=False,
+        help_text="Held for review (games.Review): on no public board until staff clear it.",
     )
 
     class Meta:
@@ -311,8 +363,10 @@ class Review(models.Model):
     kind = models.CharField(max_length=16, choices=Kind.choices)
     holds = models.BooleanField(help_text="While open, the result is on no public board.")
     reason = models.TextField()
-    others = models.JSONField(default=list, blank=True, help_text="The other players concerned (usernames).")
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+    others = models.JSONField(
+        default=list, db_default=[], blank=True, help_text="The other players concerned (usernames)."
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN, db_default=Status.OPEN)
     created_at = models.DateTimeField(auto_now_add=True)
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -20,6 +20,15 @@ onto the foundations, which the table sends by itself, all at once, when only th
   consecutive receipts must not be below ``MIN_GAP_MS``: one request per move, sent as fast as the
   network allows, is.
 
+And for a won game, over the whole game (:func:`whole_game_verdict`):
+
+- **A person's pace.** The counted moves must not average more than ``PERSON_RATE`` a second over the
+  game's play time (the server's, start to finish): a line known in advance and sent under the two
+  rules above (``BURST`` at once, then ``RATE`` a second) still wins faster than anybody deciding
+  the moves could.
+- **The day's winners.** Once a day's challenge has ``DAY_WINNERS`` counted wins, a win in less than
+  ``DAY_FRACTION`` of their median play time is held too.
+
 Pure: no Django. The numbers are module constants, documented in README.
 """
 
@@ -34,6 +43,9 @@ BURST = 30  # moves at once: above the table's largest batch (a run card by card
 RATE = 6.0  # moves per second, on average from the start
 MIN_BATCHES = 20  # batches before their cadence is judged
 MIN_GAP_MS = 50  # the median gap between batches below which the table never sends them
+PERSON_RATE = 2.0  # counted moves per second over a whole won game: a quick person makes one or two
+DAY_WINNERS = 20  # counted wins of the day before their median play time is a yardstick
+DAY_FRACTION = 0.1  # a win faster than this share of the day's median winning time is held
 
 _TO_FOUNDATION = re.compile(r"(?:w|t\d+)f\d+")
 _NO_DECISION = frozenset({"s", "r"})
@@ -52,6 +64,32 @@ def finishing_run_start(log: Sequence[str]) -> int:
     while start > 0 and _TO_FOUNDATION.fullmatch(log[start - 1]):
         start -= 1
     return start
+
+
+def counted_moves(log: Sequence[str]) -> int:
+    """The moves of a log the judge counts: draws, redeals and the finishing run aside."""
+    return sum(1 for move in log[: finishing_run_start(log)] if move not in _NO_DECISION)
+
+
+def whole_game_verdict(*, log: Sequence[str], play_time_ms: int, day_median_ms: int | None = None) -> str | None:
+    """Why this won game, over its whole play time, went faster than a person's (a sentence), or None.
+
+    ``day_median_ms`` is the median play time of the day's counted wins of the same challenge, given
+    once there are ``DAY_WINNERS`` of them (None before).
+    """
+    counted = counted_moves(log)
+    seconds = max(0, play_time_ms) / 1000
+    if counted > PERSON_RATE * seconds:
+        return (
+            f"{counted} moves (draws and the finishing run aside) in {seconds:.2f} s: "
+            f"more than a person's {PERSON_RATE:g} a second over a whole game"
+        )
+    if day_median_ms is not None and play_time_ms < DAY_FRACTION * day_median_ms:
+        return (
+            f"won in {seconds:.2f} s, under {DAY_FRACTION:.0%} of the day's median winning time "
+            f"({day_median_ms / 1000:.1f} s)"
+        )
+    return None
 
 
 def pace_verdict(*, log: Sequence[str], batches: Sequence[Sequence[int]]) -> str | None:

@@ -8,10 +8,12 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.cache import cache
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
+from core.held import held
 from engine import GAME_IDS, GAMES, State, deal, find_rules, play_log, visible
 from games import days
 from games.errors import InvalidDate, NotFound, UnknownGame
@@ -98,11 +100,20 @@ def board_results() -> QuerySet[Result]:
     count, except a guest's, until an account claims it (``services.guest_claim``): a guest, free and
     unlimited, is a way to look at a deal, not a player on the boards. The guest still sees its own
     result and the rank it would have (``leaderboard.selectors.result_rank``)."""
-    return counted_results().filter(player__guest__isnull=True)
+    # NOT EXISTS on the guests table by the result's own player_id: no join through auth_user, so the
+    # plan starts from the results asked for, whatever the tables' statistics (a LEFT JOIN ... IS NULL
+    # through the user walked every user while games_guest had none).
+    return counted_results().filter(~Exists(Guest.objects.filter(user_id=OuterRef("player_id"))))
 
 
 def challenge_counts(*, challenges: list[Challenge]) -> dict[int, ChallengeCounts]:
-    """Players and winners per challenge, over the results that count."""
+    """Players and winners per challenge, over the results that count. The same for every caller (/daily,
+    a challenge's page, the home page): each process holds them ``COUNTS_SECONDS`` (core.held)."""
+    key = ("challenge_counts", *(c.pk for c in challenges))
+    return held(key, settings.COUNTS_SECONDS, lambda: _challenge_counts(challenges))
+
+
+def _challenge_counts(challenges: list[Challenge]) -> dict[int, ChallengeCounts]:
     rows = (
         counted_results()
         .filter(challenge__in=challenges)
@@ -306,9 +317,16 @@ def result_share_text(result: Result, rank: int | None, total: int | None = None
 
 def attempt_is_public(attempt: Attempt) -> bool:
     """Whether anybody may watch the attempt and read its review: a finished ranked game of a day that is
-    over (as on Lichess, ranked games are public after their day). Practice stays its player's; nothing of
-    a day that is not over is anybody else's."""
-    return attempt.ranked and attempt.finished_at is not None and days.is_over(attempt.challenge.date)
+    over (as on Lichess, ranked games are public after their day) whose result the public boards show
+    (:func:`board_results`: valid, not held, not disqualified, not a guest's until an account claims it).
+    Practice stays its player's; nothing of a day that is not over is anybody else's; a held game is
+    nobody else's until staff clear it (SPEC section 7)."""
+    return (
+        attempt.ranked
+        and attempt.finished_at is not None
+        and days.is_over(attempt.challenge.date)
+        and board_results().filter(submission__attempt_id=attempt.pk).exists()
+    )
 
 
 def attempt_visible(*, attempt_id: int, viewer: object) -> Attempt:

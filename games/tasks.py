@@ -8,6 +8,7 @@ from celery import shared_task
 from django.db import OperationalError
 
 from games import services
+from games.services.calibration import difficulty_calibrate
 
 
 @shared_task(
@@ -40,3 +41,15 @@ def close_expired_attempts() -> int:
 def delete_idle_guests() -> int:
     """Beat, daily: guests idle for GUEST_KEEP_DAYS days (games.services.guests)."""
     return services.guests_delete_idle()
+
+
+@shared_task(name="games.calibrate_difficulty", soft_time_limit=240, time_limit=300)
+def calibrate_difficulty() -> str:
+    """Beat, every 6 hours: the difficulty model fitted on the days over (games.services.calibration)."""
+    return difficulty_calibrate()
+
+
+@shared_task(name="games.clear_expired_sessions", soft_time_limit=240, time_limit=300)
+def clear_expired_sessions() -> None:
+    """Beat, daily: expired sessions deleted (manage.py clearsessions)."""
+    services.sessions_clear_expired()

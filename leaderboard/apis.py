@@ -348,7 +348,9 @@ class AttemptSubmitApi(APIView):
         submission, _created = attempt_submit(
             attempt_id=attempt_id, player=request_player(request), start=data.get("from"), moves=data.get("moves")
         )
-        submission.refresh_from_db()
+        # Its status as it stands now (a validation run in process has decided it already): the fields a
+        # validation writes, read again; the attempt and its challenge stay as the submit loaded them.
+        submission.refresh_from_db(fields=["status", "error", "validated_at", "validations"])
         return Response(SubmissionOutput(submission).data, status=status.HTTP_202_ACCEPTED)
 
 

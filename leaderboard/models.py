@@ -29,10 +29,10 @@ class PlayerStats(models.Model):
     """
 
     player = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="stats")
-    played = models.PositiveIntegerField(default=0)
-    won = models.PositiveIntegerField(default=0)
-    current_streak = models.PositiveIntegerField(default=0)
-    best_streak = models.PositiveIntegerField(default=0)
+    played = models.PositiveIntegerField(default=0, db_default=0)
+    won = models.PositiveIntegerField(default=0, db_default=0)
+    current_streak = models.PositiveIntegerField(default=0, db_default=0)
+    best_streak = models.PositiveIntegerField(default=0, db_default=0)
     last_played_date = models.DateField(null=True, blank=True)
     last_won_date = models.DateField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -12,3 +12,4 @@ class LeaguesConfig(AppConfig):
         from leagues import services
 
         hooks.guest_claimed.connect(services.on_guest_claimed, dispatch_uid="leagues.guest_claimed")
+        hooks.guests_sweeping.connect(services.on_guests_sweeping, dispatch_uid="leagues.guests_sweeping")

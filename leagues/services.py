@@ -17,7 +17,7 @@ from collections.abc import Callable
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 
 from core import names
 from leagues.errors import InvalidLeagueName, LeagueFull, LeagueNotFound, OwnerCannotLeave, TooManyLeagues
@@ -125,6 +125,17 @@ def league_guest_merge(*, guest_id: int, account_id: int) -> None:
         held = set(mine.values_list("league_id", flat=True))
         Membership.objects.filter(player_id=guest_id, league_id__in=held).delete()
         Membership.objects.filter(player_id=guest_id).update(player_id=account_id)
+
+
+def guests_owning_leagues(*, guest_ids: list[int]) -> set[int]:
+    """The guests among ``guest_ids`` who own a league that another player belongs to."""
+    others = Membership.objects.filter(league__owner_id__in=guest_ids).exclude(player_id=F("league__owner_id"))
+    return set(others.values_list("league__owner_id", flat=True))
+
+
+def on_guests_sweeping(sender: object, *, guest_ids: list[int], **kwargs: object) -> set[int]:
+    """games.hooks.guests_sweeping, inside the idle-guest sweep: a guest who owns a league of others is kept."""
+    return guests_owning_leagues(guest_ids=guest_ids)
 
 
 def on_guest_claimed(sender: object, *, guest_id: int, account_id: int, **kwargs: object) -> None:

@@ -1,6 +1,6 @@
 """Lemma A: Klondike decided in the image game, which forgets where face-up cards lie.
 
-docs/solver.md, "Lemma A", has the arguments. A position's *image* keeps the foundations, the talon,
+docs/solver-proofs.md, "Lemma A", has the arguments. A position's *image* keeps the foundations, the talon,
 and for each column how many of its dealt cards are still in place (face down, or the face-up card
 turned where it was dealt); which parent a moved face-up run lies on is forgotten. The search here
 is exhaustive over images: "lost" proves the position lost (Lemma A), and a won image's line is made
@@ -225,8 +225,8 @@ def search(st: SearchState, max_positions: int = 1_000_000, seconds: float = 10.
 
 
 def realize(root: SearchState, line: list[tuple[int, int, int]]) -> list[SearchMove] | None:
-    """The deal's own moves that play the won image line ``line`` from ``root`` (docs/solver.md, Lemma A,
-    Claim 2): each image move is one move, an *Up* at most two (what lies on the card first goes onto its
+    """The deal's own moves that play the won image line ``line`` from ``root`` (docs/solver-proofs.md,
+    Lemma A, Claim 2): each image move is one move, an *Up* at most two (what lies on the card first goes onto its
     twin, which then has nothing on it). None if a step cannot be made (the argument says it always can;
     the schedule replays every win with the engine all the same)."""
     st = root.copy()

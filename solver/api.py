@@ -22,12 +22,12 @@ from .shortcut import shortcut
 from .shorten import shorten
 from .state import SearchMove, SearchState
 
-# The schedule (docs/solver.md, "The schedule's constants", has the measurements behind each
-# figure): Lemma S first (``dead.never_all_up``: a proof of loss without search, a few ms, in the
-# one-pass games), then one complete depth-first search (outside Klondike the only other phase that
-# proves a loss), then in Klondike the image game (Lemma A: it decides won and lost alike) and in draw
-# 3 the draw-1 search, in the games with a limited stock and no face-down cards the stock-step beam,
-# then restarts.
+# The schedule (docs/solver.md, "The schedule's constants", says why each figure; the runs are in
+# docs/winnability/measurements.md): Lemma S first (``dead.never_all_up``: a proof of loss without
+# search, a few ms, in the one-pass games), then one complete depth-first search (outside Klondike
+# the only other phase that proves a loss), then in Klondike the image game (Lemma A: it decides won
+# and lost alike) and in draw 3 the draw-1 search, in the games with a limited stock and no
+# face-down cards the stock-step beam, then restarts.
 DEPTH_FIRST_SHARE = 0.25
 KLONDIKE_DEPTH_FIRST_SHARE = 0.1  # then Lemma A's image game (IMAGE_SHARE) decides what is left
 # Restarts: capped dives with the move order jittered (seeded by the restart's number, so
@@ -41,12 +41,12 @@ BEAM_SHARE = 0.4  # then up to this share goes to the beam (0 turns it off); the
 # positions a second, so the restarts, which only look for wins, go without it. Only where one card
 # moves at a time onto its own suit: in Maria (alternate colours: four possible hosts a card) and
 # Josephine (runs move whole) it proved no deal the root check had not, and only cost time.
-# Measurements in docs/solver.md. Lemma S at the root stays, in every game.
+# Measurements in docs/winnability/measurements.md. Lemma S at the root stays, in every game.
 PRUNE = True
 # Lemma W (``dominance``) in the complete search: a position with dead-weight cards buried in its
 # waste is left out when the position with them up is in the table (two decks, one card drawn at
 # a time; elsewhere it does nothing). Forty Thieves seed 97 is proven lost in 119,652 nodes
-# instead of 1,292,676. Measurements in docs/solver.md ("Lemma W").
+# instead of 1,292,676. Measurements in docs/winnability/measurements.md ("Rules measured").
 DOMINATE = True
 
 # Klondike draw 3 is lost when the same deal is lost drawing one card at a time
@@ -56,12 +56,12 @@ DOMINATE = True
 # 34 deals lost in 0.3-7 s that draw 3's own search left undecided after 10 s. So where there is
 # such a relaxation (``relaxation``) its complete search runs after the game's own, which gets
 # RELAXED_DEPTH_FIRST_SHARE instead of the Klondike share; it only proves losses, and ends at
-# its first win. Measured at 10 s (docs/solver.md): it proves 17 of those 34 deals lost, against
+# its first win. Measured at 10 s (docs/winnability/measurements.md): it proves 17 of those 34 deals lost, against
 # 4 without it; the share it takes costs the proofs that need 6-7 s (15 in the study's 10,000).
 RELAXED_SHARE = 0.15
 RELAXED_DEPTH_FIRST_SHARE = 0.1  # draw 3's own complete search, before the image game
 
-# Lemma A (``abstract``, docs/solver.md): Klondike's image game, which forgets where face-up cards
+# Lemma A (``abstract``, docs/solver-proofs.md): Klondike's image game, which forgets where face-up cards
 # lie, is won exactly when the deal is (a won image's line is realized as the deal's win), and its
 # complete search ends in far fewer positions than the deal's own. It runs after a short complete
 # search (which wins most deals in a millisecond), within IMAGE_SHARE.

@@ -62,7 +62,7 @@ class Weights(NamedTuple):
     draw: int = 50
     # Restarts only (any order is sound there): a draw past a card buries it in a one-pass game,
     # so a draw costs more, and more for every buried card needed soon (``bury`` x (3 - gap),
-    # gap = rank above the suit's lower pile < 3): docs/solver.md has the measurements.
+    # gap = rank above the suit's lower pile < 3): docs/winnability/measurements.md has the measurements.
     restart_draw: int = 200
     bury: int = 50
     redeal: int = 5  # a redeal costs as many draws

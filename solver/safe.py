@@ -192,8 +192,8 @@ lines with the same talon, where this rule plays the same cards. Where passes ar
 draw uses part of a pass, and with draw 3 it regroups later passes: there the rule does not
 apply. Checked against the engine's exhaustive search on random draw-1 positions with most
 cards in the stock where it fired (tests; 1,200 such positions, 539 of them lost, when it
-was written), and measured in docs/solver.md (it decides Klondike seed 66, lost, in 12.6 M
-nodes instead of 38.4 M, and seed 39, lost, in 75 M instead of more than 150 M).
+was written), and measured in docs/winnability/measurements.md (it decides Klondike seed 66,
+lost, in 12.6 M nodes instead of 38.4 M, and seed 39, lost, in 75 M instead of more than 150 M).
 """
 
 from __future__ import annotations

@@ -5,7 +5,12 @@ send those workers' tasks (a seed to prove, a day to prepare).
 
 A day's seed and solution give its deal away: the admin shows them once the day is over (as the API
 does), and before only to a user with the permission ``games.view_future_deal`` (a superuser has
-every permission); each such page view is logged (logger ``dailypatience.audit``, warning level).
+every permission): without it, the rows of days not over are in no list or page at all; with it,
+each such view is logged (logger ``dailypatience.audit``, warning level). See games.admin.
+
+A challenge's date and game are its identity: set when it is added, never changed (read only here,
+refused by the model). Its seed changes only through a solver task that proves the new one, and
+only while nobody has played it; a played challenge cannot be deleted.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
@@ -21,11 +27,12 @@ from django.utils.html import format_html, format_html_join
 from core.auth import request_player
 from engine import State, card_text, deal
 from engine.rng import SEED_MAX as _SEED_MAX
-from games.admin import HIDDEN, log_future_view, may_see_deal
+from games import days
+from games.admin import HIDDEN, ServiceAdmin, log_future_view, may_see_deal
 from games.errors import Conflict
 from games.models import Challenge, SeedVerification
 from games.selectors import COUNTED, challenge_is_over
-from solver_worker import dispatch
+from solver_worker import dispatch, services
 from solver_worker.models import GameReview
 from solver_worker.tasks import prepare_challenge
 
@@ -58,8 +65,9 @@ class SeedVerificationInline(admin.TabularInline):
 
 
 @admin.register(Challenge)
-class ChallengeAdmin(admin.ModelAdmin):
+class ChallengeAdmin(ServiceAdmin):
     form = ChallengeForm
+    day_field = "date"
     list_display = [
         "date",
         "game",
@@ -71,14 +79,16 @@ class ChallengeAdmin(admin.ModelAdmin):
         "seeds_tried",
         "skipped",
         "verification",
+        "claim",
     ]
     list_filter = ["status", "game", "published", "date"]
     date_hierarchy = "date"
     ordering = ["-date", "game"]
-    actions = ["verify_now", "publish", "unpublish"]
+    actions = ["verify_now", "release_claim", "publish", "unpublish"]
     inlines = [SeedVerificationInline]
     readonly_fields = [
         "status",
+        "claim",
         "seed",
         "difficulty",
         "solver_status",
@@ -93,10 +103,35 @@ class ChallengeAdmin(admin.ModelAdmin):
         "updated_at",
     ]
 
+    def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> Any:
+        """Above the list: per game, how many days from today are ready (what beat keeps at PREPARE_AHEAD_DAYS
+        + 1; the metric dailypatience_days_prepared_ahead). Counts only: no seed, so for every staff user."""
+        count = settings.PREPARE_AHEAD_DAYS + 1
+        ahead = services.days_prepared_ahead(first=days.today(), count=count)
+        summary = {"days_ahead": sorted(ahead.items()), "days_wanted": count}
+        return super().changelist_view(request, {**(extra_context or {}), **summary})
+
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        fields = list(self.readonly_fields) if obj is None else ["date", "game", *self.readonly_fields]
         if may_see_deal(request, obj):
-            return list(self.readonly_fields)
-        return [{"seed": "seed_hidden", "solution_steps": "solution_hidden"}.get(f, f) for f in self.readonly_fields]
+            return fields
+        return [{"seed": "seed_hidden", "solution_steps": "solution_hidden"}.get(f, f) for f in fields]
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        """Adding: the day and the game (a preparer proves a seed for them). Then they are read only."""
+        fields = list(super().get_fields(request, obj))
+        return ["date", "game", "published"] if obj is None else fields
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        """A played challenge stays: its attempts, results and reviews hang on it."""
+        if obj is not None and obj.attempts.exists():
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def get_actions(self, request: HttpRequest) -> Any:
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)  # deleting one by one, on its page, where a played one is refused
+        return actions
 
     def get_inline_instances(self, request: HttpRequest, obj: Any = None) -> list[Any]:
         """The verifications name seeds (each row's title too): shown as the seed is."""
@@ -157,6 +192,13 @@ class ChallengeAdmin(admin.ModelAdmin):
             body,
         )
 
+    @admin.display(description="preparer's claim")
+    def claim(self, obj: Challenge) -> str:
+        """While it is being prepared: who holds it and since when it made no progress (a dead worker's claim
+        is taken over after PREPARE_LEASE, or released at once by the action)."""
+        claim = services.challenge_claim(obj)
+        return "-" if claim is None else str(claim)
+
     @admin.display(description="last verification")
     def verification(self, obj: Challenge) -> str:
         last = obj.verifications.order_by("-created_at").first()
@@ -185,34 +227,81 @@ class ChallengeAdmin(admin.ModelAdmin):
             messages.INFO,
         )
 
-    @admin.action(description="Verify now (a solver task proves the seed again, or prepares the day)")
+    @admin.action(
+        description="Verify now (a solver task proves the seed again, or prepares the day)", permissions=["change"]
+    )
     def verify_now(self, request: HttpRequest, queryset: QuerySet[Challenge]) -> None:
+        """Says what it did for each: a seed sent to be proven, a preparation sent, or why nothing was sent."""
         for challenge in queryset:
-            if challenge.seed is not None and not challenge.attempts.exists():
+            claim = services.challenge_claim(challenge)
+            if claim is not None and not claim.abandoned:
+                self.message_user(
+                    request,
+                    f"{challenge}: nothing sent: it is being prepared ({claim}). If that worker is gone, "
+                    "release its claim (action), then Verify now again.",
+                    messages.WARNING,
+                )
+            elif challenge.seed is not None and not challenge.attempts.exists():
                 self._request_verification(request, challenge, challenge.seed_int)
+                self.log_done(request, challenge, "Verify now: its seed sent to the solver to be proven again.")
             elif challenge.status != Challenge.Status.READY:
-                prepare_challenge.delay(challenge.date.isoformat(), challenge.game)
-                self.message_user(request, f"{challenge}: preparation sent to the solver queue.")
+                taken = f" (the abandoned claim, {claim}, is taken over)" if claim is not None else ""
+                try:
+                    prepare_challenge.delay(challenge.date.isoformat(), challenge.game)
+                except Exception as exc:  # the broker is down: say so, nothing was sent
+                    self.message_user(request, f"{challenge}: not sent, the broker refused it ({exc}).", messages.ERROR)
+                    continue
+                challenge.refresh_from_db()
+                self.message_user(
+                    request,
+                    f"{challenge}: preparation sent to the solver queue{taken}; it is {challenge.status} now.",
+                )
+                self.log_done(request, challenge, f"Verify now: preparation sent{taken}.")
             else:
                 self.message_user(request, f"{challenge}: already played, its seed stays.", messages.WARNING)
 
-    @admin.action(description="Publish (ready challenges only)")
+    @admin.action(
+        description="Release the preparer's claim (its worker died: prepared again by the next round)",
+        permissions=["change"],
+    )
+    def release_claim(self, request: HttpRequest, queryset: QuerySet[Challenge]) -> None:
+        for challenge in queryset:
+            claim = services.challenge_claim(challenge)
+            if claim is None or not services.challenge_claim_release(challenge_id=challenge.pk):
+                self.message_user(request, f"{challenge}: not being prepared, no claim to release.", messages.WARNING)
+                continue
+            self.log_done(request, challenge, f"Released the preparer's claim ({claim}).")
+            self.message_user(
+                request, f"{challenge}: claim released ({claim}); it is pending: Verify now prepares it at once."
+            )
+
+    @admin.action(description="Publish (ready challenges only)", permissions=["change"])
     def publish(self, request: HttpRequest, queryset: QuerySet[Challenge]) -> None:
-        count = queryset.filter(status=Challenge.Status.READY).update(published=True)
+        count = 0
+        for challenge in queryset.filter(status=Challenge.Status.READY, published=False):
+            Challenge.objects.filter(pk=challenge.pk).update(published=True)
+            self.log_done(request, challenge, "Published.")
+            count += 1
         self.message_user(request, f"{count} challenge(s) published; challenges not ready are never published.")
 
-    @admin.action(description="Unpublish")
+    @admin.action(description="Unpublish", permissions=["change"])
     def unpublish(self, request: HttpRequest, queryset: QuerySet[Challenge]) -> None:
-        self.message_user(request, f"{queryset.update(published=False)} challenge(s) unpublished.")
+        count = 0
+        for challenge in queryset.filter(published=True):
+            Challenge.objects.filter(pk=challenge.pk).update(published=False)
+            self.log_done(request, challenge, "Unpublished.")
+            count += 1
+        self.message_user(request, f"{count} challenge(s) unpublished.")
 
 
 @admin.register(GameReview)
-class GameReviewAdmin(admin.ModelAdmin):
+class GameReviewAdmin(ServiceAdmin):
     """Reviews as the solver made them: read only (a review is remade by deleting its row)."""
 
     list_display = ["attempt", "status", "outcome", "winnable_after", "lost_after", "tries", "seconds", "finished_at"]
     list_filter = ["status", "outcome"]
     search_fields = ["attempt__id", "attempt__player__username"]
+    day_field = "attempt__challenge__date"
     readonly_fields = [
         "attempt",
         "status",

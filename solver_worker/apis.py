@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from core.auth import request_player
 from core.errors import NotFound
-from core.net import client_share
+from core.net import client_network
 from engine import MAX_LOG_LENGTH
 from games.apis import FrameOutput
 from games.fields import game_field, validated
@@ -26,10 +26,10 @@ from solver_worker import reviews, winnable
 
 
 class AddressThrottle(SimpleRateThrottle):
-    """Requests per client address, an IPv6 address counted by its /64 (``core.net.client_share``)."""
+    """Requests per client address, an IPv6 address counted by its /64 (``core.net.client_network``)."""
 
     def get_cache_key(self, request: Request, view: APIView) -> str | None:
-        return self.cache_format % {"scope": self.scope, "ident": client_share(request)}
+        return self.cache_format % {"scope": self.scope, "ident": client_network(request)}
 
 
 class WinnableAddressThrottle(AddressThrottle):
@@ -167,7 +167,7 @@ class AttemptReviewApi(APIView):
     def post(self, request: Request, attempt_id: int) -> Response:
         """The owner asks for the review of a practice game: queued once, a few a day."""
         view = reviews.review_request(
-            attempt_id=attempt_id, player=request_player(request), address=client_share(request)
+            attempt_id=attempt_id, player=request_player(request), address=client_network(request)
         )
         queued = not view.attempt.ranked and view.status == "pending"
         return Response(_review_data(view), status=202 if queued else 200)
@@ -326,6 +326,6 @@ class AttemptWinnableApi(APIView):
         },
     )
     def get(self, request: Request, attempt_id: int) -> Response:
-        answer = winnable.winnable_ask(attempt_id=attempt_id, viewer=request.user, address=client_share(request))
+        answer = winnable.winnable_ask(attempt_id=attempt_id, viewer=request.user, address=client_network(request))
         status = 202 if answer.state == winnable.PENDING else 200
         return Response(WinnableOutput(answer.to_json()).data, status=status)

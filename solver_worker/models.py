@@ -22,13 +22,13 @@ class GameReview(models.Model):
         FAILED = "failed"  # the review itself failed (a bug): tried again by the sweep, a few times
 
     attempt = models.OneToOneField(Attempt, on_delete=models.CASCADE, related_name="review")
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED, db_default=Status.QUEUED)
     outcome = models.CharField(max_length=24, blank=True, help_text="won, lost, gave_up_winnable, ...")
     winnable_after = models.IntegerField(null=True, blank=True, help_text="Moves of the line played.")
     lost_after = models.IntegerField(null=True, blank=True)
-    data = models.JSONField(default=dict, blank=True)
-    tries = models.PositiveSmallIntegerField(default=0)
-    seconds = models.FloatField(default=0.0, help_text="Solver time the review took.")
+    data = models.JSONField(default=dict, db_default={}, blank=True)
+    tries = models.PositiveSmallIntegerField(default=0, db_default=0)
+    seconds = models.FloatField(default=0.0, db_default=0.0, help_text="Solver time the review took.")
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)

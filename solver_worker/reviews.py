@@ -31,7 +31,7 @@ from core.limits import enabled as limits_enabled
 from core.tasks import task
 from games import days
 from games.models import Attempt, Guest, Result, Submission
-from games.selectors import attempt_is_public, log_replay_page
+from games.selectors import attempt_is_public, board_results, log_replay_page
 from solver.review import WON, Budget, review_game
 from solver_worker.models import GameReview
 
@@ -167,16 +167,23 @@ def _service_part(attempt: Attempt, *, won: bool) -> dict[str, Any]:
         "score": result.score if result is not None else None,
     }
     if won:
-        best = (
-            Result.objects.filter(challenge=challenge, ranked=True, assisted=False, disqualified=False, won=True)
-            .select_related("player")
-            .order_by("-score", "moves", "play_time_ms", "finished_at")[:BEST_PLAYERS]
-        )
-        part["best_players"] = [
-            {"player": r.player.get_username(), "score": r.score, "moves": r.moves, "play_time_ms": r.play_time_ms}
-            for r in best
-        ]
+        part["best_players"] = day_best(challenge_id=challenge.pk)
     return part
+
+
+def day_best(*, challenge_id: int) -> list[dict[str, Any]]:
+    """The day's best ranked games, from the results the day's public board shows (``board_results``:
+    valid, unassisted, not held or disqualified, not a guest's), never from others (SPEC section 7)."""
+    best = (
+        board_results()
+        .filter(challenge_id=challenge_id, assisted=False, won=True)
+        .select_related("player")
+        .order_by("-score", "moves", "play_time_ms", "finished_at")[:BEST_PLAYERS]
+    )
+    return [
+        {"player": r.player.get_username(), "score": r.score, "moves": r.moves, "play_time_ms": r.play_time_ms}
+        for r in best
+    ]
 
 
 # -- the sweep ----------------------------------------------------------------------------------------
@@ -353,7 +360,11 @@ def review_get(*, attempt_id: int, viewer: User | AnonymousUser) -> ReviewView:
         return ReviewView(attempt=attempt, status="pending", review=None)
     if row.status == GameReview.Status.FAILED:
         return ReviewView(attempt=attempt, status="failed", review=None)
-    return ReviewView(attempt=attempt, status="done", review=row.data)
+    data = row.data
+    if isinstance(data, dict) and "best_players" in data:
+        # Read now, not as stored: a result held, cleared or disqualified since leaves or joins them.
+        data = {**data, "best_players": day_best(challenge_id=attempt.challenge_id)}
+    return ReviewView(attempt=attempt, status="done", review=data)
 
 
 def review_win_page(*, view: ReviewView, page: int) -> dict[str, Any]:

@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import os
+import socket
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -83,6 +87,22 @@ def challenges_to_prepare(*, first: dt.date, count: int, games: Iterable[str] = 
     return [pair for pair in wanted if pair not in settled]
 
 
+def days_prepared_ahead(*, first: dt.date, count: int, games: Iterable[str] = GAME_IDS) -> dict[str, int]:
+    """Per game, how many consecutive days from ``first`` (of ``count``) are ready: 0 means ``first`` is not."""
+    ready = set(
+        Challenge.objects.filter(
+            date__gte=first, date__lt=first + dt.timedelta(days=count), status=Challenge.Status.READY
+        ).values_list("game", "date")
+    )
+    ahead = {}
+    for game in games:
+        n = 0
+        while n < count and (game, first + dt.timedelta(days=n)) in ready:
+            n += 1
+        ahead[game] = n
+    return ahead
+
+
 def challenge_prepare(
     *,
     day: dt.date,
@@ -135,6 +155,11 @@ def challenge_prepare(
     return challenge
 
 
+def claim_holder() -> str:
+    """Who claims a challenge: this host and process (a Celery worker's, bin/serve's loop...)."""
+    return f"{socket.gethostname()} pid {os.getpid()}"[:200]
+
+
 def _challenge_claim(*, challenge_id: int) -> bool:
     """Take the challenge for preparation: pending, failed, or verifying but abandoned. One winner.
 
@@ -146,9 +171,47 @@ def _challenge_claim(*, challenge_id: int) -> bool:
         status=Challenge.Status.VERIFYING, updated_at__lt=now - PREPARE_LEASE
     )
     claimed = Challenge.objects.filter(claimable, pk=challenge_id).update(
-        status=Challenge.Status.VERIFYING, failure="", updated_at=now
+        status=Challenge.Status.VERIFYING, failure="", claimed_by=claim_holder(), updated_at=now
     )
     return claimed == 1
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A preparer's hold on a VERIFYING challenge: who, and how long since its last progress."""
+
+    holder: str
+    idle: dt.timedelta
+
+    @property
+    def abandoned(self) -> bool:
+        return self.idle >= PREPARE_LEASE
+
+    def __str__(self) -> str:
+        minutes = self.idle.total_seconds() / 60
+        state = (
+            f"abandoned (no progress for {PREPARE_LEASE.total_seconds() / 60:g} min: the next preparer takes it over)"
+            if self.abandoned
+            else "live"
+        )
+        return f"held by {self.holder or 'an unknown preparer'}, last progress {minutes:.0f} min ago, {state}"
+
+
+def challenge_claim(challenge: Challenge) -> Claim | None:
+    """The claim on a challenge being prepared, or None when it is not being prepared."""
+    if challenge.status != Challenge.Status.VERIFYING:
+        return None
+    return Claim(holder=challenge.claimed_by, idle=timezone.now() - challenge.updated_at)
+
+
+def challenge_claim_release(*, challenge_id: int) -> bool:
+    """Admin: give back the claim of a preparer that died (the challenge is pending again, and the next
+    round or Verify now prepares it). False when it was not being prepared. A preparer still alive
+    loses its work: it writes only a VERIFYING row (its progress and its seed are then dropped)."""
+    released = Challenge.objects.filter(pk=challenge_id, status=Challenge.Status.VERIFYING).update(
+        status=Challenge.Status.PENDING, claimed_by="", updated_at=timezone.now()
+    )
+    return released == 1
 
 
 def challenge_verify_seed(
@@ -248,6 +311,32 @@ def seed_verification_run(
     )
     verification.refresh_from_db()
     return verification
+
+
+# The last integrity check's figures (challenges_check), read by /metrics: {"checked", "broken", "at"}.
+INTEGRITY_CACHE_KEY = "solver_worker:challenges-integrity"
+
+
+def challenges_check(*, first: dt.date | None = None) -> list[str]:
+    """Every ready challenge from ``first`` (default today) on, replayed by the engine: its stored solution
+    must win its deal from its seed, as when it was published. What is wrong, a line per challenge (no
+    seed in it: logs are read by many), each also logged as an error; the figures go to the cache for
+    ``/metrics`` (``dailypatience_challenges_broken``). Beat runs it hourly; ``manage.py check_challenges``."""
+    first = first or days.today()
+    problems: list[str] = []
+    checked = 0
+    for challenge in Challenge.objects.filter(date__gte=first, status=Challenge.Status.READY).order_by("date", "game"):
+        checked += 1
+        if not challenge.solution:
+            problems.append(f"{challenge} (id {challenge.pk}): ready without a solution")
+        elif not _proves_win(challenge.game, challenge.seed_int, list(challenge.solution)):
+            problems.append(f"{challenge} (id {challenge.pk}): its solution does not win its deal")
+    for problem in problems:
+        logger.error("challenge integrity: %s", problem)
+    cache.set(
+        INTEGRITY_CACHE_KEY, {"checked": checked, "broken": len(problems), "at": time.time()}, timeout=7 * 24 * 3600
+    )
+    return problems
 
 
 def refuse_if_played(challenge: Challenge) -> None:

@@ -23,8 +23,10 @@ def prepare_challenge(day: str, game: str) -> str:
 
 
 @shared_task(name="solver_worker.prepare_upcoming_days", soft_time_limit=60, time_limit=90)
-def prepare_upcoming_days(ahead: int = 7) -> int:
-    """Keep today and the next ``ahead`` days ready: send one task per challenge not ready yet."""
+def prepare_upcoming_days(ahead: int | None = None) -> int:
+    """Keep today and the next ``ahead`` days (default PREPARE_AHEAD_DAYS) ready: send one task per
+    challenge not ready yet. Beat, hourly, and at beat's start (config/celery.py)."""
+    ahead = settings.PREPARE_AHEAD_DAYS if ahead is None else ahead
     sent = 0
     for day, game in services.challenges_to_prepare(first=days.today(), count=ahead + 1):
         prepare_challenge.delay(day.isoformat(), game)
@@ -75,3 +77,9 @@ def winnable_position(attempt_id: int, moves: int) -> str:
     its worker is sent again by the player's next ask, and a stale one is worth nothing."""
     verdict = winnable.winnable_make(attempt_id=attempt_id, moves=moves)
     return "not_eligible" if verdict is None else verdict.state
+
+
+@shared_task(name="solver_worker.check_challenges", soft_time_limit=240, time_limit=300)
+def check_challenges() -> int:
+    """Beat, hourly: every upcoming ready challenge's solution replayed (services.challenges_check); how many fail."""
+    return len(services.challenges_check())

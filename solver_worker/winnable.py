@@ -192,7 +192,7 @@ def winnable_ask(*, attempt_id: int, viewer: AbstractBaseUser | AnonymousUser, a
     """The light for the caller's practice attempt as the server stores it: from the cache, or ``pending``
     while the task solves it (ask again after ``RETRY_AFTER_MS``). A task is sent only within the fair
     shares (module docstring): one in flight per attempt, a few per player and per ``address`` (the
-    client's, ``core.net.client_share``). On the embedded defaults the task runs here, so the answer is
+    client's, ``core.net.client_network``). On the embedded defaults the task runs here, so the answer is
     there at once."""
     attempt = _eligible(attempt_id=attempt_id, viewer=viewer)
     length = len(attempt.moves)

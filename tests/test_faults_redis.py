@@ -363,7 +363,7 @@ def test_readyz_ok_when_everything_answers(
     assert response.json() == {
         "status": "ok",
         "down": [],
-        "checks": {"database": "ok", "cache": "ok", "broker": "ok"},
+        "checks": {"database": "ok", "migrations": "ok", "cache": "ok", "broker": "ok"},
     }
 
 
@@ -373,6 +373,7 @@ def test_readyz_without_redis_uses_process_memory(settings: Any, operator: APICl
     assert response.status_code == 200
     assert response.json()["checks"] == {
         "database": "ok",
+        "migrations": "ok",
         "cache": "ok (process memory)",
         "broker": "ok (tasks run in process)",
     }

@@ -1,6 +1,6 @@
-"""The lanes of the suite (conftest.py): `--fast` leaves the slow tests out, a test marked `postgres`
-or `redis` is skipped with its reason where the service is absent, and in CI, where the service's
-variable is set, a test skipped for lack of it is an error instead.
+"""The lanes of the suite (conftest.py): `--fast` leaves the slow tests out, a test marked `postgres`,
+`redis` or `nginx` is skipped with its reason where the service is absent, and in CI, where the
+service's variable is set (nginx has none), a test skipped for lack of it is an error instead.
 
 Each case runs pytest in a subprocess (so: slow) on a small suite that uses this project's conftest.py
 and settings, with the environment of that case."""
@@ -64,6 +64,7 @@ def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.
             redis: Redis
             throttled: throttled
             broker: broker
+            nginx: nginx
         """
     )
     pytester.makepyfile(test_suite=SUITE)
@@ -100,6 +101,34 @@ def test_in_ci_a_service_named_but_missing_is_an_error_not_a_skip(
     expected = "*needs PostgreSQL*: in CI with the service's variable set, a missing service is an error*"
     result.stdout.fnmatch_lines([expected])
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+NGINX_SUITE = """
+import pytest
+
+
+@pytest.mark.nginx(reason="the proxy")
+def test_behind_the_proxy():
+    pass
+"""
+
+
+@pytest.mark.parametrize("ci", [False, True])
+def test_without_nginx_its_tests_are_skipped_and_in_ci_they_fail(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, ci: bool
+) -> None:
+    (suite.path / "test_suite.py").unlink()
+    suite.makepyfile(test_nginx=NGINX_SUITE)
+    monkeypatch.setenv("NGINX", "")  # none, whether or not this machine has one
+    if ci:
+        monkeypatch.setenv("CI", "true")
+    result = suite.runpytest_subprocess()
+    if ci:
+        result.assert_outcomes(errors=1)
+        result.stdout.fnmatch_lines(["*needs nginx (Debian: apt-get install nginx) (the proxy)*an error*"])
+    else:
+        result.assert_outcomes(skipped=1)
+        result.stdout.fnmatch_lines(["*test_nginx.py:*: needs nginx (Debian: apt-get install nginx) (the proxy)"])
 
 
 NEAR_MIDNIGHT_PLUGIN = """

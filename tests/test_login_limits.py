@@ -23,7 +23,7 @@ from games.tests.factories import make_user
 pytestmark = [pytest.mark.django_db, pytest.mark.throttled]
 
 PASSWORD = "not-a-common-pass-42"  # the factories' password
-ADDRESSES = ("127.0.0.1", "203.0.113.7", "203.0.113.8", "198.51.100.1")
+ADDRESSES = ("127.0.0.1", "203.0.113.7", "203.0.113.8", "198.51.100.1", "2001:db8:51::1", "2001:db8:52::1")
 RUN = uuid.uuid4().hex[:8]  # throwaway names unique to the run: a shared Redis keeps counts for a day
 NOBODY = tuple(f"nobody-{RUN}-{i}" for i in range(30))
 NAMES = ("victim", "other", "mallory", f"x-{RUN}", *NOBODY)
@@ -289,3 +289,95 @@ def test_drf_throttles_read_the_address_as_core_net_does(settings: Any) -> None:
         request = Request(factory.get("/", HTTP_X_FORWARDED_FOR=header))
         for throttle in (AnonRateThrottle, UserRateThrottle, ScopedRateThrottle):
             assert throttle.get_ident(throttle.__new__(throttle), request) == expected, (proxies, header)
+
+
+def test_an_ipv6_slash_64_is_one_address_for_sign_ups(settings: Any) -> None:
+    """Issue 51, "Addresses are counted per /128": four IPv6 addresses of one /64 made 40 accounts in
+    an hour against a limit of 10. Every address of a /64 is one client; the next /64 is another."""
+    settings.SIGNUP_LIMIT_PER_HOUR = 10
+    statuses = [
+        Client()
+        .post(
+            "/api/v1/auth/register",
+            {"username": f"v6-{RUN}-{i}", "password": "a long passphrase 42"},
+            content_type="application/json",
+            REMOTE_ADDR=f"2001:db8:51:0:{i % 4}::{i + 1}",
+        )
+        .status_code
+        for i in range(14)
+    ]
+    assert statuses == [201] * 10 + [429] * 4
+    other = Client().post(
+        "/api/v1/auth/register",
+        {"username": f"v6-{RUN}-other", "password": "a long passphrase 42"},
+        content_type="application/json",
+        REMOTE_ADDR="2001:db8:52::1",
+    )
+    assert other.status_code == 201
+
+
+def test_an_ipv6_slash_64_is_one_address_for_login_guesses(clock: Any) -> None:
+    """Wrong passwords from every address of a /64 close that /64, not only the addresses they came from."""
+    for i in range(limits.ADDRESS.free + 1):
+        token_login(NOBODY[i], "wrong", REMOTE_ADDR=f"2001:db8:51::{i + 1:x}")
+    refused = token_login("victim", PASSWORD, REMOTE_ADDR="2001:db8:51::ffff")
+    assert refused.status_code == 429
+
+
+def test_drf_throttles_key_an_ipv6_client_by_its_slash_64() -> None:
+    from rest_framework.request import Request
+    from rest_framework.test import APIRequestFactory
+
+    from core.throttling import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
+
+    factory = APIRequestFactory()
+    for throttle in (AnonRateThrottle, UserRateThrottle, ScopedRateThrottle):
+        idents = {
+            throttle.get_ident(throttle.__new__(throttle), Request(factory.get("/", REMOTE_ADDR=address)))
+            for address in ("2001:db8:51::1", "2001:db8:51:0:ffff:1:2:3", "2001:db8:51::abcd")
+        }
+        assert idents == {"2001:db8:51::/64"}
+
+
+# -- accounts a stranger cannot lock (issue 51, item 5) -------------------------------------------------
+
+
+def test_a_stranger_cannot_lock_the_owner_out_of_a_known_browser_or_address(clock: Any) -> None:
+    """Issue 51, "Strangers lock accounts": 10 wrong passwords in about 40 s, then one every 15 minutes,
+    kept the owner's right password at 429 on the API and the login page. The per-account tier now
+    slows unknown sources only: the owner's browser (a signed device cookie from an earlier login) and
+    an address the owner logged in from pass while the account is closed to everybody else."""
+    make_user("victim")
+    browser = Client(REMOTE_ADDR="198.51.100.1")  # the owner's laptop at home, logged in before
+    assert browser.post("/accounts/login/", {"username": "victim", "password": PASSWORD}).status_code == 302
+    device = browser.cookies[limits.DEVICE_COOKIE].value
+    browser.logout()  # (the test client drops every cookie here; a browser keeps this one)
+    browser.cookies[limits.DEVICE_COOKIE] = device
+    for i in range(10):
+        token_login("victim", f"guess{i}", REMOTE_ADDR="203.0.113.8")
+        clock.shift(dt.timedelta(seconds=4))
+    assert token_login("victim", PASSWORD, REMOTE_ADDR="203.0.113.7").status_code == 429  # unknown: closed
+    # The same browser on another network: its device cookie vouches for it.
+    browser.defaults["REMOTE_ADDR"] = "203.0.113.7"
+    page = browser.post("/accounts/login/", {"username": "victim", "password": PASSWORD})
+    assert page.status_code == 302 and "_auth_user_id" in browser.session
+    # An API client with no cookie, from the address the owner logged in from.
+    for _ in range(3):
+        clock.shift(dt.timedelta(minutes=15))
+        token_login("victim", "guess", REMOTE_ADDR="203.0.113.8")  # one try every 15 minutes keeps the lock
+    assert token_login("victim", PASSWORD, REMOTE_ADDR="203.0.113.8").status_code == 429  # still closed to others
+    assert token_login("victim", PASSWORD, REMOTE_ADDR="198.51.100.1").status_code == 200
+
+
+def test_a_forged_or_another_accounts_device_cookie_does_not_open_the_door(clock: Any) -> None:
+    make_user("victim")
+    make_user("mallory")
+    attacker = Client(REMOTE_ADDR="203.0.113.8")
+    assert attacker.post("/accounts/login/", {"username": "mallory", "password": PASSWORD}).status_code == 302
+    attacker.logout()
+    for i in range(10):
+        token_login("victim", f"guess{i}", REMOTE_ADDR="203.0.113.7")
+    attacker.defaults["REMOTE_ADDR"] = "203.0.113.7"
+    assert attacker.post("/accounts/login/", {"username": "victim", "password": PASSWORD}).status_code == 429
+    attacker.cookies[limits.DEVICE_COOKIE] = "victim:forged"
+    assert attacker.post("/accounts/login/", {"username": "victim", "password": PASSWORD}).status_code == 429

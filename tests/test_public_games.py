@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import uuid
 from pathlib import Path
 
 import pytest
@@ -197,7 +198,9 @@ def whole_win(client: APIClient, url: str) -> dict:
     return {"moves": moves, "frames": frames, "win_from": first["win_from"]}
 
 
-def test_a_review_s_win_comes_in_pages_each_made_once(clock, challenge, finish, django_capture_on_commit_callbacks):
+def test_a_review_s_win_comes_in_pages_each_made_once(
+    clock, challenge, finish, django_capture_on_commit_callbacks, monkeypatch
+):
     """An anonymous reader of a public game's win gets pages like /replay's, cached: asking again, or another
     reader, rebuilds no frame."""
     from unittest import mock
@@ -210,6 +213,10 @@ def test_a_review_s_win_comes_in_pages_each_made_once(clock, challenge, finish, 
     with django_capture_on_commit_callbacks(execute=True):
         reviews.reviews_sweep()
     url = f"/api/v1/attempts/{lost.pk}/review/win"
+    # Pages of this run only: a shared Redis keeps an earlier run's (the same ids and frozen times).
+    run = uuid.uuid4().hex
+    paged = selectors.log_replay_page
+    monkeypatch.setattr(reviews, "log_replay_page", lambda **kw: paged(**{**kw, "base": f"{run}:{kw['base']}"}))
     first = APIClient().get(url).json()
     assert first["page"] == 0 and first["page_moves"] == selectors.REPLAY_PAGE_MOVES and first["pages"] >= 2
     assert len(first["moves"]) == selectors.REPLAY_PAGE_MOVES and len(first["frames"]) == len(first["moves"]) + 1
@@ -332,3 +339,60 @@ def test_two_try_from_here_at_once_start_one_attempt() -> None:
     with time_machine.travel(MIDNIGHT, tick=False), pytest.raises(Exception, match="does not replay"):
         attempt_try_from(player=other, challenge=challenge, moves=["s", "t1t1"])
     assert not Attempt.objects.filter(player=other).exists()
+
+
+# -- reviews and game pages from the boards (issue 51, item 4) -------------------------------------------
+
+
+def test_spec7_held_guest_and_disqualified_games_stay_off_every_review_and_game_page(
+    clock, challenge, finish, django_capture_on_commit_callbacks
+) -> None:
+    """Issue 51, "Reviews crown the held": SPEC section 7, "Held results, and the games behind them,
+    stay off every public board, review and game page until staff clear them". The day's best in a
+    won game's review, and every public game, come from the results the public boards show."""
+    from games.models import Result, Review
+    from solver_worker import reviews
+
+    honest = finish(challenge, KLONDIKE["moves"])
+    bot = make_user("bot")
+    held = services.attempt_start(player=bot, challenge=challenge)
+    clock.shift(dt.timedelta(seconds=1))
+    with django_capture_on_commit_callbacks(execute=True):  # the whole line in one batch: held
+        services.attempt_submit(attempt_id=held.pk, player=bot, start=0, moves=KLONDIKE["moves"])
+    guest = guest_create()
+    guest_game = finish(challenge, KLONDIKE["moves"], player=guest)
+    cheat = finish(challenge, KLONDIKE["moves"], player=make_user("cheat"))
+    services.result_disqualify(result_id=Result.objects.get(player__username="cheat").pk)
+    assert Result.objects.get(player=bot).held
+    clock.move_to(MIDNIGHT + dt.timedelta(minutes=5))
+    with django_capture_on_commit_callbacks(execute=True):
+        reviews.reviews_sweep()
+
+    for game in (held, guest_game, cheat):
+        for client in (client_for(make_user()), APIClient()):
+            for url in urls(game):
+                assert client.get(url).status_code == 404, url
+            assert client.get(f"/games/{game.pk}").status_code == 404
+    assert client_for(bot).get(urls(held)[0]).status_code == 200  # the player's own, as always
+    best = client_for(honest.player).get(urls(honest)[1]).json()["review"]["best_players"]
+    assert [b["player"] for b in best] == [honest.player.get_username()]
+
+    # Staff clear the hold: the game and its place among the day's best are public from then on.
+    with django_capture_on_commit_callbacks(execute=True):
+        services.review_clear(review_id=Review.objects.get(result__player=bot).pk, staff=make_user("staff"))
+    assert APIClient().get(urls(held)[0]).status_code == 200
+    best = APIClient().get(urls(honest)[1]).json()["review"]["best_players"]
+    assert [b["player"] for b in best] == ["bot", honest.player.get_username()]
+
+
+def test_a_claimed_guests_game_is_public_after_the_day(
+    clock, challenge, finish, django_capture_on_commit_callbacks
+) -> None:
+    guest = guest_create()
+    game = finish(challenge, KLONDIKE["moves"], player=guest)
+    account = make_user("claimer")
+    with django_capture_on_commit_callbacks(execute=True):
+        services.guest_claim(guest=guest, account=account)
+    clock.move_to(MIDNIGHT + dt.timedelta(minutes=5))
+    assert APIClient().get(urls(game)[0]).status_code == 200
+    assert APIClient().get(f"/games/{game.pk}").status_code == 200

@@ -19,20 +19,22 @@ pytestmark = pytest.mark.slow  # each test starts a Python process
 ROUTES = """
 import json, django
 django.setup()
-from celery.signals import worker_ready
-from config.celery import app, resend_pending_on_start
+from celery.signals import beat_init, worker_ready
+from config.celery import app, prepare_days_on_beat_start, resend_pending_on_start
 app.loader.import_default_modules()
 names = ["games.validate_submission", "games.resend_pending_submissions", "games.close_expired_attempts",
          "solver_worker.prepare_upcoming_days",
          "solver_worker.prepare_challenge", "solver_worker.verify_seed", "solver_worker.solve_seed",
          "solver_worker.review_sweep", "solver_worker.review_attempt", "games.delete_idle_guests",
-         "solver_worker.winnable_position", "web.send_password_reset"]
+         "solver_worker.winnable_position", "web.send_password_reset", "games.calibrate_difficulty",
+         "games.clear_expired_sessions", "solver_worker.check_challenges"]
 print(json.dumps({
     "routes": {n: app.amqp.router.route({}, n)["queue"].name for n in names},
     "registered": [n for n in names if n in app.tasks],
     "consumed": sorted(app.amqp.queues),
     "beat": sorted(entry["task"] for entry in app.conf.beat_schedule.values()),
     "on_worker_ready": any(r() is resend_pending_on_start for _, r in worker_ready.receivers),
+    "on_beat_init": any(r() is prepare_days_on_beat_start for _, r in beat_init.receivers),
 }))
 """
 
@@ -40,7 +42,12 @@ print(json.dumps({
 def routes(**env_vars: str) -> dict[str, object]:
     unset = (*SETTINGS_VARS, "CELERY_QUEUE", "CELERY_SOLVER_QUEUE", "CELERY_WINNABLE_QUEUE", "CELERY_PREPARE_QUEUE")
     env = {k: v for k, v in os.environ.items() if k not in unset}
-    env.update(DJANGO_SETTINGS_MODULE="config.settings", REDIS_URL="redis://cache.example:6379/3", **env_vars)
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        DJANGO_DEBUG="true",
+        REDIS_URL="redis://cache.example:6379/3",
+        **env_vars,
+    )
     result = subprocess.run(
         [sys.executable, "-c", ROUTES], cwd=BASE_DIR, env=env, capture_output=True, text=True, timeout=60
     )
@@ -64,17 +71,24 @@ def test_solver_work_and_validations_go_to_separate_queues() -> None:
         # the still-winnable light: a player waits on it, so neither behind reviews nor in front of results
         "solver_worker.winnable_position": "winnable",
         "web.send_password_reset": "validation",  # quick: one mail
+        "games.calibrate_difficulty": "validation",  # a fit on the days over: seconds
+        "games.clear_expired_sessions": "validation",
+        "solver_worker.check_challenges": "solver",  # replays: CPU, beside the solver's work
     }
-    assert len(s["registered"]) == 12  # type: ignore[arg-type]
+    assert len(s["registered"]) == 15  # type: ignore[arg-type]
     assert s["consumed"] == ["prepare", "solver", "validation", "winnable"]  # a worker without -Q does all four
     assert s["beat"] == [
+        "games.calibrate_difficulty",
+        "games.clear_expired_sessions",
         "games.close_expired_attempts",
         "games.delete_idle_guests",
         "games.resend_pending_submissions",
+        "solver_worker.check_challenges",
         "solver_worker.prepare_upcoming_days",
         "solver_worker.review_sweep",
     ]
     assert s["on_worker_ready"] is True
+    assert s["on_beat_init"] is True  # beat's start prepares the coming days at once
 
 
 def test_queue_names_come_from_the_environment() -> None:

@@ -41,6 +41,10 @@ SETTINGS_VARS = (
     "SENTRY_DSN",
 )
 
+# secrets.token_urlsafe(48), as README says to make one.
+STRONG_DAILY_SECRET = "q3Vx9_LmT0bKcZr7YwHf2NdPaJ8uEsGi4oXkRvC1tQy6Bn-WhMz5lDjAeUgFpI0S"
+STRONG_SECRET_KEY = "W7pLq2_ZxK9vRt4mYc0NbHs8JdGf3uEaQ6oTi1kXlV5wS-nCyMr0DhPzBg7jUeAF"
+
 DUMP_SETTINGS = """
 import json, django
 django.setup()
@@ -66,9 +70,13 @@ print(json.dumps({
 """
 
 
-def run_python(code: str, **env_vars: str) -> subprocess.CompletedProcess[str]:
+def run_python(code: str, *, fresh: bool = False, **env_vars: str) -> subprocess.CompletedProcess[str]:
+    """``code`` in a fresh interpreter on ``config.settings``, with debug asked for as bin/serve and the
+    tests ask for it (``fresh``: with nothing configured at all, as on a new machine), then ``env_vars``."""
     env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARS}
     env["DJANGO_SETTINGS_MODULE"] = "config.settings"
+    if not fresh:
+        env["DJANGO_DEBUG"] = "true"
     env.update(env_vars)
     return subprocess.run(
         [sys.executable, "-c", code],
@@ -80,14 +88,26 @@ def run_python(code: str, **env_vars: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def dump_settings(**env_vars: str) -> dict[str, object]:
-    result = run_python(DUMP_SETTINGS, **env_vars)
+def dump_settings(*, fresh: bool = False, **env_vars: str) -> dict[str, object]:
+    result = run_python(DUMP_SETTINGS, fresh=fresh, **env_vars)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
 
 @pytest.mark.slow
-def test_embedded_defaults() -> None:
+def test_nothing_configured_is_production_and_refuses_the_development_secrets() -> None:
+    """DJANGO_DEBUG defaults to false: a process started with nothing set (a worker, gunicorn, a forgotten
+    variable) does not run on the public development secrets, from which anyone computes every deal."""
+    result = run_python("import django; django.setup()", fresh=True)
+    assert result.returncode != 0
+    assert "DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is false" in result.stderr
+    assert "DJANGO_DEBUG=true" in result.stderr  # how a development machine asks for debug
+    s = dump_settings(fresh=True, DJANGO_SECRET_KEY=STRONG_SECRET_KEY, DAILY_SECRET=STRONG_DAILY_SECRET)
+    assert s["DEBUG"] is False and s["ALLOWED_HOSTS"] == []
+
+
+@pytest.mark.slow
+def test_embedded_defaults_in_debug() -> None:
     s = dump_settings()
     assert s["DEBUG"] is True
     assert s["DB_ENGINE"] == "django.db.backends.sqlite3"
@@ -133,13 +153,9 @@ def test_production_refuses_to_start_without_secret_key() -> None:
 
 @pytest.mark.slow
 def test_production_refuses_to_start_without_daily_secret() -> None:
-    result = run_python("import django; django.setup()", DJANGO_DEBUG="false", DJANGO_SECRET_KEY="k" * 50)
+    result = run_python("import django; django.setup()", DJANGO_DEBUG="false", DJANGO_SECRET_KEY=STRONG_SECRET_KEY)
     assert result.returncode != 0
     assert "DAILY_SECRET must be set when DJANGO_DEBUG is false" in result.stderr
-
-
-# secrets.token_urlsafe(48), as README says to make one.
-STRONG_DAILY_SECRET = "q3Vx9_LmT0bKcZr7YwHf2NdPaJ8uEsGi4oXkRvC1tQy6Bn-WhMz5lDjAeUgFpI0S"
 
 
 @pytest.mark.parametrize(
@@ -159,12 +175,40 @@ STRONG_DAILY_SECRET = "q3Vx9_LmT0bKcZr7YwHf2NdPaJ8uEsGi4oXkRvC1tQy6Bn-WhMz5lDjAe
 @pytest.mark.slow
 def test_production_refuses_a_weak_daily_secret(secret: str) -> None:
     result = run_python(
-        "import django; django.setup()", DJANGO_DEBUG="false", DJANGO_SECRET_KEY="k" * 50, DAILY_SECRET=secret
+        "import django; django.setup()", DJANGO_DEBUG="false", DJANGO_SECRET_KEY=STRONG_SECRET_KEY, DAILY_SECRET=secret
     )
     assert result.returncode != 0
     assert "DAILY_SECRET is too weak for production" in result.stderr
     assert "secrets.token_urlsafe(48)" in result.stderr  # how to make a good one
     assert secret not in result.stderr  # the refusal does not print the secret
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "x",  # issue 52: DJANGO_SECRET_KEY=x started
+        "k" * 50,
+        "django-insecure-dev-only-daily-patience-do-not-use-in-production",  # the public development key
+        "a-production-like-secret-key-with-many-different-characters",  # words
+    ],
+)
+@pytest.mark.slow
+def test_production_refuses_a_weak_secret_key(key: str) -> None:
+    result = run_python("import django; django.setup()", DJANGO_DEBUG="false", DJANGO_SECRET_KEY=key)
+    assert result.returncode != 0
+    assert "DJANGO_SECRET_KEY is too weak for production" in result.stderr, result.stderr
+    assert len(key) < 5 or key not in result.stderr  # the refusal does not print it
+
+
+@pytest.mark.slow
+def test_production_refuses_one_secret_for_both() -> None:
+    result = run_python(
+        "import django; django.setup()",
+        DJANGO_DEBUG="false",
+        DJANGO_SECRET_KEY=STRONG_DAILY_SECRET,
+        DAILY_SECRET=STRONG_DAILY_SECRET,
+    )
+    assert result.returncode != 0 and "DAILY_SECRET and DJANGO_SECRET_KEY must differ" in result.stderr
 
 
 def test_generated_secrets_pass_the_strength_check() -> None:
@@ -197,13 +241,13 @@ def test_debug_still_starts_on_the_embedded_default_secret() -> None:
 def test_production_starts_with_its_secrets() -> None:
     s = dump_settings(
         DJANGO_DEBUG="false",
-        DJANGO_SECRET_KEY="k" * 50,
+        DJANGO_SECRET_KEY=STRONG_SECRET_KEY,
         DAILY_SECRET=STRONG_DAILY_SECRET,
         DJANGO_ALLOWED_HOSTS="patience.example,www.patience.example",
         DAILY_TIMEZONE="Europe/Paris",
     )
     assert s["DEBUG"] is False
-    assert s["SECRET_KEY"] == "k" * 50
+    assert s["SECRET_KEY"] == STRONG_SECRET_KEY
     assert s["DAILY_SECRET"] == STRONG_DAILY_SECRET
     assert s["ALLOWED_HOSTS"] == ["patience.example", "www.patience.example"]
     assert s["DAILY_TIMEZONE"] == "Europe/Paris"
@@ -222,7 +266,7 @@ def test_django_system_checks_pass_in_production_mode() -> None:
         "from django.core.management import execute_from_command_line;"
         " execute_from_command_line(['manage.py', 'check', '--deploy', '--fail-level', 'ERROR'])",
         DJANGO_DEBUG="false",
-        DJANGO_SECRET_KEY="k" * 50,
+        DJANGO_SECRET_KEY=STRONG_SECRET_KEY,
         DAILY_SECRET=STRONG_DAILY_SECRET,
     )
     assert result.returncode == 0, result.stdout + result.stderr
@@ -230,7 +274,7 @@ def test_django_system_checks_pass_in_production_mode() -> None:
 
 PRODUCTION_ENV = {
     "DJANGO_DEBUG": "false",
-    "DJANGO_SECRET_KEY": "a-production-like-secret-key-with-many-different-characters-0123456789",
+    "DJANGO_SECRET_KEY": STRONG_SECRET_KEY,
     "DAILY_SECRET": STRONG_DAILY_SECRET,
     "DJANGO_ALLOWED_HOSTS": "patience.example",
     "DATABASE_URL": "postgres://someone@db.example:5432/patience",

@@ -11,7 +11,7 @@ from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm
 
 from core.errors import ApplicationError
-from core.limits import Throttled, login_guard
+from core.limits import LoginOutcome, Throttled, login_guard
 from games import services
 
 
@@ -22,6 +22,7 @@ class LimitedLoginMixin:
     request: Any
     cleaned_data: dict[str, Any]
     throttled = False
+    login_outcome: LoginOutcome | None = None  # after a check: its outcome (the device cookie to set)
 
     def clean(self) -> dict[str, Any]:
         username = self.cleaned_data.get("username")
@@ -29,6 +30,7 @@ class LimitedLoginMixin:
             return super().clean()  # type: ignore[misc]  # a missing field: nothing was tried
         try:
             with login_guard(request=self.request, username=username) as outcome:
+                self.login_outcome = outcome
                 try:
                     cleaned: dict[str, Any] = super().clean()  # type: ignore[misc]
                 except forms.ValidationError:
@@ -80,9 +82,16 @@ class SignupForm(UserCreationForm):
 
 
 class EmailForm(forms.Form):
-    """An account's e-mail address (empty: none), for password resets."""
+    """An account's e-mail address (empty: none), for password resets; changing it asks for the password
+    (a session alone must not be enough to redirect the account's resets: web.email_address)."""
 
     email = forms.EmailField(label="E-mail", required=False, help_text=EMAIL_HELP)
+    password = forms.CharField(
+        label="Your password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+        help_text="To change the address, your password.",
+    )
 
 
 class ResetForm(PasswordResetForm):

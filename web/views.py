@@ -31,6 +31,7 @@ from django.views.decorators.http import require_POST
 from core import limits
 from core.auth import request_player
 from core.errors import ApplicationError
+from core.net import client_network
 from core.tasks import send
 from engine import GAME_IDS, GAMES
 from games import days, selectors, services
@@ -39,6 +40,7 @@ from games.services.reviews import BROWSER_COOKIE, BROWSER_COOKIE_SECONDS
 from leaderboard import selectors as board_selectors
 from leagues import selectors as league_selectors
 from leagues.errors import LeagueNotFound
+from web import email_address
 from web.forms import EmailForm, LoginForm, ResetForm, SignupForm, reset_mail_send
 
 ARCHIVE_DAYS = 60
@@ -283,7 +285,10 @@ class LoginView(auth_views.LoginView):
         guest = request_player(self.request) if services.player_is_guest(self.request.user) else None
         if guest is not None:  # first the games, leagues and results, in one transaction; then the session
             services.guest_claim(guest=guest, account=form.get_user())
-        return super().form_valid(form)
+        response = super().form_valid(form)
+        if form.login_outcome is not None:  # this browser is known to the account from now on (core.limits)
+            limits.device_cookie_set(response, form.login_outcome, secure=self.request.is_secure())
+        return response
 
 
 @require_POST
@@ -312,7 +317,13 @@ def _start_on_table(request: HttpRequest, target: str) -> None:
         return
     try:
         challenge = selectors.challenge_from_path(date=match.kwargs["date"], game=match.kwargs["game"])
-        services.attempt_start(player=request_player(request), challenge=challenge)
+        services.attempt_start(
+            player=request_player(request),
+            challenge=challenge,
+            # Where it started, as the API's start records it (SPEC section 7: identities share disclosures).
+            origin=services.origin_hash(kind="address", value=client_network(request)),
+            browser=services.origin_hash(kind="browser", value=request.COOKIES.get(BROWSER_COOKIE, "")),
+        )
     except ApplicationError:
         pass  # not playable, or an attempt is open already: the page shows what there is
 
@@ -343,7 +354,6 @@ def signup(request: HttpRequest) -> HttpResponse:
                 username=form.cleaned_data["username"],
                 password=form.cleaned_data["password1"],
                 guest=guest,
-                email=form.cleaned_data.get("email") or "",
             )
         except limits.Throttled as exc:
             form.add_error(None, exc.message)
@@ -351,6 +361,9 @@ def signup(request: HttpRequest) -> HttpResponse:
         except ApplicationError as exc:
             form.add_error("username", exc.message)  # a taken or look-alike name: the form says so
             return render(request, "web/signup.html", context)
+        email = services.player_email_normalize(email=form.cleaned_data.get("email") or "")
+        if email:  # stored once its mailbox follows the link: resets go only to a confirmed address
+            email_address.confirm_link_send(user=user, email=email)
         auth.login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect(_next_url(request) or "web:home")
     return render(request, "web/signup.html", context)
@@ -358,21 +371,69 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def account(request: HttpRequest) -> HttpResponse:
-    """The account's e-mail address, for password resets. A guest signs up instead (it has no password)."""
+    """The account's e-mail address, for password resets. A guest signs up instead (it has no password).
+    A change asks for the password; a new address is stored once its mailbox follows the link mailed
+    to it, and the old address is told, with a way back (web.email_address)."""
     if services.player_is_guest(request.user):
         return redirect(f"{reverse_lazy('web:signup')}?next={request.path}")
-    form = EmailForm(request.POST or None, initial={"email": getattr(request.user, "email", "")})
-    saved = False
+    user = request_player(request)
+    form = EmailForm(request.POST or None, initial={"email": user.email})
+    saved = sent = ""
     if request.method == "POST" and form.is_valid():
-        services.player_email_set(player=request_player(request), email=form.cleaned_data["email"] or "")
-        saved = True
-    return render(request, "web/account.html", {"form": form, "saved": saved})
+        new = services.player_email_normalize(email=form.cleaned_data["email"] or "")
+        try:
+            with limits.login_guard(request=request, username=user.get_username()) as outcome:
+                if user.check_password(form.cleaned_data["password"]):
+                    outcome.success()
+                else:
+                    outcome.failure()
+        except limits.Throttled as exc:
+            form.add_error(None, exc.message)
+            return render(request, "web/account.html", {"form": form}, status=429)
+        if outcome.succeeded is not True:
+            form.add_error("password", "That is not your password.")
+        elif new == user.email:
+            saved = "unchanged"
+        elif not new:
+            old = user.email
+            services.player_email_set(player=user, email="")
+            email_address.old_address_tell(user=user, old=old, new="")
+            saved = "removed"
+        else:
+            email_address.confirm_link_send(user=user, email=new)
+            email_address.old_address_tell(user=user, old=user.email, new=new)
+            sent = new
+    return render(request, "web/account.html", {"form": form, "saved": saved, "sent": sent})
+
+
+def email_confirm(request: HttpRequest, token: str) -> HttpResponse:
+    """The link mailed to a new address: it becomes the account's (where reset links go)."""
+    user = email_address.confirm_apply(token=token)
+    return render(request, "web/email_confirm.html", {"confirmed": user}, status=200 if user else 400)
+
+
+@ensure_csrf_cookie
+def email_way_back(request: HttpRequest, token: str) -> HttpResponse:
+    """The link mailed to the old address: a page whose button (a POST) puts it back and locks the
+    account until the owner chooses a new password through a reset."""
+    found = email_address.way_back_check(token=token)
+    if found is None:
+        return render(request, "web/email_way_back.html", {"invalid": True}, status=400)
+    done = None
+    if request.method == "POST":
+        done = email_address.way_back_apply(token=token)
+        if request.user.is_authenticated and done is not None and request.user.pk == done.pk:
+            auth.logout(request)
+    return render(request, "web/email_way_back.html", {"email": found[1], "done": done})
 
 
 class PasswordResetView(auth_views.PasswordResetView):
     """Ask for a reset link by e-mail. The answer is the same page whether or not an account has the
-    address (Django's view sends only if one has); asking is limited per client address and per
-    address asked for (core.limits.RESET), checked before anything is looked up."""
+    address (Django's view sends only if one has); asking is limited per (client address, address
+    asked for) (core.limits.RESET) and per client address (RESET_SOURCE), checked before anything is
+    looked up. Past a cap nothing is sent and the answer is the same "sent" page, never a 429: the
+    owner asking from their own address is never refused because strangers asked. The link is built
+    from ``SITE_URL``, never from the request's host."""
 
     template_name = "web/password_reset_form.html"
     form_class = ResetForm
@@ -380,17 +441,23 @@ class PasswordResetView(auth_views.PasswordResetView):
 
     def form_valid(self, form: Any) -> HttpResponse:
         email = form.cleaned_data["email"]
+        source = client_network(self.request)
         try:
-            limits.creation_guard(request=self.request, limit=limits.RESET)
-            limits.creation_guard(request=self.request, limit=limits.RESET, who=limits.account_key(email))
-        except limits.Throttled as exc:
-            form.add_error(None, exc.message)
-            response = self.form_invalid(form)
-            response.status_code = 429
-            return response
+            limits.creation_guard(request=self.request, limit=limits.RESET_SOURCE)
+            limits.creation_guard(request=self.request, limit=limits.RESET, who=f"{source} {limits.account_key(email)}")
+        except limits.Throttled:
+            logger.info("password reset past its hourly cap: nothing sent, the same answer")
+            return HttpResponseRedirect(self.get_success_url())
         # The same work whatever the address: one task sent, which looks the accounts up and mails them.
-        reset_mail_queue(email=email, domain=self.request.get_host(), use_https=self.request.is_secure())
+        domain, use_https = site_domain()
+        reset_mail_queue(email=email, domain=domain, use_https=use_https)
         return HttpResponseRedirect(self.get_success_url())
+
+
+def site_domain() -> tuple[str, bool]:
+    """The configured site's host (with its port, if any) and whether it is https (``SITE_URL``)."""
+    parts = urlsplit(settings.SITE_URL)
+    return parts.netloc, parts.scheme == "https"
 
 
 def reset_mail_queue(*, email: str, domain: str, use_https: bool) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import RequestFactory
 
-from core.net import client_address
+from core.net import client_address, client_network, network_of
 
 
 def request(remote: str = "198.51.100.7", forwarded: str | None = None):  # type: ignore[no-untyped-def]
@@ -37,3 +37,14 @@ def test_rotating_the_header_does_not_change_the_address_behind_one_proxy(settin
 def test_a_header_with_fewer_hops_than_our_proxies_is_not_believed(settings) -> None:
     settings.NUM_PROXIES = 2
     assert client_address(request(remote="10.0.0.2", forwarded="203.0.113.5")) == "10.0.0.2"
+
+
+def test_an_ipv6_slash_64_is_one_client_and_ipv4_is_itself(settings) -> None:
+    assert network_of("2001:db8:1:2:3:4:5:6") == network_of("2001:db8:1:2::1") == "2001:db8:1:2::/64"
+    assert network_of("2001:db8:1:3::1") == "2001:db8:1:3::/64"
+    assert network_of("203.0.113.7") == "203.0.113.7"
+    assert network_of("::ffff:203.0.113.7") == "203.0.113.7"  # an IPv4 client seen through a v6 socket
+    assert network_of("fe80::1%eth0") == "fe80::/64"
+    assert network_of("not an address") == "not an address"
+    settings.NUM_PROXIES = 1
+    assert client_network(request(remote="10.0.0.2", forwarded="2001:db8:9:9:1::7")) == "2001:db8:9:9::/64"

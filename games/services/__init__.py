@@ -20,12 +20,13 @@ from games.services.attempts import (
     attempt_submit,
     attempts_close_expired,
 )
-from games.services.guests import guests_delete_idle
+from games.services.guests import guests_delete_idle, sessions_clear_expired
 from games.services.moves import MovesOutcome, attempt_append_moves
 from games.services.players import (
     guest_claim,
     guest_create,
     player_create,
+    player_email_normalize,
     player_email_set,
     player_is_guest,
     player_name_clean,
@@ -55,6 +56,7 @@ __all__ = [
     "guests_delete_idle",
     "origin_hash",
     "player_create",
+    "player_email_normalize",
     "player_email_set",
     "player_is_guest",
     "player_name_clean",
@@ -62,6 +64,7 @@ __all__ = [
     "result_disqualify",
     "review_clear",
     "review_disqualify",
+    "sessions_clear_expired",
     "submission_revalidate",
     "submission_validate",
     "submissions_resend_pending",

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from engine import (
@@ -39,12 +41,14 @@ def attempt_start(*, player: User, challenge: Challenge, origin: str = "", brows
     today = days.today()
     if challenge.date > today:
         raise NotFound(f"the {challenge.game} challenge of {challenge.date} is not open yet")
-    _refuse_if_open(player=player, challenge=challenge)
-    ranked = (
-        challenge.date == today and not Attempt.objects.filter(player=player, challenge=challenge, ranked=True).exists()
-    )
+    open_attempt, has_ranked = _attempts_so_far(player=player, challenge=challenge)
+    _refuse_if_open(open_attempt)
+    ranked = challenge.date == today and not has_ranked
+    # In a request (autocommit) the INSERT stands alone: a unique violation breaks no transaction. Inside
+    # a caller's transaction it gets a savepoint, so that the caller's transaction survives the race.
+    creating = transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext()
     try:
-        with transaction.atomic():
+        with creating:
             attempt = Attempt.objects.create(
                 player=player, challenge=challenge, ranked=ranked, origin=origin, browser=browser
             )
@@ -56,13 +60,22 @@ def attempt_start(*, player: User, challenge: Challenge, origin: str = "", brows
             lambda: position_remember(AttemptFacts.of(attempt), State(deal(challenge.game, challenge.seed_int)), 0)
         )
         return attempt
-    _refuse_if_open(player=player, challenge=challenge)
+    _refuse_if_open(_attempts_so_far(player=player, challenge=challenge)[0])
     raise Conflict("another attempt on this challenge was started at the same moment: reload and try again")
 
 
-def _refuse_if_open(*, player: User, challenge: Challenge) -> None:
-    open_attempts = Attempt.objects.filter(player=player, challenge=challenge, finished_at__isnull=True)
-    open_attempt = open_attempts.only("id", "ranked").first()
+def _attempts_so_far(*, player: User, challenge: Challenge) -> tuple[Attempt | None, bool]:
+    """The player's open attempt on the challenge (if any), and whether they have a ranked one: one read
+    (a player has at most one open and at most one ranked attempt on a challenge)."""
+    rows = list(
+        Attempt.objects.filter(player=player, challenge=challenge)
+        .filter(Q(finished_at__isnull=True) | Q(ranked=True))
+        .only("id", "ranked", "finished_at")
+    )
+    return next((a for a in rows if a.finished_at is None), None), any(a.ranked for a in rows)
+
+
+def _refuse_if_open(open_attempt: Attempt | None) -> None:
     if open_attempt is not None:
         kind = "ranked" if open_attempt.ranked else "practice"
         raise Conflict(
@@ -106,8 +119,10 @@ def attempt_submit(
     """
     with transaction.atomic():
         attempt = attempt_for_update(attempt_id=attempt_id, player=player)
-        existing = Submission.objects.filter(attempt=attempt).first()
-        if existing is not None:
+        if attempt.is_finished:  # a submission exists only for an ended attempt, made as it ended
+            existing = Submission.objects.filter(attempt=attempt).first()
+            if existing is None:
+                raise Conflict("this attempt has ended without a submission: start a new one to play again")
             _refuse_a_different_submit(existing, start=start, moves=moves or [])
             return existing, False
         tail = new_tail(attempt.moves, len(attempt.moves) if start is None else start, moves) if moves else []

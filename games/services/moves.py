@@ -162,7 +162,7 @@ def _append_unlocked(*, attempt_id: int, player: User, start: int, moves: list[s
     """
     if connection.vendor != "postgresql" or not moves or start + len(moves) > MAX_LOG_LENGTH:
         return None
-    cached = position_cached(attempt_id)
+    cached = position_cached(attempt_id, length=start)
     if cached is None or cached.length != start:
         return None
     facts = dataclasses.replace(cached.attempt, player_id=player.pk)

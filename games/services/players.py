@@ -16,6 +16,7 @@ from core import names
 from games import days, hooks
 from games.errors import BadRequest, Conflict
 from games.models import Attempt, Guest, PlayerNameKey, Result
+from games.services.reviews import result_review_claimed
 
 NAME_KEY_MAX_BYTES = 1100  # UTF-8: well within a PostgreSQL index entry (about 2,700 bytes)
 
@@ -132,6 +133,11 @@ def player_email_set(*, player: User, email: str) -> None:
     player.save(update_fields=["email"])
 
 
+def player_email_normalize(*, email: str) -> str:
+    """An e-mail address as it is stored (the domain lower-cased, trimmed); "" for none."""
+    return User.objects.normalize_email(email.strip()) if email else ""
+
+
 def player_is_guest(player: User | AnonymousUser) -> bool:
     return isinstance(player, User) and Guest.objects.filter(user_id=player.pk).exists()
 
@@ -146,7 +152,9 @@ def guest_claim(*, guest: User, account: User, new_account: bool = False) -> int
     playing it as a guest and then logging in to an account that already played it, nor keep only
     the best of several guests' past days. Otherwise it becomes practice (and leaves the board). An open attempt
     whose challenge the account also has open is dropped. The apps above move what they hold of
-    the guest (leagues owned and joined: ``hooks.guest_claimed``) in the same transaction.
+    the guest (leagues owned and joined: ``hooks.guest_claimed``) in the same transaction. A ranked
+    result that moves is judged again by SPEC section 7's rule, with the account as its player
+    (``reviews.result_review_claimed``): a hold it finds is added, one found before stays.
 
     Races, and the order of the locks: the account's row first, so claims into one account (two
     guests logging in at the same moment) take turns and the second sees the first's ranked
@@ -190,6 +198,9 @@ def guest_claim(*, guest: User, account: User, new_account: bool = False) -> int
             attempt.player_id = account.pk
             attempt.save(update_fields=["player", "ranked"])
             Result.objects.filter(submission__attempt=attempt).update(player_id=account.pk, ranked=attempt.ranked)
+            claimed = Result.objects.filter(submission__attempt=attempt, ranked=True).first()
+            if claimed is not None:  # judged again, the account as its player (SPEC section 7)
+                result_review_claimed(result=claimed, attempt=attempt)
             touched.add(attempt.challenge_id)
             moved += 1
         # Not send_robust: a receiver's failure undoes the claim rather than lose the guest's leagues.

@@ -31,7 +31,18 @@ def attempt_replay(attempt: Attempt) -> State:
 # An open attempt's position is kept in the cache after each stored batch, so the next batch starts
 # from it instead of replaying the whole log from the deal: a batch costs what its own moves cost.
 # The log in the database stays the truth: a missing, expired or unreadable snapshot means a replay.
+# Each process also keeps the snapshots it wrote or read (:data:`_local`), so the next batch of the same
+# attempt served by the same process needs no cache read: a snapshot for length L stays the position
+# after the first L moves for good (logs only grow), so an old copy is never wrong, only short, and a
+# short one is passed over for the shared cache's.
 POSITION_CACHE_SECONDS = 6 * 60 * 60
+_LOCAL_MAX = 4096  # snapshots a process keeps; past it its table starts again empty
+_local: dict[int, CachedPosition] = {}
+
+
+def forget_local_positions() -> None:
+    """Drop this process's snapshots (tests start each with none: SQLite reuses row ids)."""
+    _local.clear()
 
 
 @dataclass(frozen=True)
@@ -94,18 +105,35 @@ def position_key(attempt_id: int) -> str:
     return f"dp:position:{attempt_id}"
 
 
-def position_cached(attempt_id: int) -> CachedPosition | None:
+def position_cached(attempt_id: int, *, length: int | None = None) -> CachedPosition | None:
+    """The snapshot cached for the attempt: this process's own when it is for ``length`` (or any, when
+    no length is asked for), else the shared cache's."""
+    local = _local.get(attempt_id)
+    if local is not None and (length is None or local.length == length):
+        return local
     try:
         cached = cache.get(position_key(attempt_id))
     except Exception:  # a cache is never needed: replay
         logger.warning("position cache unreadable for attempt %s", attempt_id, exc_info=True)
         return None
-    return cached if isinstance(cached, CachedPosition) else None
+    if not isinstance(cached, CachedPosition):
+        return None
+    _remember_locally(attempt_id, cached)
+    return cached
+
+
+def _remember_locally(attempt_id: int, position: CachedPosition) -> None:
+    known = _local.get(attempt_id)
+    if known is not None and known.attempt.started_at == position.attempt.started_at and known.length > position.length:
+        return  # this process knows a longer log of the same attempt
+    if len(_local) >= _LOCAL_MAX:
+        _local.clear()
+    _local[attempt_id] = position
 
 
 def attempt_position(attempt: Attempt) -> State:
     """The position after the attempt's stored log: from the snapshot cached with it, else replayed."""
-    cached = position_cached(attempt.pk)
+    cached = position_cached(attempt.pk, length=len(attempt.moves))
     if cached is not None and cached.fits(attempt):
         try:
             return State.restore(deal(attempt.challenge.game, attempt.challenge.seed_int), cached.snapshot)
@@ -117,6 +145,7 @@ def attempt_position(attempt: Attempt) -> State:
 def position_remember(attempt: AttemptFacts, state: State, length: int) -> None:
     """After the commit (a rolled-back batch must leave no snapshot for a length it never stored)."""
     position = CachedPosition(length=length, snapshot=state.snapshot(), attempt=attempt)
+    _remember_locally(attempt.id, position)
     try:
         cache.set(position_key(attempt.id), position, POSITION_CACHE_SECONDS)
     except Exception:

@@ -1,10 +1,16 @@
-"""Reviews: ranked results held for an implausible pace or flagged for a shared origin, and staff's decisions.
+"""Reviews: ranked results held for an implausible pace or for disclosures shared between identities,
+results flagged for a shared origin, and staff's decisions.
 
 - At validation (:func:`result_review_open`, inside the validating transaction): a ranked result whose
-  play ``games.pace`` judges faster than a person is **held** (``Result.held``): it is on no public
-  board, league board or other player's view until staff clear it. A ranked result of a player when
-  another player has a ranked attempt on the same challenge started from the same client address or
-  the same browser is **flagged** (a signal for staff, not a sanction: the result stays on the boards).
+  play ``games.pace`` judges faster than a person (its batches, or a win over its whole play time) is
+  **held** (``Result.held``): it is on no public board, league board, review or game page, or other
+  player's view until staff clear it. So is one when, before it ended, hidden cards of the same deal
+  were disclosed to another identity in the same browser, or from the same address when either of the
+  two is new (a guest, or an account made that day): SPEC section 7, identities share their
+  disclosures. A guest's result is judged again when an account claims it
+  (:func:`result_review_claimed`). A ranked result of a player when another player has a ranked attempt
+  on the same challenge from the same address or browser and nothing holds it is **flagged** (a signal
+  for staff, not a sanction: the result stays on the boards): established accounts behind one address.
 - In the admin (:func:`review_clear`, :func:`review_disqualify`): staff clear a review (a held result
   goes on the boards once no open review holds it) or disqualify the result; who and when are recorded.
 
@@ -21,12 +27,14 @@ import hmac
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
-from games import hooks
+from engine import EngineError, State, deal
+from games import days, hooks
 from games.errors import Conflict
-from games.models import Attempt, Result, Review
-from games.pace import pace_verdict
+from games.models import Attempt, Result, Review, Submission
+from games.pace import DAY_WINNERS, pace_verdict, whole_game_verdict
 
 # A long-lived random cookie naming the browser (set by the table's page, web.views.play): accounts that
 # rank on one challenge from one browser are flagged, whatever address they come from.
@@ -48,27 +56,153 @@ def result_review_open(*, result: Result, attempt: Attempt) -> None:
     if not result.ranked:
         return
     reason = pace_verdict(log=attempt.moves, batches=attempt.batches)
+    if reason is None and result.won:
+        reason = whole_game_verdict(
+            log=attempt.moves, play_time_ms=result.play_time_ms, day_median_ms=_day_median_win_ms(result)
+        )
     if reason is not None:
+        _hold(result)
+        Review.objects.create(result=result, kind=Review.Kind.PACE, holds=True, reason=f"Held: {reason}.")
+    _judge_shared(result=result, attempt=attempt, flag=True)
+
+
+def result_review_claimed(*, result: Result, attempt: Attempt) -> None:
+    """Judge a guest's ranked result again once an account claims it (``players.guest_claim``, in its
+    transaction, after the attempt moved): by the same rule, with the account as the player. A hold found
+    now is added; one found before stays (staff clear it)."""
+    if result.ranked:
+        _judge_shared(result=result, attempt=attempt, flag=False)
+
+
+def _hold(result: Result) -> None:
+    if not result.held:
         result.held = True
         result.save(update_fields=["held"])
-        Review.objects.create(result=result, kind=Review.Kind.PACE, holds=True, reason=f"Held: {reason}.")
-    for kind, value in ((Review.Kind.ADDRESS, attempt.origin), (Review.Kind.BROWSER, attempt.browser)):
-        if not value:
-            continue
-        others = list(
-            Attempt.objects.filter(challenge_id=attempt.challenge_id, ranked=True, **{kind_field(kind): value})
-            .exclude(player_id=attempt.player_id)
-            .order_by("player__username")
-            .values_list("player__username", flat=True)
-        )
-        if others:
-            where = "client address" if kind == Review.Kind.ADDRESS else "browser"
-            Review.objects.create(
+
+
+def _day_median_win_ms(result: Result) -> int | None:
+    """The median play time of the challenge's other counted wins, once there are ``DAY_WINNERS``."""
+    wins = Result.objects.filter(
+        challenge_id=result.challenge_id,
+        ranked=True,
+        won=True,
+        held=False,
+        disqualified=False,
+        submission__status=Submission.Status.VALID,
+    ).exclude(pk=result.pk)
+    count = wins.count()
+    if count < DAY_WINNERS:
+        return None
+    return int(wins.order_by("play_time_ms").values_list("play_time_ms", flat=True)[count // 2])
+
+
+def player_is_new(*, player_id: int, day: dt.date) -> bool:
+    """A guest, or an account made on ``day`` (SPEC section 7: a new identity is cheap)."""
+    made_that_day = Q(date_joined__gte=days.next_day_starts_at(day - dt.timedelta(days=1))) & Q(
+        date_joined__lt=days.next_day_starts_at(day)
+    )
+    return User.objects.filter(pk=player_id).filter(Q(guest__isnull=False) | made_that_day).exists()
+
+
+def attempt_disclosed_at(attempt: Attempt) -> dt.datetime | None:
+    """When the attempt's stored log first disclosed a hidden card of its deal (a stock card drawn, a
+    face-down card turned up), by the server's receipts; None when it never did. An attempt whose
+    receipts do not add up to its log is taken as disclosing at its start."""
+    challenge = attempt.challenge
+    state = State(deal(challenge.game, challenge.seed_int))
+    face_down = list(state.seen_down)
+    first: int | None = None
+    for index, move in enumerate(attempt.moves):
+        try:
+            state.play_text(move)
+        except EngineError:
+            break
+        if state.seen_stock > 0 or state.seen_down != face_down:
+            first = index
+            break
+    if first is None:
+        return None
+    batches = attempt.batches or []
+    if sum(int(b[1]) for b in batches) != len(attempt.moves):
+        return attempt.started_at
+    stored = 0
+    for at_ms, count in batches:
+        stored += int(count)
+        if stored > first:
+            return attempt.started_at + dt.timedelta(milliseconds=int(at_ms))
+    return attempt.started_at  # pragma: no cover - the sum above guarantees a batch
+
+
+def _judge_shared(*, result: Result, attempt: Attempt, flag: bool) -> None:
+    """SPEC section 7, identities share their disclosures: the result is held when, before it finished,
+    hidden cards of the deal were disclosed to another identity in the same browser, or from the same
+    address when either identity is new (a guest, an account made that day); established accounts
+    behind one address only flag each other (``flag``: also write those flags, at validation)."""
+    sources = [(Review.Kind.BROWSER, attempt.browser), (Review.Kind.ADDRESS, attempt.origin)]
+    sources = [(kind, value) for kind, value in sources if value]
+    if not sources:
+        return
+    challenge = attempt.challenge
+    finished = result.finished_at
+    me_new = player_is_new(player_id=result.player_id, day=challenge.date)
+    where_from = Q(pk__in=[])
+    for kind, value in sources:
+        where_from |= Q(**{kind_field(kind): value})
+    others = list(
+        Attempt.objects.filter(challenge_id=challenge.pk)
+        .exclude(player_id=result.player_id)
+        .filter(where_from)
+        .select_related("player", "challenge")
+        .order_by("pk")
+    )
+    newness: dict[int, bool] = {}
+    disclosed: dict[int, bool] = {}  # per attempt: did it disclose a hidden card before this game ended?
+    for kind, value in sources:
+        field = kind_field(kind)
+        same = [other for other in others if getattr(other, field) == value]
+        holders: set[str] = set()
+        for other in same:
+            if kind == Review.Kind.ADDRESS and not me_new:  # checked first: no replay for an office's peers
+                if other.player_id not in newness:
+                    newness[other.player_id] = player_is_new(player_id=other.player_id, day=challenge.date)
+                if not newness[other.player_id]:
+                    continue  # established accounts behind one address do not hold each other
+            if other.pk not in disclosed:
+                at = attempt_disclosed_at(other)
+                disclosed[other.pk] = at is not None and at < finished
+            if disclosed[other.pk]:
+                holders.add(other.player.get_username())
+        where = "client address" if kind == Review.Kind.ADDRESS else "browser"
+        decided = Review.objects.filter(result=result, kind=kind).exclude(status=Review.Status.OPEN).exists()
+        if holders and not decided:  # (a claim never reopens what staff decided)
+            _hold(result)
+            names = sorted(holders)
+            Review.objects.update_or_create(
                 result=result,
                 kind=kind,
-                holds=False,
-                others=others,
-                reason=f"Flagged: {', '.join(others)} also ranked on this challenge from the same {where}.",
+                defaults={
+                    "holds": True,
+                    "others": names,
+                    "reason": (
+                        f"Held: hidden cards of this deal were disclosed to {', '.join(names)} from the same "
+                        f"{where} before this game ended (identities share their disclosures)."
+                    ),
+                    "status": Review.Status.OPEN,
+                },
+            )
+            continue
+        if not flag:
+            continue
+        ranked = sorted({other.player.get_username() for other in same if other.ranked})
+        if ranked:
+            Review.objects.get_or_create(
+                result=result,
+                kind=kind,
+                defaults={
+                    "holds": False,
+                    "others": ranked,
+                    "reason": f"Flagged: {', '.join(ranked)} also ranked on this challenge from the same {where}.",
+                },
             )
 
 

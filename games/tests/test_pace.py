@@ -5,7 +5,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from games.pace import BURST, MIN_BATCHES, MIN_GAP_MS, RATE, finishing_run_start, pace_verdict
+from games.pace import (
+    BURST,
+    DAY_FRACTION,
+    MIN_BATCHES,
+    MIN_GAP_MS,
+    PERSON_RATE,
+    RATE,
+    counted_moves,
+    finishing_run_start,
+    pace_verdict,
+    whole_game_verdict,
+)
 
 LOG = json.loads((Path(__file__).parent / "data" / "winning_logs.json").read_text())["klondike"]["moves"]
 TABLE_GAPS_MS = [  # the table clicked by Playwright (test_win_result_share_and_leaderboard), as the server received it
@@ -107,3 +118,25 @@ def test_a_person_at_full_speed_is_never_held() -> None:
 def test_no_receipts_or_receipts_that_do_not_add_up_are_not_judged() -> None:
     assert pace_verdict(log=LOG, batches=[]) is None  # stored before receipts were recorded
     assert pace_verdict(log=LOG, batches=[[1, len(LOG) - 1]]) is None
+
+
+# --- a person's pace over the whole game (issue 51) -----------------------------------------------------
+
+
+def test_a_won_game_faster_than_a_persons_pace_over_the_whole_game_is_held() -> None:
+    counted = counted_moves(LOG)
+    assert counted == 77  # the Klondike line: draws and the finishing run aside
+    # The paced bot of issue 51: under the bucket (30 at once, then 6 a second), over 2 a second.
+    reason = whole_game_verdict(log=LOG, play_time_ms=20_000)
+    assert reason is not None and "2 a second" in reason
+    assert whole_game_verdict(log=LOG, play_time_ms=int(counted / PERSON_RATE * 1000)) is None
+    assert whole_game_verdict(log=LOG, play_time_ms=int(counted / PERSON_RATE * 1000) - 10) is not None
+
+
+def test_a_win_far_under_the_days_median_is_held_once_the_day_has_enough_winners() -> None:
+    slow_enough = int(counted_moves(LOG) / PERSON_RATE * 1000) + 1_000  # passes the rate rule
+    assert whole_game_verdict(log=LOG, play_time_ms=slow_enough, day_median_ms=None) is None
+    median = int(slow_enough / DAY_FRACTION) + 1_000
+    reason = whole_game_verdict(log=LOG, play_time_ms=slow_enough, day_median_ms=median)
+    assert reason is not None and "median" in reason
+    assert whole_game_verdict(log=LOG, play_time_ms=slow_enough, day_median_ms=slow_enough * 5) is None

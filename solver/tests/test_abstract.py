@@ -1,5 +1,5 @@
 """Lemma A (``solver.abstract``): Klondike proofs of loss in the game that forgets where face-up cards
-lie. The image game wins whenever the deal can be won (docs/solver.md has the argument), so "lost"
+lie. The image game wins whenever the deal can be won (docs/solver-proofs.md has the argument), so "lost"
 there is a proof; these tests hold it to the engine's own exhaustive search and to known wins."""
 
 from __future__ import annotations

@@ -112,7 +112,7 @@ def test_the_loop_submits_ranked_attempts_left_open_after_their_day(
         keep_days_ready(ahead=0, rounds=1, games=["klondike"], report=lines.append, sleep=lambda s: None)
     attempt.refresh_from_db()
     assert attempt.finished_at is not None and Submission.objects.get(attempt=attempt).status == "valid"
-    assert any("submitted as they stood" in line for line in lines)
+    assert "close-expired-attempts: 1" in lines  # beat's entry, run by the loop
 
 
 def test_the_loop_deletes_idle_guests_too(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -125,4 +125,27 @@ def test_the_loop_deletes_idle_guests_too(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(command, "keep_days_ready_round", lambda **kwargs: [])
     lines: list[str] = []
     command.keep_days_ready(rounds=1, sleep=lambda s: None, report=lines.append)
-    assert lines == ["1 idle guest(s) deleted"] and not Guest.objects.exists()
+    assert "delete-idle-guests: 1" in lines and not Guest.objects.exists()
+
+
+def test_the_loop_runs_beats_schedule_each_entry_at_its_interval(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One schedule: the loop runs every entry of settings.CELERY_BEAT_SCHEDULE but the preparation (which
+    it does itself), the first round all of them, then each when its interval has passed."""
+    from django.conf import settings
+
+    from solver_worker.management.commands import keep_days_ready as command
+
+    ran: list[str] = []
+    monkeypatch.setattr(command, "keep_days_ready_round", lambda **kwargs: [])
+    monkeypatch.setattr(command, "task", lambda name: lambda: ran.append(name))
+    now = [0.0]
+
+    def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    command.keep_days_ready(rounds=3, interval=5 * 60, sleep=sleep, clock=lambda: now[0])
+    scheduled = {e["task"] for e in settings.CELERY_BEAT_SCHEDULE.values()} - {"solver_worker.prepare_upcoming_days"}
+    five_minutes = ["games.resend_pending_submissions", "games.close_expired_attempts", "solver_worker.review_sweep"]
+    assert set(ran[: len(scheduled)]) == scheduled  # the first round: every entry
+    assert sorted(ran[len(scheduled) :]) == sorted(five_minutes * 2)  # then the 5-minute ones
+    assert {"games.calibrate_difficulty", "games.clear_expired_sessions"} <= scheduled

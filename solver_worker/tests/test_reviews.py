@@ -57,9 +57,16 @@ def challenge(clock):
     return make_challenge(game="klondike", seed=KLONDIKE["seed"], day=DAY, solution=KLONDIKE["moves"])
 
 
-def finished(challenge, moves: list[str], *, player=None) -> Attempt:
+def finished(challenge, moves: list[str], *, player=None, clock=None) -> Attempt:
+    """With ``clock``, played at a person's pace by the server's clock (ten moves every ten seconds): a
+    win sent in one batch is held, and a held game is in nobody's review (SPEC section 7)."""
     player = player or make_user()
     attempt = services.attempt_start(player=player, challenge=challenge)
+    for start in range(0, len(moves), 10) if clock is not None else ():
+        clock.shift(dt.timedelta(seconds=10))
+        services.attempt_append_moves(
+            attempt_id=attempt.pk, player=player, start=start, moves=moves[start : start + 10]
+        )
     with _capture(execute=True):
         services.attempt_submit(attempt_id=attempt.pk, player=player, start=0, moves=moves)
     attempt.refresh_from_db()
@@ -125,7 +132,7 @@ def test_bad_ids_are_clean_json_errors(clock, challenge) -> None:
 
 def test_after_the_day_the_sweep_reviews_every_finished_game_once(clock, challenge) -> None:
     lost = finished(challenge, LOST_LOG)
-    won = finished(challenge, KLONDIKE["moves"])
+    won = finished(challenge, KLONDIKE["moves"], clock=clock)
     open_practice = services.attempt_start(player=lost.player, challenge=challenge)
     clock.move_to(NEXT_MORNING)
     assert sweep() == 2  # tasks run in process here: both reviews are made now

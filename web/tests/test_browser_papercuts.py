@@ -107,10 +107,11 @@ def test_sign_up_and_login_errors_look_like_errors(browser: Any, live_server: An
 # --- 2. password reset by e-mail -----------------------------------------------------------------------
 
 
-def test_a_forgotten_password_is_reset_by_e_mail(page: Any) -> None:
-    """Sign up with an address, forget the password: the login page's link, the e-mail (Django's
-    in-memory outbox: the live server runs in this process), the new password, a login with it; the
-    link then no longer works."""
+def test_a_forgotten_password_is_reset_by_e_mail(page: Any, live_server: Any, settings: Any) -> None:
+    """Sign up with an address and confirm it (the link mailed to it), forget the password: the login
+    page's link, the e-mail (Django's in-memory outbox: the live server runs in this process), the new
+    password, a login with it; the link then no longer works. Links are built from SITE_URL."""
+    settings.SITE_URL = live_server.url
     page.goto("/accounts/signup/")
     page.fill("#id_username", "ada")
     page.fill("#id_email", "ada@example.com")
@@ -118,6 +119,11 @@ def test_a_forgotten_password_is_reset_by_e_mail(page: Any) -> None:
     page.fill("#id_password2", PASSWORD)
     page.get_by_role("button", name="Sign up").click()
     page.wait_for_url(re.compile(r"/$"))
+    confirm = re.search(r"https?://\S+/accounts/email/confirm/\S+/", mail.outbox[0].body)
+    assert confirm and mail.outbox[0].to == ["ada@example.com"]
+    page.goto(confirm.group(0))
+    assert "Confirmed" in page.locator("#email-confirmed").inner_text()
+    page.goto("/")
     page.locator(".site-header button", has_text="Log out").click()
     mail.outbox.clear()
 

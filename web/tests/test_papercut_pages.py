@@ -18,7 +18,7 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
 from games import services
-from games.tests.factories import make_challenge, make_user
+from games.tests.factories import make_challenge, make_user, token_for
 
 pytestmark = pytest.mark.django_db
 
@@ -82,9 +82,30 @@ def test_error_styles_are_not_the_help_text_s_grey() -> None:
 # --- the e-mail address: optional at sign-up and on the account page ---------------------------------
 
 
-def test_sign_up_takes_an_optional_e_mail(client: Client) -> None:
+def confirm_link(index: int = 0) -> str:
+    match = re.search(r"https?://[^/\s]+(/accounts/email/confirm/[^\s]+/)", mail.outbox[index].body)
+    assert match, mail.outbox[index].body
+    return match.group(1)
+
+
+def way_back_link(index: int) -> str:
+    match = re.search(r"https?://[^/\s]+(/accounts/email/way-back/[^\s]+/)", mail.outbox[index].body)
+    assert match, mail.outbox[index].body
+    return match.group(1)
+
+
+def test_sign_up_takes_an_optional_e_mail_stored_once_its_mailbox_confirms_it(client: Client) -> None:
+    """Resets go only to a verified address: the address given at sign-up is stored once the link
+    mailed to it is followed; a reset asked for before goes nowhere."""
     data = {"username": "ada", "password1": PASSWORD, "password2": PASSWORD}
     assert client.post("/accounts/signup/", {**data, "email": "Ada@Example.COM"}).status_code == 302
+    assert get_user_model().objects.get(username="ada").email == ""
+    assert mail.outbox[0].to == ["Ada@example.com"]
+    link = confirm_link()
+    mail.outbox.clear()
+    assert ask_reset("Ada@example.com").status_code == 302 and mail.outbox == []  # not verified: no mail
+    page = Client().get(link)
+    assert page.status_code == 200 and "Confirmed" in page.content.decode()
     assert get_user_model().objects.get(username="ada").email == "Ada@example.com"
     other = Client(REMOTE_ADDR=address())
     assert other.post("/accounts/signup/", {**data, "username": "bea"}).status_code == 302
@@ -94,19 +115,63 @@ def test_sign_up_takes_an_optional_e_mail(client: Client) -> None:
     assert not get_user_model().objects.filter(username="cy").exists()
 
 
-def test_the_account_page_sets_and_removes_the_e_mail(client: Client) -> None:
+def test_the_account_page_sets_and_removes_the_e_mail_with_the_password(client: Client) -> None:
     user = make_user("ada")
     assert client.get("/accounts/account/").status_code == 302  # log in first
     client.force_login(user)
     assert 'id="account-link"' in client.get("/players/ada").content.decode()
     assert 'id="account-link"' not in client.get("/players/bea").content.decode()  # not someone else's
-    html = client.post("/accounts/account/", {"email": "ada@example.com"}).content.decode()
-    assert "a reset link would go to ada@example.com" in html
+    html = client.post("/accounts/account/", {"email": "ada@example.com", "password": PASSWORD}).content.decode()
+    assert "A link is on its way to ada@example.com" in html
+    user.refresh_from_db()
+    assert user.email == "" and mail.outbox[0].to == ["ada@example.com"]
+    assert Client().get(confirm_link()).status_code == 200
     user.refresh_from_db()
     assert user.email == "ada@example.com"
-    client.post("/accounts/account/", {"email": ""})
+    assert Client().get(confirm_link()).status_code == 400  # once: the address it replaced has changed
+    client.post("/accounts/account/", {"email": "", "password": PASSWORD})
     user.refresh_from_db()
     assert user.email == ""
+    assert mail.outbox[-1].to == ["ada@example.com"] and "removed" in mail.outbox[-1].body  # the old address told
+
+
+def test_a_session_alone_cannot_change_the_e_mail_and_the_old_address_has_a_way_back() -> None:
+    """Issue 51, "A session is enough to take an account": from a logged-in session the recovery
+    e-mail changed without the password and the old address was not told; a reset to the new address
+    then took the account. Now the password is asked for, the new address must confirm, and the old
+    address is told with a way back that puts it back and throws everybody out."""
+    owner = make_user("ada")
+    owner.email = "ada@example.com"
+    owner.save()
+    thief = Client(REMOTE_ADDR=address())
+    thief.force_login(owner)  # a session left open on a shared computer
+    for password in ("", "guess"):
+        page = thief.post("/accounts/account/", {"email": "thief@example.com", "password": password})
+        assert page.status_code == 200 and "A link is on its way" not in page.content.decode()
+    owner.refresh_from_db()
+    assert owner.email == "ada@example.com" and mail.outbox == []
+    # Someone who also knows the password: the old address hears of it at once.
+    thief.post("/accounts/account/", {"email": "thief@example.com", "password": PASSWORD})
+    assert sorted(m.to[0] for m in mail.outbox) == ["ada@example.com", "thief@example.com"]
+    told = next(i for i, m in enumerate(mail.outbox) if m.to == ["ada@example.com"])
+    confirm = next(i for i, m in enumerate(mail.outbox) if m.to == ["thief@example.com"])
+    assert "thief@example.com" in mail.outbox[told].body
+    assert thief.get(confirm_link(confirm)).status_code == 200
+    owner.refresh_from_db()
+    assert owner.email == "thief@example.com"
+    token = token_for(owner)
+    back = Client(REMOTE_ADDR=address())
+    page = back.get(way_back_link(told))
+    assert page.status_code == 200 and "ada@example.com" in page.content.decode()
+    owner.refresh_from_db()
+    assert owner.email == "thief@example.com"  # a GET (a mail scanner) changes nothing
+    assert back.post(way_back_link(told)).status_code == 200
+    owner.refresh_from_db()
+    assert owner.email == "ada@example.com" and not owner.check_password(PASSWORD)
+    assert thief.get("/accounts/account/").status_code == 302  # the thief's session has ended
+    assert Client().post("/api/v1/auth/logout", HTTP_AUTHORIZATION=f"Token {token}").status_code == 401
+    mail.outbox.clear()
+    assert ask_reset("ada@example.com").status_code == 302 and mail.outbox[0].to == ["ada@example.com"]
 
 
 def test_a_guest_has_no_e_mail_to_set(client: Client) -> None:
@@ -202,23 +267,40 @@ def test_a_guest_never_gets_a_reset_link() -> None:
 
 
 @pytest.mark.throttled
-def test_asking_is_limited_per_address_and_per_e_mail(settings: Any) -> None:
+def test_asking_is_limited_per_address_and_e_mail_and_past_the_cap_the_answer_is_the_same(settings: Any) -> None:
+    """Issue 51, "Five reset requests an hour for the victim's e-mail make the victim's own reset a
+    429": the count is per (client address, e-mail address), so strangers asking for the owner's address
+    never use up the owner's; past a cap nothing is sent and the page is the same "sent" page."""
     settings.PASSWORD_RESET_LIMIT_PER_HOUR = 2
+    settings.PASSWORD_RESET_SOURCE_LIMIT_PER_HOUR = 4
     run = uuid.uuid4().hex[:8]  # addresses of this run alone: a shared Redis keeps the counts for the hour
-    known, unknown = f"ada-{run}@example.com", f"nobody-{run}@example.com"
+    known = f"ada-{run}@example.com"
     with_email("ada", known)
-    one = Client(REMOTE_ADDR=address())
-    statuses = [ask_reset(f"someone{i}-{run}@example.com", one).status_code for i in range(3)]
-    assert statuses == [302, 302, 429]
-    refused = ask_reset(known, one)
-    assert refused.status_code == 429
-    assert "Too many password reset e-mails from your address" in refused.content.decode()
-    # One e-mail address asked for from many client addresses: limited too, and the same for an
-    # address no account has (the count is of the address asked for, looked up after).
-    for email in (known, unknown):
-        answers = [ask_reset(email.upper() if i % 2 else email).status_code for i in range(3)]
-        assert answers == [302, 302, 429], email
-    assert len(mail.outbox) == 2  # ada's two, nothing more
+    stranger = Client(REMOTE_ADDR=address())
+    answers = [ask_reset(known.upper() if i % 2 else known, stranger) for i in range(5)]
+    assert [(a.status_code, a["Location"]) for a in answers] == [(302, "/accounts/password-reset/sent/")] * 5
+    assert len(mail.outbox) == 2  # the stranger's cap for this address: nothing more sent
+    owner = Client(REMOTE_ADDR=address())
+    assert ask_reset(known, owner).status_code == 302
+    assert len(mail.outbox) == 3  # the owner's own reset goes out
+    # One client asking for many addresses is capped too, with the same answer.
+    spammer = Client(REMOTE_ADDR=address())
+    statuses = [ask_reset(f"someone{i}-{run}@example.com", spammer).status_code for i in range(6)]
+    assert statuses == [302] * 6
+
+
+def test_a_reset_link_uses_the_configured_site_url_never_the_requests_host(settings: Any) -> None:
+    """Issue 51: "The reset link is built from the request's host: an allowed host with a port the
+    client chose passes into the mail"."""
+    settings.SITE_URL = "https://patience.example"
+    settings.ALLOWED_HOSTS = ["localhost", "patience.example"]
+    with_email("ada", "ada@example.com")
+    response = Client(HTTP_HOST="localhost:6666", REMOTE_ADDR=address()).post(
+        "/accounts/password-reset/", {"email": "ada@example.com"}
+    )
+    assert response.status_code == 302
+    body = mail.outbox[0].body
+    assert "https://patience.example/accounts/reset/" in body and "6666" not in body and "localhost" not in body
 
 
 # --- the site's own 404 page, also under DEBUG ---------------------------------------------------------

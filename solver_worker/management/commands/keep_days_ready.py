@@ -1,12 +1,13 @@
-"""``manage.py keep_days_ready``: a loop that keeps today and the coming days prepared, and nothing pending.
+"""``manage.py keep_days_ready``: a loop that keeps today and the coming days prepared, and runs beat's schedule.
 
-What beat does in production (solver_worker.prepare_upcoming_days, games.resend_pending_submissions,
-games.close_expired_attempts, games.delete_idle_guests, solver_worker.review_sweep: with tasks in
-process, the reviews are made in the round, so bin/serve has them within a round of the day's end),
-for a deployment without beat: ``bin/serve`` runs it beside the development server, so a service
-left running over midnight has the next day ready before the day starts (it is prepared a day
-ahead, then kept so). Safe beside beat and workers: preparing a day is idempotent under
-concurrency (solver_worker.services.challenge_prepare).
+What beat does in production, for a deployment without beat: ``bin/serve`` runs it beside the
+development server. Each round prepares every challenge from today to ``--ahead`` days after it that
+is not ready yet (in this process, with this command's solver budget), then runs every other entry of
+beat's schedule (``settings.CELERY_BEAT_SCHEDULE``: the one list of periodic jobs) that is due by
+its own interval, in this process: the first round runs them all. So a service left running over
+midnight has the next day ready before the day starts (it is prepared a day ahead, then kept so).
+Safe beside beat and workers: preparing a day is idempotent under concurrency
+(solver_worker.services.challenge_prepare), and so is every scheduled task.
 """
 
 from __future__ import annotations
@@ -18,15 +19,29 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.tasks import task
 from engine import GAME_IDS
-from games import days, services
+from games import days
 from games.models import Challenge
-from solver_worker import reviews
 from solver_worker import services as preparation
+from solver_worker.tasks import prepare_upcoming_days
 
 logger = logging.getLogger(__name__)
+
+
+def scheduled_jobs() -> list[tuple[str, str, float]]:
+    """Beat's entries but the days' preparation (the loop prepares itself): (entry, task, seconds between runs)."""
+    jobs = []
+    for entry, spec in settings.CELERY_BEAT_SCHEDULE.items():
+        every = spec["schedule"]
+        every = every.total_seconds() if isinstance(every, dt.timedelta) else every
+        if spec["task"] != prepare_upcoming_days.name:
+            assert isinstance(every, int | float), f"{entry}: keep_days_ready runs interval entries only"
+            jobs.append((entry, str(spec["task"]), float(every)))
+    return jobs
 
 
 def keep_days_ready_round(
@@ -55,15 +70,18 @@ def keep_days_ready(
     games: list[str] | None = None,
     today: Callable[[], dt.date] = days.today,
     sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
     solver: preparation.Solver | None = None,
     report: Callable[[str], None] = logger.info,
 ) -> int:
     """Run rounds every ``interval`` seconds (``rounds`` of them, or for ever); returns the rounds run.
 
-    The clock (``today``) and ``sleep`` are injected so that tests can move time. A round that
-    fails (database briefly down) is reported and the loop goes on.
+    The day (``today``), ``sleep`` and the ``clock`` that says when a scheduled job is due again are
+    injected so that tests can move time. A step that fails (database briefly down) is reported and the
+    loop goes on with the next one.
     """
     done = 0
+    last_run: dict[str, float] = {}
     while rounds is None or done < rounds:
         day = today()
         try:
@@ -71,20 +89,19 @@ def keep_days_ready(
                 today=day, ahead=ahead, seconds=seconds, max_seeds=max_seeds, games=games, solver=solver
             ):
                 report(f"{challenge.date} {challenge.game:<16} {challenge.status} {challenge.failure}".rstrip())
-            resent = services.submissions_resend_pending()
-            if resent:
-                report(f"{resent} pending submission(s) sent again")
-            closed = services.attempts_close_expired()
-            if closed:
-                report(f"{closed} ranked attempt(s) left open after their day submitted as they stood")
-            queued = reviews.reviews_sweep()
-            if queued:
-                report(f"{queued} finished game(s) of the days that are over sent for review")
-            guests = services.guests_delete_idle()
-            if guests:
-                report(f"{guests} idle guest(s) deleted")
         except Exception:
-            logger.exception("keep_days_ready: this round failed; trying again in %s s", interval)
+            logger.exception("keep_days_ready: preparing the days failed this round; trying again in %s s", interval)
+        for entry, name, every in scheduled_jobs():
+            if entry in last_run and clock() - last_run[entry] < every:
+                continue
+            last_run[entry] = clock()
+            try:
+                outcome = task(name)()
+            except Exception:
+                logger.exception("keep_days_ready: %s (%s) failed this round", entry, name)
+                continue
+            if outcome:
+                report(f"{entry}: {outcome}")
         done += 1
         if rounds is None or done < rounds:
             sleep(interval)

@@ -1,0 +1,170 @@
+"""What each hot request costs the database and Redis, pinned: a regression in statements or round trips
+fails here (the CPU figures are bench/endpoints.py's). Through the real stack of one process: PostgreSQL
+for the statements, Redis for the cache, the boards and the round trips; throttling off as in the
+benchmarks (a throttle adds one Redis round trip per rate).
+
+The figures are those of a warm process: its token and position copies made by an earlier request, as
+they are for every request of a player but the first."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import redis
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from games import days
+from games.tests.factories import make_challenge, make_user, token_for
+from leaderboard.services import leaderboard_rebuild
+from leaderboard.tests.factories import make_result
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.redis]
+
+
+@dataclass
+class Costs:
+    statements: list[str] = field(default_factory=list)
+    redis: list[str] = field(default_factory=list)
+    sql: list[str] = field(default_factory=list)
+
+
+@pytest.fixture
+def costs(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """``with costs() as c:`` records the SQL statements' first words and the Redis round trips."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def measure() -> Iterator[Costs]:
+        found = Costs()
+        real_execute = redis.Redis.execute_command
+        real_pipeline = redis.client.Pipeline.execute
+
+        def execute(self: Any, *args: Any, **kwargs: Any) -> Any:
+            found.redis.append(str(args[0]).upper())
+            return real_execute(self, *args, **kwargs)
+
+        def pipeline(self: Any, *args: Any, **kwargs: Any) -> Any:
+            found.redis.append("PIPELINE " + " ".join(str(c[0][0]).upper() for c in self.command_stack))
+            return real_pipeline(self, *args, **kwargs)
+
+        with CaptureQueriesContext(connection) as captured, monkeypatch.context() as patch:
+            patch.setattr(redis.Redis, "execute_command", execute)
+            patch.setattr(redis.client.Pipeline, "execute", pipeline)
+            yield found
+        found.statements = [q["sql"].split()[0].upper() for q in captured.captured_queries]
+        found.sql = [q["sql"][:400] for q in captured.captured_queries]
+
+    return measure
+
+
+@pytest.fixture(autouse=True)
+def _own_prefix(settings: Any) -> None:
+    settings.LEADERBOARD_REDIS_PREFIX = f"test:costs:{uuid.uuid4().hex}"
+    settings.CACHES = {
+        **settings.CACHES,
+        "default": {**settings.CACHES["default"], "KEY_PREFIX": f"test-costs-{uuid.uuid4().hex}"},
+    }
+
+
+def _client(user: Any = None) -> Client:
+    if user is None:
+        return Client(HTTP_HOST="localhost")
+    return Client(HTTP_HOST="localhost", HTTP_AUTHORIZATION=f"Token {token_for(user)}")
+
+
+def _board(players: int) -> tuple[Any, list[Any]]:
+    challenge = make_challenge(game="klondike", seed=2026)
+    results = [make_result(challenge=challenge, player=make_user(f"ranked{i}"), score=300 + i) for i in range(players)]
+    assert leaderboard_rebuild(challenge_id=challenge.pk)
+    return challenge, results
+
+
+@pytest.fixture
+def day(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """Today's klondike with 60 ranked results on its board, and clients; the submit's validation task is
+    recorded instead of sent (its one publish is the broker's, not this request's work)."""
+    from games.services import attempts
+
+    sent: list[int] = []
+    monkeypatch.setattr(attempts, "enqueue_validation", sent.append)
+    challenge, results = _board(60)
+    board = f"/api/v1/leaderboards/{days.today()}/klondike"
+    return {"challenge": challenge, "results": results, "board": board, "sent": sent}
+
+
+def _warm(client: Client, method: str, path: str) -> None:
+    assert getattr(client, method)(path).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "statements", "round_trips"),
+    [
+        ("/api/v1/health", [], []),
+        ("/api/v1/daily", [], []),  # the same answer for every caller, held by the process
+        ("{board}?limit=50", [], ["EVALSHA"]),  # the rendered top page, one script
+        ("{board}?offset=50&limit=50", ["SELECT"], ["PIPELINE HMGET ZCARD ZCARD ZRANGE"]),
+    ],
+)
+@pytest.mark.held_counts
+def test_public_reads(
+    costs: Any, day: dict[str, Any], path: str, statements: list[str], round_trips: list[str]
+) -> None:
+    client = _client()
+    path = path.format(board=day["board"])
+    _warm(client, "get", path)
+    with costs() as c:
+        assert client.get(path).status_code == 200
+    assert (c.statements, c.redis) == (statements, round_trips)
+
+
+def test_around_me_is_one_statement_and_one_script(costs: Any, day: dict[str, Any]) -> None:
+    client = _client(day["results"][10].player)
+    path = f"{day['board']}?around=me"
+    _warm(client, "get", path)
+    with costs() as c:
+        response = client.get(path)
+    assert response.status_code == 200 and response.json()["me"]["rank"] == 50
+    assert (c.statements, c.redis) == (["SELECT"], ["EVALSHA"])
+
+
+def test_a_moves_batch_is_one_update_and_one_cache_write(costs: Any, day: dict[str, Any]) -> None:
+    """The token's user and the position come from the process's own copies: no Redis read, no lock, no
+    replay; the snapshot after the batch is written for the other processes."""
+    client = _client(make_user())
+    response = client.post(f"/api/v1/daily/{days.today()}/klondike/attempts")
+    assert response.status_code == 201
+    attempt = response.json()["id"]
+    for start in range(3):
+        with costs() as c:
+            response = client.post(
+                f"/api/v1/attempts/{attempt}/moves",
+                json.dumps({"from": start, "moves": ["s"]}),
+                content_type="application/json",
+            )
+        assert response.status_code == 200, response.content
+        assert (c.statements, c.redis) == (["UPDATE"], ["SET"])
+
+
+def test_start_is_three_statements_and_submit_one_transaction(costs: Any, day: dict[str, Any]) -> None:
+    """Start: the challenge, the player's attempts on it (open, ranked), the INSERT, and the deal's
+    position cached. Submit: the attempt locked, its end and last moves stored, the submission made, and
+    its status read again (a validation run in process may have decided it)."""
+    client = _client(make_user())
+    _warm(client, "get", "/api/v1/daily")
+    with costs() as c:
+        response = client.post(f"/api/v1/daily/{days.today()}/klondike/attempts")
+    assert response.status_code == 201, response.content
+    assert (c.statements, c.redis) == (["SELECT", "SELECT", "INSERT"], ["SET"]), c.sql
+    attempt = response.json()["id"]
+    with costs() as c:
+        response = client.post(f"/api/v1/attempts/{attempt}/submit", "{}", content_type="application/json")
+    assert response.status_code == 202, response.content
+    assert (c.statements, c.redis) == (["BEGIN", "SELECT", "UPDATE", "INSERT", "COMMIT", "SELECT"], []), c.sql
+    assert day["sent"] == [response.json()["id"]]
