@@ -1278,11 +1278,20 @@ def test_a_link_with_start_opens_the_table_and_starts_nothing(page: Any) -> None
 ROUND_TRIP_MS = 150
 
 WATCH_CHANGES = """() => {
-    window.__seen = {down: null, changed: null};
+    window.__seen = {down: null, changed: null, answered: null};
     // From the release (a click plays on pointerup; the press before it is the test driver's own pace).
-    document.addEventListener("pointerup", () => { window.__seen = {down: performance.now(), changed: null}; }, true);
+    document.addEventListener("pointerup", () => {
+        window.__seen = {down: performance.now(), changed: null, answered: null};
+    }, true);
     new MutationObserver(() => { window.__seen.changed ??= performance.now(); })
         .observe(document.getElementById("table"), {childList: true, subtree: true});
+    // When the server's answer to the move reaches the page (api.js calls the global fetch).
+    const fetchAnswer = window.fetch;
+    window.fetch = async (...args) => {
+        const response = await fetchAnswer(...args);
+        if (String(args[0]).includes("/moves")) window.__seen.answered ??= performance.now();
+        return response;
+    };
 }"""
 
 VISIBLE_CLICK = """async () => {
@@ -1337,12 +1346,13 @@ def test_no_click_is_lost_and_a_move_shows_at_once_at_a_150_ms_round_trip(page: 
     found = page.evaluate(VISIBLE_CLICK)
     assert found, "the position has a move the page can play itself"
     card(page, found["pile"], found["index"]).click()
-    page.wait_for_function("window.__seen.changed !== null")
-    shown_ms = page.evaluate("window.__seen.changed - window.__seen.down")
+    page.wait_for_function("window.__seen.changed !== null && window.__seen.answered !== null")
+    seen = page.evaluate("window.__seen")
+    shown_ms = seen["changed"] - seen["down"]
     print(f"a visible move shows {shown_ms:.1f} ms after the release, at a {ROUND_TRIP_MS} ms round trip")
-    # Shown before any answer could come back (the 50 ms target is the printed figure, 8-15 ms on an idle
-    # machine; a loaded CI machine may take longer to paint, never a round trip).
-    assert shown_ms < ROUND_TRIP_MS, shown_ms
+    # Shown before the server's answer came back: the order, not a time (the 50 ms target is the printed
+    # figure, 8-15 ms on an idle machine; a loaded machine paints later, and answers later too).
+    assert seen["changed"] < seen["answered"], seen
     assert page.evaluate("window.patience.game.attempt.moves.at(-1)") == found["move"]
     wait_log(page, 21)
     assert server_log("flo")[-1] == found["move"]
