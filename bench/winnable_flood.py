@@ -6,7 +6,8 @@
 On the production-like stack (bench/stack.py: gunicorn, the workers, PostgreSQL, Redis; one winnable
 worker process), with request throttling off (``API_THROTTLE=false``: the fair shares alone are measured,
 not the request rates in front of them; ``--throttled`` turns them on) and ``DJANGO_NUM_PROXIES=1``
-(each client names its address in ``X-Forwarded-For``, as a proxy would). ``--days`` past days of
+(each client names its address in ``X-Forwarded-For``, as a proxy would; the requests go to gunicorn
+directly, since the stack's proxy would name 127.0.0.1 for all of them). ``--days`` past days of
 ``--game`` (forty-thieves: many positions take the solver's whole budget) are prepared by the prepare
 worker. ``--flooders`` guests (``--accounts``: players with accounts) from one address each open a
 practice attempt on every one of those days and then, as fast as the server answers, play one legal move
@@ -79,7 +80,9 @@ def make_users(stack: Stack, names: list[str], *, guests: bool) -> list[tuple[st
 
 class Player:
     def __init__(self, stack: Stack, token: str, address: str) -> None:
-        self.url = stack.url
+        # gunicorn itself, behind the proxy's back: the proxy would append 127.0.0.1 to X-Forwarded-For and
+        # make every client of this one machine one address.
+        self.url = stack.web_url
         self.headers = {"Authorization": f"Token {token}", "X-Forwarded-For": address}
         self.attempts: list[tuple[int, list[str], int]] = []  # id, line to play, moves played
         self.waits: list[float] = []  # each request's time (the web's share of a latency)
