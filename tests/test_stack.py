@@ -30,7 +30,7 @@ import pytest
 import yaml
 
 from bench.corpus import playout
-from bench.stack import COMMANDS, ROOT, Stack, request
+from bench.stack import COMMANDS, ROOT, Stack, fresh_source_address, request
 
 pytestmark = [
     pytest.mark.slow,
@@ -74,15 +74,21 @@ def api(stack: Stack, path: str, *, token: str | None = None, **kwargs: Any) -> 
     return request(f"{stack.url}/api/v1/{path}", headers=headers, **kwargs)
 
 
-def register(stack: Stack, name: str) -> str:
-    answer = api(stack, "auth/register", method="POST", data={"username": name, "password": "a long passphrase 42"})
+def register(stack: Stack, name: str, *, source: str | None = None) -> str:
+    answer = api(
+        stack,
+        "auth/register",
+        method="POST",
+        data={"username": name, "password": "a long passphrase 42"},
+        source=source,
+    )
     assert answer.status == 201, answer.body
     return answer.json()["token"]
 
 
-def play(stack: Stack, token: str, day: str, log: list[str], *, batch: int = 40) -> int:
-    """Start the ranked attempt, send ``log`` in batches, submit; the submission's id."""
-    attempt = api(stack, f"daily/{day}/klondike/attempts", method="POST", token=token, data={})
+def play(stack: Stack, token: str, day: str, log: list[str], *, batch: int = 40, source: str | None = None) -> int:
+    """Start the ranked attempt, send ``log`` in batches, submit (from ``source``); the submission's id."""
+    attempt = api(stack, f"daily/{day}/klondike/attempts", method="POST", token=token, data={}, source=source)
     assert attempt.status == 201, attempt.body
     attempt_id = attempt.json()["id"]
     for start in range(0, len(log), batch):
@@ -92,9 +98,10 @@ def play(stack: Stack, token: str, day: str, log: list[str], *, batch: int = 40)
             method="POST",
             token=token,
             data={"from": start, "moves": log[start : start + batch]},
+            source=source,
         )
         assert moved.status == 200, moved.body
-    submitted = api(stack, f"attempts/{attempt_id}/submit", method="POST", token=token, data={})
+    submitted = api(stack, f"attempts/{attempt_id}/submit", method="POST", token=token, data={}, source=source)
     assert submitted.status == 202, submitted.body
     return int(submitted.json()["id"])
 
@@ -126,13 +133,16 @@ def test_the_production_processes_prepare_a_day_and_rank_players(stack: Stack) -
     listed = {c["game"]: c for c in api(stack, "daily").json()["challenges"]}
     assert "klondike" in listed
 
-    # Two players through HTTP: the winning line in batches, and a short losing line.
+    # Two players through HTTP, each from an address of its own (two new accounts of the day from one
+    # address share what either saw of the deal: SPEC section 7): the winning line in batches, and a
+    # short losing line.
     winner, loser = f"win{uuid.uuid4().hex[:8]}", f"lose{uuid.uuid4().hex[:8]}"
-    win_token, lose_token = register(stack, winner), register(stack, loser)
+    win_from, lose_from = fresh_source_address(), fresh_source_address()
+    win_token, lose_token = register(stack, winner, source=win_from), register(stack, loser, source=lose_from)
     losing = playout("klondike", seed, 30, random.Random(7))
     submissions = {
-        winner: (play(stack, win_token, day, solution), win_token),
-        loser: (play(stack, lose_token, day, losing), lose_token),
+        winner: (play(stack, win_token, day, solution, source=win_from), win_token),
+        loser: (play(stack, lose_token, day, losing, source=lose_from), lose_token),
     }
 
     def validated() -> dict[str, Any] | None:
