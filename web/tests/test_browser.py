@@ -529,7 +529,9 @@ def test_give_up_submits_a_lost_game(page: Any) -> None:
     page.click("#draw")
     wait_log(page, 1)
     assert page.locator("#mode").inner_text() == "ranked"
-    page.click("#hint")  # one press: the move in words, on the table, and the attempt marked assisted
+    page.click("#hint")  # the first of a ranked game asks first, in words (issue 53)
+    assert "assisted board" in page.locator("#hint-warning-text").inner_text()
+    page.click("#hint-confirm")  # then: the move in words, on the table, and the attempt marked assisted
     page.wait_for_function("document.getElementById('message').textContent.startsWith('Hint')")
     hint_text = page.locator("#message").inner_text()
     assert "now marked assisted" in hint_text and re.search(r"(column|waste|stock|foundation)", hint_text)

@@ -4,7 +4,7 @@
 import { el } from "./api.js";
 import { cardElement, cardLabel } from "./cards.js";
 import * as R from "./rules.js";
-import { $, game, playing, tableEl } from "./table-page.js";
+import { $, game, playing, stuck, tableEl } from "./table-page.js";
 
 // --- drawing ---------------------------------------------------------------------------------
 
@@ -191,7 +191,15 @@ export function render() {
   $("draw").textContent = redeal && !state.stock ? "Redeal" : "Draw";
   $("undo").disabled = !playing() || !state.can_undo;
   $("giveup").disabled = !playing();
-  if ($("hint")) $("hint").disabled = !playing();
+  // "No more moves", said for free: it shows nothing the table does not (SPEC section 7), so a Hint
+  // is not needed to learn it, and the Hint button has nothing to say.
+  const dead = stuck();
+  if ($("hint")) $("hint").disabled = !playing() || dead;
+  const panel = $("stuck");
+  if (panel && panel.hidden === dead) {
+    panel.hidden = !dead;
+    if (dead) $("stuck-undo").disabled = !state.can_undo;
+  }
 }
 
 /** Fan the columns: face-up cards show their corner; long columns are squeezed to fit the screen. */

@@ -1,0 +1,196 @@
+"""A daily habit (issue 53) in a real browser, as a person sees it at 1366x768 and at a 390x844 phone:
+assists only by choice (the first Hint of a ranked game asks first, in words; "No more moves" is said by
+the table for free, with Undo and Give up beside it), and the papercuts a new player met. Screenshots go
+to /work/wt/habit-shots/ when that folder exists (the helper's own look at them), else to
+test-artifacts/."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from games import days
+from games.models import Attempt
+from games.tests.factories import make_challenge
+from games.tests.test_apis import stuck_log
+from web.tests import test_browser as chromium
+from web.tests.test_browser import PASSWORD, PHONE, log_length, post_moves, wait_log
+
+browser = chromium.browser  # test_browser's fixture (one chromium per module), found here by its name
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+SHOTS = Path("/work/wt/habit-shots")
+ARTIFACTS = SHOTS if SHOTS.is_dir() else Path(__file__).resolve().parents[2] / "test-artifacts"
+WIDE = {"width": 1366, "height": 768}
+SIZES = [pytest.param(WIDE, id="1366x768"), pytest.param(PHONE, id="390x844")]
+
+
+def shot(page: Any, name: str, full_page: bool = False) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    size = page.viewport_size
+    page.screenshot(path=str(ARTIFACTS / f"{name}-{size['width']}x{size['height']}.png"), full_page=full_page)
+
+
+@pytest.fixture(params=SIZES)
+def sized(request: Any, browser: Any, live_server: Any) -> Iterator[Any]:
+    """A page at one of the two sizes (the phone with touch), failing on any JavaScript error."""
+    viewport = request.param
+    mobile = viewport["width"] < 600
+    context = browser.new_context(base_url=live_server.url, viewport=viewport, is_mobile=mobile, has_touch=mobile)
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    context.close()
+    assert not errors, f"JavaScript errors in the page: {errors}"
+
+
+def press(page: Any, selector: str) -> None:
+    """A click, or a tap on a touch screen."""
+    if page.evaluate("matchMedia('(pointer: coarse)').matches"):
+        page.tap(selector)
+    else:
+        page.click(selector)
+
+
+def sign_up(page: Any, username: str) -> None:
+    page.goto("/accounts/signup/")
+    page.fill("#id_username", username)
+    page.fill("#id_password1", PASSWORD)
+    page.fill("#id_password2", PASSWORD)
+    page.get_by_role("button", name="Sign up").click()
+    page.wait_for_url(re.compile(r"/$"))
+
+
+def open_and_start(page: Any, game: str) -> None:
+    page.goto(f"/play/{days.today().isoformat()}/{game}")
+    page.wait_for_selector("#game[data-ready=true]")
+    press(page, "#start-button")
+    page.wait_for_function("window.patience.game.attempt !== null")
+
+
+def reload_table(page: Any) -> None:
+    page.reload()
+    page.wait_for_selector("#game[data-ready=true]")
+
+
+def inside_viewport(page: Any, selector: str) -> dict[str, float]:
+    box = page.locator(selector).bounding_box()
+    size = page.viewport_size
+    assert box and box["x"] >= 0 and box["y"] >= 0, (selector, box)
+    assert box["x"] + box["width"] <= size["width"] and box["y"] + box["height"] <= size["height"], (selector, box)
+    return box
+
+
+# --- assists only by choice ----------------------------------------------------------------------------
+
+
+def test_the_first_hint_of_a_ranked_game_asks_first_in_words(sized: Any) -> None:
+    page = sized
+    make_challenge(game="josephine", seed=1)
+    name = f"hana{page.viewport_size['width']}"
+    sign_up(page, name)
+    open_and_start(page, "josephine")
+    assert page.locator("#mode").inner_text() == "ranked"
+
+    press(page, "#hint")
+    dialog = page.locator("#hint-warning")
+    dialog.wait_for(state="visible")
+    assert page.locator("#hint-warning-text").inner_text() == (
+        "A hint shows you a good move: your game will rank on the assisted board."
+    )
+    inside_viewport(page, "#hint-warning")  # whole on the phone's screen too: words, not a tooltip
+    for button in ("#hint-cancel", "#hint-confirm"):
+        box = inside_viewport(page, button)
+        assert box["height"] >= 24 and box["width"] >= 44  # a finger hits it
+    assert page.evaluate("document.activeElement.id") == "hint-cancel"  # keeping the game is the default
+    shot(page, "hint-asks-first")
+    press(page, "#hint-cancel")
+    dialog.wait_for(state="hidden")
+    page.wait_for_function("document.getElementById('message').textContent.includes('No hint shown')")
+    assert page.locator("#mode").inner_text() == "ranked"
+    assert page.locator("#table .hint-from").count() == 0
+    assert Attempt.objects.get(player__username=name).assisted is False
+
+    press(page, "#hint")
+    dialog.wait_for(state="visible")
+    press(page, "#hint-confirm")
+    page.wait_for_function("document.getElementById('message').textContent.startsWith('Hint')")
+    assert "now marked assisted" in page.locator("#message").inner_text()
+    assert page.locator("#mode").inner_text() == "ranked, assisted"
+    assert page.locator("#table .hint-from").count() == 1
+    assert Attempt.objects.get(player__username=name).assisted is True
+    press(page, "#hint")  # assisted already: nothing more to ask
+    page.wait_for_timeout(300)
+    assert not dialog.is_visible()
+
+
+def test_no_more_moves_is_said_for_free_with_undo_and_give_up(sized: Any) -> None:
+    page = sized
+    make_challenge(game="josephine", seed=1)
+    name = f"noah{page.viewport_size['width']}"
+    sign_up(page, name)
+    open_and_start(page, "josephine")
+    assert not page.locator("#stuck").is_visible()
+    log = stuck_log("josephine", 1)
+    assert post_moves(page, log[:-1]) == 200
+    reload_table(page)
+    assert not page.locator("#stuck").is_visible()  # one move is left: nothing to say yet
+
+    # The last move, played on the table as a person would (the engine's notation through the page).
+    page.evaluate(f"window.patience.send([{log[-1]!r}])")
+    wait_log(page, len(log))
+    stuck = page.locator("#stuck")
+    stuck.wait_for(state="visible")
+    assert stuck.inner_text().startswith("No more moves.")
+    assert page.locator("#hint").is_disabled()  # nothing to hint: the table said it
+    for button in ("#stuck-undo", "#stuck-giveup"):
+        assert page.locator(button).is_enabled()
+    box = inside_viewport(page, "#stuck")
+    assert box["y"] < page.viewport_size["height"] / 2  # seen where the eye is, above the table
+    shot(page, "no-more-moves")
+    attempt = Attempt.objects.get(player__username=name)
+    assert attempt.assisted is False and page.locator("#mode").inner_text() == "ranked"
+
+    # Undo beside it: the position has a move again, and the line goes.
+    press(page, "#stuck-undo")
+    if page.locator("#undo-warning").is_visible():  # the last move was a draw: the undo asks first
+        press(page, "#undo-cancel")
+        page.evaluate("window.patience.send(['u'])")  # the test's own path round the question
+    wait_log(page, len(log) + 1)
+    stuck.wait_for(state="hidden")
+    assert page.locator("#hint").is_enabled()
+    page.evaluate(f"window.patience.send([{log[-1]!r}])")
+    stuck.wait_for(state="visible")
+
+    # Give up beside it ends the game at once: a loss on the day's board, never assisted.
+    press(page, "#stuck-giveup")
+    page.wait_for_selector("#result[data-status=valid]")
+    assert not stuck.is_visible()
+    assert page.locator("#result-title").inner_text() in ("Game over", "Under review")  # 139 moves in seconds: held
+    assert Attempt.objects.get(player__username=name).assisted is False
+
+
+def test_an_error_line_goes_at_the_next_move_or_after_a_few_seconds(sized: Any) -> None:
+    page = sized
+    make_challenge(game="josephine", seed=1)
+    sign_up(page, f"erin{page.viewport_size['width']}")
+    open_and_start(page, "josephine")
+    error = page.locator("#message.error")
+    page.evaluate('window.patience.send(["r"])')  # a redeal with cards in the stock: refused on the table
+    error.wait_for(state="visible")
+    assert "stock is not empty" in error.inner_text()
+    n = log_length(page)
+    press(page, "#draw")  # the next move that plays takes the stale error away
+    wait_log(page, n + 1)
+    assert page.locator("#message").inner_text() == ""
+
+    page.evaluate('window.patience.send(["r"])')
+    error.wait_for(state="visible")
+    page.wait_for_function("document.getElementById('message').textContent === ''", timeout=12_000)
