@@ -269,7 +269,8 @@ def result_share_text(result: Result, rank: int | None, total: int | None = None
     """Spoiler-free: the game, the day and the numbers (the play time too), never a card.
 
     ``rank`` of ``total``: the result's place on the day's board (SPEC section 7: the unassisted ranked
-    results), given only when it is there. Anything else says what it is instead of a rank: practice,
+    results), given only when it is there and won. Anything else says what it is instead of a rank: not won,
+    practice,
     assisted (a hint, or a look taken back), under review, or not on the board (a guest's)."""
     challenge = result.challenge
     lines = [f"Daily Patience: {GAMES[challenge.game].name}, {challenge.date:%d %b %Y}"]
@@ -286,6 +287,8 @@ def result_share_text(result: Result, rank: int | None, total: int | None = None
         parts.append("disqualified")
     elif result.held:
         parts.append("under review")
+    elif not result.won:
+        parts.append("not won")  # a loss never reads "rank 1": its place is below every win
     elif rank is not None:
         parts.append(f"rank {rank} of {total}" if total else f"rank {rank}")
     else:

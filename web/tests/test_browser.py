@@ -1038,7 +1038,7 @@ def test_the_home_page_knows_the_player(page: Any) -> None:
     page.click("#giveup")
     page.wait_for_selector("#result[data-status=valid]")
     page.goto("/")
-    assert page.locator('.challenge[data-game="klondike"] .mine').inner_text() == "Not won · #1"
+    assert page.locator('.challenge[data-game="klondike"] .mine').inner_text() == "Not won"
     share = page.locator('.challenge[data-game="klondike"] button.share')
     assert "Klondike" in share.get_attribute("data-share")
     assert cards.count() == 2
@@ -1133,7 +1133,7 @@ def test_a_visitor_plays_first_and_keeps_the_result_by_signing_up(page: Any) -> 
     page.wait_for_selector("#result[data-status=valid]")  # the same game, now the account's
     assert page.locator(".site-header .me").inner_text() == "vic"
     page.goto("/")
-    assert page.locator('.challenge[data-game="klondike"] .mine').inner_text() == "Not won · #1"
+    assert page.locator('.challenge[data-game="klondike"] .mine').inner_text() == "Not won"
     page.goto(f"/board/{days.today()}/klondike")
     page.wait_for_selector("#board[data-ready=true] table.leaderboard")
     assert "vic" in page.locator("table.leaderboard tbody tr").first.inner_text()
@@ -1621,7 +1621,7 @@ def test_a_game_s_review_page_plays_it_back_and_shows_a_win_from_where_it_was_le
     assert page.locator("#rv-pos").inner_text() == f"6 / {total}"
     page.click("#rv-end")
     assert page.locator("#rv-pos").inner_text() == f"{total} / {total}"
-    assert "won" in page.locator("#review-table").inner_text()
+    assert "won" in page.locator("#review-score").inner_text()
     shot(page, "game-review-win.png")
     # try from here: a practice attempt at the position after move 6, on the table
     page.click("#rv-game")

@@ -194,3 +194,153 @@ def test_an_error_line_goes_at_the_next_move_or_after_a_few_seconds(sized: Any) 
     page.evaluate('window.patience.send(["r"])')
     error.wait_for(state="visible")
     page.wait_for_function("document.getElementById('message').textContent === ''", timeout=12_000)
+
+
+# --- papercuts -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", ["josephine", "forty-thieves"])
+def test_a_phone_s_first_screen_plays(sized: Any, game: str) -> None:
+    """A visitor's first screen has "Play now" whole in it, and the controls above the table take no more
+    than a third of a phone's height."""
+    page = sized
+    make_challenge(game=game, seed=1)
+    page.goto(f"/play/{days.today().isoformat()}/{game}")
+    page.wait_for_selector("#game[data-ready=true]")
+    height = page.viewport_size["height"]
+    play = inside_viewport(page, "#guest-button")
+    controls = page.locator(".game-bar").bounding_box()
+    assert play["y"] < height * 0.6  # not at the bottom edge either
+    assert controls["y"] + controls["height"] <= height / 3
+    shot(page, f"first-screen-{game}")
+
+    # A player signed in, the longer header, a ranked game started: the table starts in the top third.
+    sign_up(page, f"{game[:4]}{page.viewport_size['width']}")
+    open_and_start(page, game)
+    controls = page.locator(".game-bar").bounding_box()
+    assert controls["y"] + controls["height"] <= height / 3
+    table = page.locator("#table").bounding_box()
+    assert table["y"] <= height / 3 + 40  # the message line between them
+    shot(page, f"first-screen-started-{game}")
+
+
+@pytest.mark.parametrize("game", ["forty-thieves", "lucas"])
+def test_the_two_deck_waste_does_not_read_as_a_ninth_foundation(sized: Any, game: str) -> None:
+    """The foundations stand in a band of their own, apart from the waste by half a card at least, on a
+    darker ground; the waste says "waste" under its cards."""
+    page = sized
+    make_challenge(game=game, seed=1)
+    sign_up(page, f"{game[:4]}w{page.viewport_size['width']}")
+    open_and_start(page, game)
+    n = log_length(page)
+    press(page, "#draw")
+    wait_log(page, n + 1)
+    waste = page.locator('#table [data-pile="w"]').bounding_box()
+    first = page.locator('#table [data-pile="f1"]').bounding_box()
+    band = page.locator("#table .foundation-band, #table .foundation-grid.band")
+    assert band.count() == 1 and band.locator(".pile.foundation").count() == 8
+    ground = band.evaluate("(el) => getComputedStyle(el).backgroundColor")
+    assert ground != "rgba(0, 0, 0, 0)", ground
+    assert first["x"] - (waste["x"] + waste["width"]) >= waste["width"] / 2
+    label = page.locator('#table [data-pile="w"]').evaluate("(el) => getComputedStyle(el, '::before').content")
+    assert label == '"waste"'
+    table = page.locator("#table").bounding_box()
+    band_box = band.bounding_box()
+    assert band_box["x"] + band_box["width"] <= table["x"] + table["width"]  # the band stays on the felt
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
+    shot(page, f"two-deck-waste-{game}")
+
+
+def test_a_loss_never_reads_number_one(sized: Any) -> None:
+    """The only ranked result of the day, a loss: the result, the share, the home page and the profile say
+    it was not won, and none of them "#1" or "rank 1"."""
+    page = sized
+    make_challenge(game="klondike", seed=1)
+    name = f"lose{page.viewport_size['width']}"
+    sign_up(page, name)
+    open_and_start(page, "klondike")
+    press(page, "#giveup")
+    press(page, "#giveup")
+    page.wait_for_selector("#result[data-status=valid]")
+    text = page.locator("#result-text").inner_text()
+    share = page.locator("#share-text").input_value()
+    assert "below every won game" in text and "#1" not in text, text
+    assert "not won" in share and "rank" not in share, share
+    inside_viewport(page, "#result")
+    shot(page, "loss-result")
+    page.goto("/")
+    mine = page.locator('.challenge[data-game="klondike"] .mine')
+    assert mine.inner_text() == "Not won"
+    page.goto(f"/players/{name}")
+    page.wait_for_selector("table tbody tr")
+    row = page.locator("table tbody tr").first.inner_text()
+    assert "not won" in row and "#1" not in row, row
+    shot(page, "loss-profile", full_page=True)
+
+
+def test_a_skip_link_reaches_start_in_three_keys(sized: Any) -> None:
+    page = sized
+    make_challenge(game="klondike", seed=1)
+    sign_up(page, f"skip{page.viewport_size['width']}")
+    page.goto(f"/play/{days.today().isoformat()}/klondike")
+    page.wait_for_selector("#game[data-ready=true]")
+    page.keyboard.press("Tab")
+    skip = page.locator("#skip-link")
+    assert page.evaluate("document.activeElement.id") == "skip-link"
+    box = inside_viewport(page, "#skip-link")  # seen when focused
+    assert box["height"] >= 24 and skip.inner_text() == "Skip to Start"
+    shot(page, "skip-link")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "start-button"
+    page.keyboard.press("Enter")
+    page.wait_for_function("window.patience.game.attempt !== null")
+    # In the game the same link goes to the table: its first pile is the next Tab.
+    page.evaluate("document.activeElement.blur()")
+    page.focus("#skip-link")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.dataset.pile") is not None
+    # Other pages skip the header to their content.
+    page.goto("/")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "Skip to the content"
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "main"
+
+
+def test_the_review_draws_the_table_s_cards_and_writes_cards_as_the_list_does(sized: Any) -> None:
+    import json
+
+    from solver_worker.models import GameReview
+    from web.tests.test_browser import WINNING_LOGS, _play_yesterday
+
+    page = sized
+    data = json.loads(WINNING_LOGS.read_text())["klondike"]
+    _, attempts = _play_yesterday([("rev", data["moves"][:6])], data["seed"], data["moves"])
+    row = GameReview.objects.get(attempt=attempts[0])
+    review = dict(row.data)
+    review.update(
+        outcome="lost",
+        win=None,
+        win_from=3,
+        claims=["After move 3 a win was still possible: 4C could go home."],
+        losing_move={"ply": 4, "index": 3, "move": review["line"][3], "words": "4C from column 2 to foundation 4"},
+    )
+    row.data = review
+    row.save(update_fields=["data"])
+    page.goto(f"/games/{attempts[0].pk}")
+    page.wait_for_selector("#game-review[data-ready=true]")
+    headline = page.locator(".losing-move").inner_text()
+    assert "4♣ from column 2 to foundation 4" in headline and "4C" not in headline, headline
+    assert "4♣ could go home" in page.locator("#review-claims li").first.inner_text()
+    page.click("#rv-end")
+    board = page.locator("#review-table")
+    cards = board.locator(".card.up")
+    assert cards.count() >= 7 and board.locator(".card.up svg.pip").count() == cards.count()  # the table's cards
+    width = cards.first.bounding_box()["width"]
+    assert width >= 28, width  # a card, not a text chip
+    box = board.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= page.viewport_size["width"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
+    shot(page, "review-cards", full_page=True)

@@ -387,3 +387,11 @@ if (safeHome) {
     if (game.safeHome && playing()) whenIdle(afterMoves);
   });
 }
+
+// The skip link: to Start while it is offered, else to the table (its piles are next in the Tab order).
+$("skip-link")?.addEventListener("click", (event) => {
+  event.preventDefault();
+  const target = $("start").hidden ? tableEl : $("start");
+  target.scrollIntoView({ block: "nearest" });
+  target.focus({ preventScroll: true });
+});

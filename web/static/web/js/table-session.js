@@ -390,13 +390,15 @@ export function showResult(submission, pending) {
     $("result-title").textContent = r.review ? "Under review" : r.won ? "You won!" : "Game over";
     const board = r.board === "all" ? "the board of all results (assisted)"
       : cfg.over === "true" ? "the day's board" : "today's board";
-    const where = r.won ? "" : ", below every won game";
+    // A loss stands below every win: it is never "#1" (issue 53), whatever its place among the losses.
+    const place = r.won ? `would rank #${r.rank}` : "would stand below every won game";
     const rank = r.review
       ? `Under review: ${r.review.reason} It goes on the boards once staff have checked it.`
       : r.rank && r.on_board === false
-        ? `As a guest you would rank #${r.rank}${where}: sign up or log in to put this result on ${board}.`
-        : r.rank ? `Rank #${r.rank}${r.board_total ? ` of ${r.board_total}` : ""} on ${board}${where}.`
-          : r.ranked ? "Ranked." : "Practice: not ranked.";
+        ? `As a guest you ${place}: sign up or log in to put this result on ${board}.`
+        : r.rank && r.won ? `Rank #${r.rank}${r.board_total ? ` of ${r.board_total}` : ""} on ${board}.`
+          : r.rank ? `On ${board}, below every won game${r.board_total ? ` (${count(r.board_total, "result")})` : ""}.`
+            : r.ranked ? "Ranked." : "Practice: not ranked.";
     const time = r.ranked ? ` Time ${clockText(r.play_time_ms, true)}.` : "";
     $("result-text").textContent = `${r.won ? "Won" : "Not won"} with score ${r.score} in ${count(r.moves, "move")}` +
       ` (${count(r.foundation_cards, "card")} home).${time} ${rank}`;
