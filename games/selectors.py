@@ -290,7 +290,8 @@ def result_share_text(result: Result, rank: int | None, total: int | None = None
     elif not result.won:
         parts.append("not won")  # a loss never reads "rank 1": its place is below every win
     elif rank is not None:
-        parts.append(f"rank {rank} of {total}" if total else f"rank {rank}")
+        # The board grows all day: the rank is the one when the text was made, and says so.
+        parts.append(f"rank {rank} of {total} at the time of sharing" if total else f"rank {rank}")
     else:
         parts.append("not on the board")
     lines.append(" | ".join(parts))

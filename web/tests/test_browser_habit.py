@@ -344,3 +344,145 @@ def test_the_review_draws_the_table_s_cards_and_writes_cards_as_the_list_does(si
     assert box["x"] >= 0 and box["x"] + box["width"] <= page.viewport_size["width"]
     assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
     shot(page, "review-cards", full_page=True)
+
+
+# --- dark mode --------------------------------------------------------------------------------------------
+
+AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+LUMINANCE = """(el) => { const [r, g, b] = getComputedStyle(el).backgroundColor.match(/[\\d.]+/g).map(Number);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b; }"""
+
+
+def contrast_violations(page: Any) -> list[str]:
+    """axe-core's colour-contrast rule on the page as it stands (animations finished)."""
+    page.wait_for_load_state("networkidle")
+    page.evaluate("() => document.getAnimations().forEach((a) => a.finish())")
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    found: list[str] = page.evaluate(
+        """async () => {
+            const r = await axe.run(document, {runOnly: {type: "rule", values: ["color-contrast"]}});
+            return r.violations.flatMap((v) => v.nodes.map((n) => `${n.target.join(" ")}: ${n.failureSummary}`));
+        }"""
+    )
+    return found
+
+
+def test_dark_mode_follows_the_system_and_a_remembered_switch_and_reads_everywhere(sized: Any) -> None:
+    """Dark when the system prefers it; the header's switch overrides it and is remembered; the table
+    (four colours too), the boards, the profile's chart, the review and the home page pass axe's
+    colour-contrast rule in both themes."""
+    import json
+
+    from web.tests.test_browser import WINNING_LOGS, _play_yesterday
+
+    if not AXE.exists():
+        pytest.skip("axe-core is not installed: run `npm ci`")
+    page = sized
+    data = json.loads(WINNING_LOGS.read_text())["klondike"]
+    challenge, attempts = _play_yesterday(
+        [("mei", data["moves"][:6]), ("ola", data["moves"])], data["seed"], data["moves"]
+    )
+    for game in ("klondike", "forty-thieves"):
+        make_challenge(game=game, seed=1)
+    width = page.viewport_size["width"]
+
+    page.emulate_media(color_scheme="dark")
+    page.goto("/")
+    body = page.locator("body")
+    assert body.evaluate(LUMINANCE) < 60  # a dark page
+    switch = page.locator("#theme-switch")
+    assert switch.get_attribute("aria-label") == "Light theme"
+    shot(page, "dark-home-visitor")
+
+    sign_up(page, f"dark{width}")
+    yesterday = challenge.date.isoformat()
+    pages: list[tuple[str, str, str | None]] = [
+        ("home", "/", None),
+        ("board", f"/board/{yesterday}/klondike", "#board[data-ready=true]"),
+        ("profile", "/players/ola", "svg.chart"),
+        ("review", f"/games/{attempts[0].pk}", "#game-review[data-ready=true]"),
+        ("archive", "/archive/", None),
+    ]
+    for theme in ("dark", "light"):
+        page.emulate_media(color_scheme=theme)
+        for name, path, ready in pages:
+            page.goto(path)
+            if ready:
+                page.wait_for_selector(ready)
+            assert not contrast_violations(page), (theme, name, contrast_violations(page))
+            shot(page, f"{theme}-{name}", full_page=True)
+    # The table, mid-game, in four colours, then its result.
+    page.emulate_media(color_scheme="dark")
+    open_and_start(page, "forty-thieves")
+    page.check("#four-colour")
+    n = log_length(page)
+    press(page, "#draw")
+    wait_log(page, n + 1)
+    page.evaluate('window.patience.send(["r"])')  # an error line, read on the dark page too
+    page.wait_for_selector("#message.error")
+    assert not contrast_violations(page), contrast_violations(page)
+    shot(page, "dark-table-four-colours")
+    press(page, "#giveup")
+    press(page, "#giveup")
+    page.wait_for_selector("#result[data-status=valid]")
+    assert not contrast_violations(page), contrast_violations(page)
+    shot(page, "dark-result")
+
+    # The switch: light on a dark system, remembered across pages and reloads; back to the system's.
+    page.goto("/")
+    page.locator("#theme-switch").click()
+    assert page.evaluate("document.documentElement.dataset.theme") == "light"
+    assert body.evaluate(LUMINANCE) > 200
+    page.goto(f"/play/{days.today().isoformat()}/klondike")
+    page.wait_for_selector("#game[data-ready=true]")
+    assert body.evaluate(LUMINANCE) > 200 and page.locator("#theme-switch").get_attribute("aria-label") == "Dark theme"
+    assert not contrast_violations(page), contrast_violations(page)
+    shot(page, "switched-light-table")
+    page.locator("#theme-switch").click()
+    assert body.evaluate(LUMINANCE) < 60
+    assert page.evaluate("localStorage.getItem('dp:theme')") is None  # agreeing with the system: it follows it again
+
+
+# --- the day as one share ---------------------------------------------------------------------------------
+
+
+def test_the_home_page_sums_up_the_day_and_shares_it_as_squares(sized: Any) -> None:
+    from engine import GAME_IDS
+
+    page = sized
+    for game in GAME_IDS[:7]:  # klondike-3 not out yet
+        make_challenge(game=game, seed=1)
+    name = f"day{page.viewport_size['width']}"
+    sign_up(page, name)
+    summary = page.locator("#day-summary")
+    assert summary.locator(".day-game").count() == 8
+    assert page.locator("#day-title").inner_text() == "Your day: 0 won, 0 not won, 8 to play"
+    open_and_start(page, "klondike")
+    press(page, "#giveup")
+    press(page, "#giveup")
+    page.wait_for_selector("#result[data-status=valid]")
+    page.goto("/")
+    assert page.locator("#day-title").inner_text() == "Your day: 0 won, 1 not won, 7 to play"
+    games = summary.locator(".day-game")
+    assert [games.nth(i).get_attribute("data-game") for i in range(8)] == list(GAME_IDS)
+    klondike = summary.locator('.day-game[data-game="klondike"]')
+    assert klondike.locator(".words").inner_text() == "not won"
+    assert klondike.locator(".square").get_attribute("data-square") == "🟥"
+    colour = klondike.locator(".square").evaluate("(el) => getComputedStyle(el).backgroundColor")
+    assert colour == "rgb(208, 69, 63)", colour  # drawn, whatever the fonts
+    assert summary.locator(f'.day-game[data-game="{GAME_IDS[-1]}"] .words').inner_text() == "not out yet"
+    share = page.locator("#share-day").get_attribute("data-share") or ""
+    squares = "".join("🟥" if game == "klondike" else "⬜" for game in GAME_IDS)
+    assert share.splitlines()[1:] == [squares, "Streak: 0 days won in a row"], share
+    assert not re.search(r"\b(?:[A2-9JQK]|10)[♣♦♥♠]|\brank\b|points", share), share  # nothing to spoil
+    button = inside_viewport(page, "#share-day")
+    assert button["height"] >= 24
+    box = summary.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= page.viewport_size["width"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
+    shot(page, "day-summary")
+    page.emulate_media(color_scheme="dark")
+    shot(page, "day-summary-dark")
+    if AXE.exists():
+        assert not contrast_violations(page), contrast_violations(page)

@@ -5,16 +5,28 @@ import { startCountdown } from "./countdown.js";
 
 startCountdown(document.querySelector(".countdown"));
 
-for (const button of document.querySelectorAll("button.share")) {
+// A game's result, or the whole day (its squares): the phone's share sheet where there is one, else
+// the clipboard.
+const shareSheet = Boolean(navigator.share) && matchMedia("(pointer: coarse)").matches;
+for (const button of document.querySelectorAll("button.share, button.share-day")) {
+  const label = button.textContent;
   button.addEventListener("click", async () => {
     const text = `${button.dataset.share}\n${location.origin}/`;
+    if (shareSheet) {
+      try {
+        await navigator.share({ text });
+        return;
+      } catch (exc) {
+        if (exc.name === "AbortError") return;
+      }
+    }
     try {
       await navigator.clipboard.writeText(text);
       button.textContent = "Copied";
     } catch {
       window.prompt("Copy your result:", text);
     }
-    setTimeout(() => { button.textContent = "Share"; }, 2000);
+    setTimeout(() => { button.textContent = label; }, 2000);
   });
 }
 
