@@ -287,13 +287,13 @@ def result_share_text(result: Result, rank: int | None, total: int | None = None
         parts.append("disqualified")
     elif result.held:
         parts.append("under review")
+    elif rank is None:
+        parts.append("not on the board")
     elif not result.won:
         parts.append("not won")  # a loss never reads "rank 1": its place is below every win
-    elif rank is not None:
+    else:
         # The board grows all day: the rank is the one when the text was made, and says so.
         parts.append(f"rank {rank} of {total} at the time of sharing" if total else f"rank {rank}")
-    else:
-        parts.append("not on the board")
     lines.append(" | ".join(parts))
     return "\n".join(lines)
 

@@ -271,6 +271,9 @@ def test_a_loss_never_reads_number_one(sized: Any) -> None:
     page.goto("/")
     mine = page.locator('.challenge[data-game="klondike"] .mine')
     assert mine.inner_text() == "Not won"
+    page.goto(f"/board/{days.today().isoformat()}/klondike")
+    page.wait_for_selector("#board[data-ready=true]")
+    assert "Your game: not won, below every won game." in page.locator("#board .summary").inner_text()
     page.goto(f"/players/{name}")
     page.wait_for_selector("table tbody tr")
     row = page.locator("table tbody tr").first.inner_text()
