@@ -489,3 +489,26 @@ def test_the_home_page_sums_up_the_day_and_shares_it_as_squares(sized: Any) -> N
     shot(page, "day-summary-dark")
     if AXE.exists():
         assert not contrast_violations(page), contrast_violations(page)
+
+
+def test_watching_a_finished_game_leaves_its_result_in_view(sized: Any) -> None:
+    """"Watch this game": the watch bar sits under the table and the docked result below it, uncovered."""
+    page = sized
+    make_challenge(game="forty-and-eight", seed=1)
+    sign_up(page, f"watch{page.viewport_size['width']}")
+    open_and_start(page, "forty-and-eight")
+    assert post_moves(page, ["s"] * 8) == 200
+    reload_table(page)
+    press(page, "#giveup")
+    press(page, "#giveup")
+    page.wait_for_selector("#result[data-status=valid]")
+    press(page, "#game-watch")
+    page.wait_for_selector("#watch:not([hidden])")
+    # Scrolled just enough to bring "Game over" up from below: where the sticky bar sat over it before.
+    page.evaluate("document.getElementById('result-title').scrollIntoView({block: 'end'})")
+    page.wait_for_timeout(200)
+    bar = page.locator("#watch").bounding_box()
+    title = page.locator("#result-title").bounding_box()
+    assert title["y"] >= bar["y"] + bar["height"] or title["y"] + title["height"] <= bar["y"], (bar, title)
+    assert page.locator("#result-title").inner_text() in ("Game over", "Under review")
+    shot(page, "watch-and-result")
