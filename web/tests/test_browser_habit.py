@@ -492,7 +492,7 @@ def test_the_home_page_sums_up_the_day_and_shares_it_as_squares(sized: Any) -> N
 
 
 def test_watching_a_finished_game_leaves_its_result_in_view(sized: Any) -> None:
-    """"Watch this game": the watch bar sits under the table and the docked result below it, uncovered."""
+    """Watching a finished game: the watch bar sits under the table and the docked result below it, uncovered."""
     page = sized
     make_challenge(game="forty-and-eight", seed=1)
     sign_up(page, f"watch{page.viewport_size['width']}")
@@ -512,3 +512,25 @@ def test_watching_a_finished_game_leaves_its_result_in_view(sized: Any) -> None:
     assert title["y"] >= bar["y"] + bar["height"] or title["y"] + title["height"] <= bar["y"], (bar, title)
     assert page.locator("#result-title").inner_text() in ("Game over", "Under review")
     shot(page, "watch-and-result")
+
+
+def test_at_midnight_the_countdown_links_to_the_new_deals_and_the_home_page_shows_them(sized: Any) -> None:
+    page = sized
+    make_challenge(game="klondike", seed=1)
+    page.clock.install()  # the page's clock, moved; the server's stays
+    page.goto(f"/play/{days.today().isoformat()}/klondike")
+    page.wait_for_selector("#game[data-ready=true]")
+    ends = page.locator("#next-deal .countdown").get_attribute("data-ends-at")
+    page.clock.set_fixed_time(ends)  # the day's end, in the page
+    page.clock.run_for(2000)
+    link = page.locator("#next-deal .countdown a")
+    link.wait_for(state="attached")
+    assert "reload" not in page.locator("#next-deal").inner_text()
+    assert link.get_attribute("href") == "/" and link.inner_text() == "the new day's deals"
+    page.goto("/")
+    page.wait_for_selector(".intro .countdown a")  # the server's day is still today: the page reloads once
+    page.clock.run_for(3000)
+    page.wait_for_load_state()
+    page.clock.run_for(3000)
+    assert page.evaluate("sessionStorage.getItem('dp:new-day')") is not None
+    assert page.locator(".challenge").count() == 1

@@ -3,6 +3,14 @@
 import { get } from "./api.js";
 import { startCountdown } from "./countdown.js";
 
+// A new day: the page shows its deals by itself (those not checked yet appear as they come, below).
+// Once per day's end: a browser clock ahead of the server's would otherwise reload again and again.
+document.addEventListener("dp:new-day", (event) => {
+  const end = event.target.dataset.endsAt;
+  if (sessionStorage.getItem("dp:new-day") === end) return;
+  sessionStorage.setItem("dp:new-day", end);
+  setTimeout(() => location.reload(), 2000);
+});
 startCountdown(document.querySelector(".countdown"));
 
 // A game's result, or the whole day (its squares): the phone's share sheet where there is one, else
