@@ -270,8 +270,7 @@ def result_share_text(result: Result, rank: int | None, total: int | None = None
 
     ``rank`` of ``total``: the result's place on the day's board (SPEC section 7: the unassisted ranked
     results), given only when it is there and won. Anything else says what it is instead of a rank: not won,
-    practice,
-    assisted (a hint, or a look taken back), under review, or not on the board (a guest's)."""
+    practice, assisted (a hint, or a look taken back), under review, or not on the board (a guest's)."""
     challenge = result.challenge
     lines = [f"Daily Patience: {GAMES[challenge.game].name}, {challenge.date:%d %b %Y}"]
     outcome = "Won" if result.won else f"{result.foundation_cards}/{GAMES[challenge.game].cards} cards home"
