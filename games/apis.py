@@ -507,7 +507,10 @@ class AttemptReplayApi(APIView):
 class HintOutput(serializers.Serializer):
     move = serializers.CharField(allow_null=True, help_text="A legal move in SPEC notation, or null: none is left.")
     reason = serializers.CharField()
-    assisted = serializers.BooleanField(help_text="Always true: a hinted attempt ranks on the assisted board.")
+    assisted = serializers.BooleanField(
+        help_text="Whether the attempt is assisted now: a hint that names a move marks it for good (it ranks on the "
+        "assisted board); one that finds no legal move marks nothing."
+    )
 
 
 class AttemptHintApi(APIView):
@@ -519,9 +522,11 @@ class AttemptHintApi(APIView):
         responses={200: HintOutput, 409: OpenApiResponse(description="the attempt has ended")},
     )
     def post(self, request: Request, attempt_id: int) -> Response:
-        suggestion = services.attempt_hint(attempt_id=attempt_id, player=request_player(request))
+        player = request_player(request)
+        suggestion = services.attempt_hint(attempt_id=attempt_id, player=player)
         if suggestion is None:
-            data = {"move": None, "reason": "no legal move is left: undo, or give up", "assisted": True}
+            assisted = selectors.attempt_visible(attempt_id=attempt_id, viewer=player).assisted
+            data = {"move": None, "reason": "no legal move is left: undo, or give up", "assisted": assisted}
         else:
             data = {"move": str(suggestion.move), "reason": suggestion.reason, "assisted": True}
         return Response(HintOutput(data).data)

@@ -290,8 +290,8 @@ def result_share_text(result: Result, rank: int | None, total: int | None = None
     """Spoiler-free: the game, the day and the numbers (the play time too), never a card.
 
     ``rank`` of ``total``: the result's place on the day's board (SPEC section 7: the unassisted ranked
-    results), given only when it is there. Anything else says what it is instead of a rank: practice,
-    assisted (a hint, or a look taken back), under review, or not on the board (a guest's)."""
+    results), given only when it is there and won. Anything else says what it is instead of a rank: not won,
+    practice, assisted (a hint, or a look taken back), under review, or not on the board (a guest's)."""
     challenge = result.challenge
     lines = [f"Daily Patience: {GAMES[challenge.game].name}, {challenge.date:%d %b %Y}"]
     outcome = "Won" if result.won else f"{result.foundation_cards}/{GAMES[challenge.game].cards} cards home"
@@ -307,10 +307,13 @@ def result_share_text(result: Result, rank: int | None, total: int | None = None
         parts.append("disqualified")
     elif result.held:
         parts.append("under review")
-    elif rank is not None:
-        parts.append(f"rank {rank} of {total}" if total else f"rank {rank}")
-    else:
+    elif rank is None:
         parts.append("not on the board")
+    elif not result.won:
+        parts.append("not won")  # a loss never reads "rank 1": its place is below every win
+    else:
+        # The board grows all day: the rank is the one when the text was made, and says so.
+        parts.append(f"rank {rank} of {total} at the time of sharing" if total else f"rank {rank}")
     lines.append(" | ".join(parts))
     return "\n".join(lines)
 

@@ -39,6 +39,7 @@ from leaderboard.selectors import (
     leaderboard_top_rendered,
     player_game_stats,
     player_profile,
+    player_today_summary,
     result_attempts,
     submission_result,
 )
@@ -300,6 +301,40 @@ class PlayerStatsApi(APIView):
         query = validated_query(self.InputSerializer, request)
         stats = player_game_stats(username=username, viewer=request.user, today=dates.today(), game=query.get("game"))
         return Response(self.OutputSerializer(stats).data)
+
+
+class DaySummaryApi(APIView):
+    """The caller's day over every game, and its share (the home page's summary)."""
+
+    permission_classes = [IsAuthenticated]
+
+    class DayGameOutput(serializers.Serializer):
+        game = serializers.CharField()
+        name = serializers.CharField()
+        status = serializers.CharField(
+            help_text="won, lost, review (held), checking, playing, new (not played) or absent (not out yet)."
+        )
+        words = serializers.CharField()
+        square = serializers.CharField(help_text="🟩 won, 🟥 lost, ⬜ anything else.")
+
+    @extend_schema_serializer(component_name="DaySummary")
+    class OutputSerializer(serializers.Serializer):
+        day = serializers.DateField()
+        games = serializers.ListField(child=serializers.DictField(), help_text="Every game, in the games' order.")
+        won = serializers.IntegerField()
+        lost = serializers.IntegerField()
+        not_played = serializers.IntegerField()
+        streak = serializers.IntegerField()
+        share = serializers.CharField(help_text="Spoiler-free: a square per game in the games' order, the streak.")
+
+    @extend_schema(operation_id="my_day", responses=OutputSerializer)
+    def get(self, request: Request) -> Response:
+        summary = player_today_summary(player=request_player(request))
+        data = {
+            **{k: getattr(summary, k) for k in ("day", "won", "lost", "not_played", "streak", "share")},
+            "games": [self.DayGameOutput(g).data for g in summary.games],
+        }
+        return Response(self.OutputSerializer(data).data)
 
 
 # --- Submissions: their answers carry the result's rank on the board, which is this app's ----------------

@@ -35,7 +35,7 @@ from django.db.models import Count, F, Max, OrderBy, Q, QuerySet
 from django.db.models.expressions import Window
 from django.db.models.functions import RowNumber
 
-from engine import GAME_IDS
+from engine import GAME_IDS, GAMES
 from games import days as dates
 from games.models import Attempt, Challenge, Result, Submission
 from games.selectors import board_results, challenges_shown, counted_results, result_share_text
@@ -645,6 +645,70 @@ def player_day_status(*, player: User | int, challenges: list[Challenge]) -> dic
         else:
             statuses[challenge.pk] = DayStatus("new")
     return statuses
+
+
+# --- The day as one share (the home page): eight squares in a fixed game order ---------------------------
+
+DAY_SQUARES = {"won": "🟩", "lost": "🟥"}  # anything else (not played, open, checking, held): ⬜
+DAY_WORDS = {
+    "won": "won",
+    "lost": "not won",
+    "review": "under review",
+    "checking": "checking",
+    "playing": "in progress",
+    "new": "not played",
+    "absent": "not out yet",
+}
+
+
+@dataclass(frozen=True)
+class DayGame:
+    game: str
+    name: str
+    status: str  # a DayStatus status, or "absent": no deal of that game out that day (yet)
+    words: str
+    square: str
+
+
+@dataclass(frozen=True)
+class DaySummary:
+    day: dt.date
+    games: list[DayGame]  # every game, in GAME_IDS order
+    won: int
+    lost: int
+    not_played: int  # neither won nor lost yet (not started, open, being checked, held, not out)
+    streak: int
+    share: str
+
+
+def player_day_summary(*, player: User | int, day: dt.date, challenges: list[Challenge], streak: int) -> DaySummary:
+    """The player's day over every game, in the fixed order of GAME_IDS, and its share text: no card,
+    no score, no rank (nothing another player of the day could use), a square per game and the streak."""
+    statuses = player_day_status(player=player, challenges=challenges)
+    by_game = {c.game: statuses[c.pk].status for c in challenges}
+    games = []
+    for game in GAME_IDS:
+        status = by_game.get(game, "absent")
+        games.append(DayGame(game, GAMES[game].name, status, DAY_WORDS[status], DAY_SQUARES.get(status, "⬜")))
+    won = sum(g.status == "won" for g in games)
+    lost = sum(g.status == "lost" for g in games)
+    share = "\n".join(
+        [
+            f"Daily Patience, {day:%d %b %Y}: {won} of {len(games)} won",
+            "".join(g.square for g in games),
+            f"Streak: {streak} day{'s' if streak != 1 else ''} won in a row",
+        ]
+    )
+    return DaySummary(day, games, won, lost, len(games) - won - lost, streak, share)
+
+
+def player_today_summary(*, player: User) -> DaySummary:
+    """The caller's day as of now: today's challenges out so far, the streak as the profile counts it."""
+    from games.selectors import challenges_of_day
+
+    today = dates.today()
+    streak = player_game_stats(username=player.get_username(), viewer=player, today=today).overall.current_streak
+    return player_day_summary(player=player, day=today, challenges=challenges_of_day(day=today), streak=streak)
 
 
 def result_rank(result: Result) -> int | None:

@@ -7,5 +7,6 @@ urlpatterns = [
     path("submissions/<int:submission_id>", apis.SubmissionDetailApi.as_view(), name="submission-detail"),
     path("leaderboards/<str:date>/<str:game>", apis.LeaderboardApi.as_view(), name="api-leaderboard"),
     path("players/<str:username>", apis.PlayerApi.as_view(), name="api-player"),
+    path("me/day", apis.DaySummaryApi.as_view(), name="api-my-day"),
     path("players/<str:username>/stats", apis.PlayerStatsApi.as_view(), name="api-player-stats"),
 ]

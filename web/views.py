@@ -101,9 +101,13 @@ def home(request: HttpRequest) -> HttpResponse:
         )
     signed_in = request.user.is_authenticated
     stats = None
+    day = None
     if signed_in:  # the streak as the profile and the end of a game count it
         player = request_player(request)
         stats = board_selectors.player_game_stats(username=player.get_username(), viewer=player, today=today).overall
+        day = board_selectors.player_day_summary(
+            player=player, day=today, challenges=challenges, streak=stats.current_streak
+        )  # as GET /api/v1/me/day (player_today_summary), with the challenges and streak at hand
     return render(
         request,
         "web/home.html",
@@ -112,6 +116,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "ends_at": days.next_day_starts_at(today),
             "rows": rows,
             "stats": stats,
+            "day": day,
             "coming": len(GAME_IDS) - len(challenges),
             "games_total": len(GAME_IDS),
         },

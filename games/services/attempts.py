@@ -93,12 +93,16 @@ def attempt_get(*, attempt_id: int, player: User) -> Attempt:
 
 
 def attempt_hint(*, attempt_id: int, player: User) -> Hint | None:
-    """A move suggested from what the player sees; the attempt is marked assisted from then on."""
+    """A move suggested from what the player sees; the attempt is marked assisted from then on.
+
+    None when no legal move is left: that tells nothing the table does not show (it says "no more
+    moves" by itself), so it marks nothing, and a ranked game stuck at its end keeps its board.
+    """
     with transaction.atomic():
         attempt = attempt_for_update(attempt_id=attempt_id, player=player)
         refuse_unless_in_play(attempt, doing="hints")
         suggestion = hint(attempt_position(attempt))
-        if not attempt.assisted:
+        if suggestion is not None and not attempt.assisted:
             attempt.assisted = True
             attempt.save(update_fields=["assisted"])
     return suggestion

@@ -378,6 +378,55 @@ def test_hint_suggests_a_legal_move_and_marks_the_attempt_assisted(player: Api, 
     assert_error(Api(token_for(make_user())).post(f"attempts/{attempt['id']}/hint"), 404)
 
 
+def stuck_log(game: str, seed: int) -> list[str]:
+    """A log from the deal to a position with no legal move (not won): seeded random play-outs that
+    favour the foundations and the stock, the first that sticks."""
+    for attempt in range(100):
+        rng = random.Random(attempt)
+        state = State(deal(game, seed))
+        log: list[str] = []
+        while len(log) < 900 and (moves := list(state.legal_moves())):
+            home = [m for m in moves if "f" in str(m)[1:]]
+            stock = [m for m in moves if str(m) in ("s", "r")]
+            if home and rng.random() < 0.9:
+                move = rng.choice(home)
+            elif stock and rng.random() < 0.5:
+                move = stock[0]
+            else:
+                move = rng.choice(moves)
+            state.play(move)
+            log.append(str(move))
+        if not moves and not state.won:
+            return log
+    raise AssertionError(f"no stuck position found for {game} {seed}")
+
+
+def test_a_hint_that_finds_no_legal_move_marks_nothing_and_a_real_one_does(player: Api) -> None:
+    """Issue 53: "no legal move is left" tells nothing the table does not show, so it must not cost a
+    ranked game its board; a hint that names a move does mark it, and an undo then a hint too."""
+    make_challenge(game="josephine", seed=1)
+    attempt = start(player, game="josephine")
+    log = stuck_log("josephine", 1)
+    assert player.post(f"attempts/{attempt['id']}/moves", {"from": 0, "moves": log}).status_code == 200
+    for _ in range(2):  # asking again changes nothing either
+        body = player.post(f"attempts/{attempt['id']}/hint").json()
+        assert body == {"move": None, "reason": "no legal move is left: undo, or give up", "assisted": False}
+    assert Attempt.objects.get(pk=attempt["id"]).assisted is False
+    # A plain undo of the last move (it turned nothing up), and the hint now names a move: it marks.
+    undone = player.post(f"attempts/{attempt['id']}/moves", {"from": len(log), "moves": ["u"]}).json()
+    assert undone["assisted"] is False
+    body = player.post(f"attempts/{attempt['id']}/hint").json()
+    assert body["move"] and body["assisted"] is True
+    assert Attempt.objects.get(pk=attempt["id"]).assisted is True
+    # Once assisted, a no-move hint says so (it takes nothing back).
+    player.post(f"attempts/{attempt['id']}/moves", {"from": len(log) + 1, "moves": [log[-1]]})
+    assert player.post(f"attempts/{attempt['id']}/hint").json() == {
+        "move": None,
+        "reason": "no legal move is left: undo, or give up",
+        "assisted": True,
+    }
+
+
 def test_share_text_has_the_numbers_and_no_card(player: Api, on_commit: Any) -> None:
     make_challenge(game="forty-and-eight", seed=3)
     attempt = start(player, game="forty-and-eight")
@@ -386,5 +435,6 @@ def test_share_text_has_the_numbers_and_no_card(player: Api, on_commit: Any) -> 
         submission = player.post(f"attempts/{attempt['id']}/submit").json()
     result = player.get(f"submissions/{submission['id']}").json()["result"]
     share = result["share"]
-    assert "Forty and Eight" in share and "66 moves" in share and "1 redeal" in share and "rank 1 of 1" in share
+    assert "Forty and Eight" in share and "66 moves" in share and "1 redeal" in share and "not won" in share
+    assert "rank" not in share  # a loss never reads "rank 1 of 1" (issue 53)
     assert not _cards_in(share.split())

@@ -373,3 +373,55 @@ def test_the_day_boundary_is_the_challenge_time_zones_midnight(settings: Any) ->
     # TODAY+1 05:00 UTC = midnight in New York: TODAY was missed.
     with time_machine.travel(at(day(-1), 5, 0), tick=False):
         assert of(stats(player), "klondike").current_streak == 0
+
+
+# --- The day as one share (issue 53) ------------------------------------------------------------------
+
+
+def test_the_day_summary_lists_every_game_in_a_fixed_order_and_shares_squares_only() -> None:
+    from engine import GAME_IDS
+    from games.models import Attempt
+    from leaderboard.selectors import player_day_summary
+
+    me, other = make_user(), make_user()
+    ours = [challenge(0, game) for game in GAME_IDS[:5]]  # the last three games not out yet
+    play(me, 0, game=GAME_IDS[0], won=True, score=777)
+    play(me, 0, game=GAME_IDS[2], won=False, score=123)
+    play(other, 0, game=GAME_IDS[1], won=True)  # another's result says nothing of mine
+    Attempt.objects.create(player=me, challenge=ours[3], ranked=True)  # open
+    summary = player_day_summary(player=me, day=day(0), challenges=ours, streak=3)
+    assert [g.game for g in summary.games] == list(GAME_IDS)
+    assert [g.status for g in summary.games] == ["won", "new", "lost", "playing", "new", "absent", "absent", "absent"]
+    assert [g.words for g in summary.games][:4] == ["won", "not played", "not won", "in progress"]
+    assert (summary.won, summary.lost, summary.not_played) == (1, 1, 6)
+    assert summary.share.splitlines() == [
+        f"Daily Patience, {day(0):%d %b %Y}: 1 of 8 won",
+        "🟩⬜🟥⬜⬜⬜⬜⬜",
+        "Streak: 3 days won in a row",
+    ]
+    assert "777" not in summary.share and "123" not in summary.share and "rank" not in summary.share
+    one = player_day_summary(player=other, day=day(0), challenges=ours, streak=1)
+    assert one.share.splitlines()[1] == "⬜🟩⬜⬜⬜⬜⬜⬜" and one.share.endswith("1 day won in a row")
+
+
+def test_a_rank_in_a_share_says_it_is_of_the_board_at_the_time_of_sharing() -> None:
+    a = make_result(challenge=challenge(0), player=make_user(), score=900)
+    make_result(challenge=challenge(0), player=make_user(), score=800)
+    assert "rank 1 of 2 at the time of sharing" in result_share(a)
+
+
+def test_my_day_through_the_api_is_the_callers_own() -> None:
+    from engine import GAME_IDS
+    from games import days
+    from games.tests.factories import token_for
+
+    me = make_user()
+    today = days.today()
+    make_result(challenge=make_challenge(date=today, game=GAME_IDS[1]), player=me, won=True)
+    make_result(challenge=make_challenge(date=today, game=GAME_IDS[0]), player=make_user(), won=False)
+    assert Client().get("/api/v1/me/day").status_code in (401, 403)  # nobody's day without a caller
+    body = Client(HTTP_AUTHORIZATION=f"Token {token_for(me)}").get("/api/v1/me/day").json()
+    assert body["day"] == today.isoformat() and (body["won"], body["lost"], body["not_played"]) == (1, 0, 7)
+    assert [g["game"] for g in body["games"]] == list(GAME_IDS)
+    assert [g["status"] for g in body["games"]][:3] == ["new", "won", "absent"]
+    assert body["share"].splitlines()[1] == "⬜🟩⬜⬜⬜⬜⬜⬜" and body["streak"] == 1

@@ -120,8 +120,10 @@ def test_the_result_shows_this_games_stats_and_the_profile_switches_games(browse
     share = page.locator("#share-text").input_value()
     time = page.locator("#clock").inner_text()
     assert re.fullmatch(r"\d+:\d\d\.\d\d", time) and time in share, (time, share)
-    assert "rank 3 of 3" in share, share  # the day's board: o1, o2 and sal; the assisted o3 is not on it
-    assert "Rank #3 of 3 on today's board" in page.locator("#result-text").inner_text()
+    # sal's game, given up, is on the day's board (o1, o2 and sal; the assisted o3 is not on it), below
+    # every win: a loss never reads "rank 3 of 3" (issue 53).
+    assert "not won" in share and "rank" not in share, share
+    assert "On today's board, below every won game (3 results)." in page.locator("#result-text").inner_text()
 
     for selector in ("#result-title", "#result-stats", "#share-text", "#copy-share", "#result-next", "#again"):
         on_screen(page, selector, DESKTOP)
@@ -137,7 +139,7 @@ def test_the_result_shows_this_games_stats_and_the_profile_switches_games(browse
     assert mobile.locator("#copy-share").inner_text() == "Share"
     mobile.click("#copy-share")
     mobile.wait_for_function("window.__shared !== undefined")
-    assert "rank 3 of 3" in mobile.evaluate("window.__shared.text")
+    assert "not won" in mobile.evaluate("window.__shared.text")
 
     # The profile: every game together first, then one game at a time.
     for p, size in ((page, DESKTOP), (mobile, PHONE)):

@@ -15,6 +15,16 @@ function emptyText(around, all, total) {
   return all ? "Nobody has finished this deal yet." : "No unassisted ranked result yet.";
 }
 
+/** The caller's place in words: a loss is never "#1" (it stands below every win); a past day is over. */
+function mine(board) {
+  const { rank, entry } = board.me;
+  if (rank && entry && !entry.won) return "Your game: not won, below every won game.";
+  if (rank) return `Your rank: #${rank}.`;
+  const over = box.dataset.over === "true";
+  const elsewhere = board.board === "day" ? " (an assisted game is on the board with assisted games)" : "";
+  return over ? `You have no game on this board${elsewhere}.` : `Your rank: none yet${elsewhere}.`;
+}
+
 async function load() {
   const params = new URLSearchParams();
   if (aroundMe && aroundMe.checked) params.set("around", "me");
@@ -24,8 +34,7 @@ async function load() {
     const query = params.toString() ? `?${params}` : "";
     const board = await get(`leaderboards/${box.dataset.date}/${box.dataset.game}${query}`);
     const summary = el("p", { class: "summary" },
-      `${board.total} ranked result${board.total === 1 ? "" : "s"}.`,
-      board.me ? ` Your rank: ${board.me.rank ? `#${board.me.rank}` : "none yet"}.` : "");
+      `${board.total} ranked result${board.total === 1 ? "" : "s"}.`, board.me ? ` ${mine(board)}` : "");
     box.replaceChildren(summary, board.entries.length ? dailyTable(board.entries, me)
       : el("p", { class: "empty", text: emptyText(around, params.has("board"), board.total) }));
   } catch (exc) {

@@ -1,11 +1,16 @@
-// The time left until the next day's deals, ticking once a second.
+// The time left until the next day's deals, ticking once a second; at zero, a link to them (the home
+// page goes there by itself), never "reload".
 
 export function startCountdown(node) {
   if (!node) return;
   const tick = () => {
     const left = Math.max(0, Date.parse(node.dataset.endsAt) - Date.now());
     if (left === 0) {
-      node.textContent = "a moment: reload for the new deals";
+      const link = document.createElement("a");
+      link.href = "/";
+      link.textContent = "the new day's deals";
+      node.replaceChildren("no time: here are ", link);
+      node.dispatchEvent(new CustomEvent("dp:new-day", { bubbles: true }));
       return;
     }
     const s = Math.floor(left / 1000);

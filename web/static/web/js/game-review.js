@@ -3,8 +3,9 @@
 // marked in the move list, and "show a win from here" (GET .../review/win: the engine-checked win, in pages).
 
 import { el, get, post } from "./api.js";
+import { cardElement } from "./cards.js";
 import { createPlayer, frameState, wholeSource } from "./replay.js";
-import { cardName, cardWords, moveWords } from "./words.js";
+import { cardName, moveWords, withCardWords } from "./words.js";
 
 const box = document.getElementById("game-review");
 const id = box.dataset.attempt;
@@ -13,24 +14,43 @@ let player = null;
 let shown = null; // {moves, frames, marks: {step: class}}
 let game = null; // the game played, kept while a win is watched
 
-function card(text) {
-  // Each card an image named in words, for screen readers ("king of diamonds", not "K♦" or "▒").
-  if (!text || text === "??") return el("span", { class: "mini-card down", text: "▒", role: "img", "aria-label": "face-down card" });
-  return el("span", { class: `mini-card ${"DH".includes(text[1]) ? "red" : "black"}`, title: cardWords(text),
-    role: "img", "aria-label": cardName(text),
-    text: `${text[0] === "T" ? "10" : text[0]}${{ C: "♣", D: "♦", H: "♥", S: "♠" }[text[1]]}` });
+/** A pile of the review's table, named in words for screen readers (the table's cards are pictures). */
+function pile(kind, label, ...cards) {
+  return el("div", { class: `pile ${kind}`, role: "img", "aria-label": label }, ...cards);
 }
 
-/** A frame as text cards: stock and waste, the foundations' tops, then the columns. */
+/** A frame drawn with the table's cards (cards.js, site.css): stock, waste, foundations, then the columns. */
 function draw(frame) {
-  const top = el("div", { class: "mini-row" },
-    el("span", { class: "pile", title: "stock" }, frame.s ? `stock ${frame.s}` : "stock empty"),
-    el("span", { class: "pile", title: "waste" }, frame.w.length ? card(frame.w.at(-1)) : "waste empty"),
-    ...frame.f.map((c, i) => el("span", { class: "pile", title: `foundation ${i + 1}` }, c ? card(c) : "·")));
-  const columns = el("div", { class: "mini-columns" }, ...frame.t.map((column, i) =>
-    el("div", { class: "mini-column", title: `column ${i + 1}` }, column.length ? column.map(card) : "·")));
-  $("review-table").replaceChildren(top, columns,
-    el("p", { class: "small", text: `score ${frame.score} · ${frame.home} cards home${frame.won ? " · won" : ""}` }));
+  const table = $("review-table");
+  const decks = frame.f.length > 4 ? 2 : 1;
+  table.style.setProperty("--slots", String(Math.max(frame.t.length, 2 + frame.f.length + (decks === 1 ? 1 : 0.5))));
+  const stock = pile("stock", frame.s ? `stock, ${frame.s} cards` : "stock, empty");
+  if (frame.s) stock.append(cardElement(null), el("span", { class: "count", text: String(frame.s) }));
+  const waste = pile("waste", frame.w.length ? `waste, top card ${cardName(frame.w.at(-1))}` : "waste, empty");
+  if (frame.w.length) waste.append(cardElement(frame.w.at(-1)));
+  const foundations = frame.f.map((top, i) => {
+    const node = pile("foundation", top ? `foundation ${i + 1}, up to ${cardName(top)}` : `foundation ${i + 1}, empty`);
+    if (top) node.append(cardElement(top));
+    return node;
+  });
+  const row = el("div", { class: `top-row${decks > 1 ? " two-deck" : ""}` }, stock, waste);
+  if (decks > 1) row.append(el("div", { class: "foundation-band band" }, ...foundations));
+  else row.append(el("div", { class: "gap" }), ...foundations);
+  const columns = frame.t.map((column, i) => {
+    let offset = 0;
+    const cards = column.map((text, k) => {
+      const node = cardElement(text === "??" ? null : text);
+      node.style.top = `calc(var(--card-h) * ${offset})`;
+      offset += k === column.length - 1 ? 0 : text === "??" ? 0.1 : 0.25;
+      return node;
+    });
+    const node = pile("column", column.length ? `column ${i + 1}, ${column.filter((c) => c !== "??").map(cardName).join(", ") || "face down"}`
+      : `column ${i + 1}, empty`, ...cards);
+    node.style.height = `calc(var(--card-h) * ${1 + offset})`;
+    return node;
+  });
+  table.replaceChildren(row, el("div", { class: "tableau" }, ...columns));
+  $("review-score").textContent = `score ${frame.score} · ${frame.home} cards home${frame.won ? " · won" : ""}`;
 }
 
 function show(data, marks, startAt) {
@@ -82,9 +102,10 @@ function claims(body) {
       : body.ranked ? "The review is being made: it is ready within minutes of the day's end. Reload in a moment."
         : "The review is being made: reload in a moment." })];
   }
-  const out = [el("ul", { class: "claims" }, r.claims.map((text) => el("li", { text })))];
+  // Cards in the list's notation ("4♣", never "4C"): the losing move as the list says it.
+  const out = [el("ul", { class: "claims" }, r.claims.map((text) => el("li", { text: withCardWords(text) })))];
   if (r.losing_move) {
-    out.unshift(el("p", { class: "losing-move" }, el("b", { text: `Move ${r.losing_move.ply}: ` }), r.losing_move.words,
+    out.unshift(el("p", { class: "losing-move" }, el("b", { text: `Move ${r.losing_move.ply}: ` }), withCardWords(r.losing_move.words),
       " — the game could not be won after it."));
   }
   return out;

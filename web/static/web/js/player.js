@@ -53,7 +53,8 @@ function recentTable(recent, names) {
     el("td", { text: r.won ? "won" : "not won" }),
     el("td", { class: "num", text: String(r.score) }),
     el("td", { class: "num moves", text: String(r.moves) }),
-    el("td", { class: "num", text: r.rank ? `#${r.rank}${r.assisted ? " (assisted)" : ""}` : "",
+    // A loss has a place on the board, below every win, but never reads "#1".
+    el("td", { class: "num", text: r.rank ? `${r.won ? `#${r.rank}` : "not won"}${r.assisted ? " (assisted)" : ""}` : "",
       title: r.assisted ? "assisted: ranked on the board of all results" : "" }),
     // Once the day is over the game is public: its replay and review (GET /api/v1/attempts/{id}/review).
     el("td", {}, r.attempt ? el("a", { href: `/games/${r.attempt}`, class: "game-link", text: "Review", title: "watch the game and read its review" })

@@ -2,8 +2,8 @@
 
 import { el, post } from "./api.js";
 import * as R from "./rules.js";
-import { $, cfg, game, message, playing, safeHomeFor, safeHomeRemember, tableEl } from "./table-page.js";
-import { afterMoves, line, modeText, play, start, submit, undo, whenIdle, whenReady } from "./table-session.js";
+import { $, cfg, game, message, playing, safeHomeFor, safeHomeRemember, stuck, tableEl } from "./table-page.js";
+import { afterMoves, askFirst, line, modeText, play, start, submit, undo, whenIdle, whenReady } from "./table-session.js";
 import { launchFrom, render } from "./table-view.js";
 import { cardWords, moveWords, movePiles, pileWords } from "./words.js";
 
@@ -298,17 +298,30 @@ $("giveup").addEventListener("click", () => {
   $("giveup").textContent = "Give up";
   submit();
 });
-$("hint")?.addEventListener("click", () => whenIdle(askHint));
+$("hint")?.addEventListener("click", () => whenIdle(hintPressed));
+$("stuck-undo")?.addEventListener("click", () => undo());
+$("stuck-giveup")?.addEventListener("click", () => { if (playing()) submit(); });
+
+/** Hint: nothing to ask when the table has no move (it says so by itself); the first of a ranked game asks. */
+function hintPressed() {
+  if (!playing() || stuck()) return;
+  if (game.attempt.ranked && !game.attempt.assisted) {
+    askFirst("hint-warning", "hint", () => whenIdle(askHint), "No hint shown: your game still ranks on the day's board.");
+    return;
+  }
+  askHint();
+}
 
 async function askHint() {
   if (!playing()) return;
   const first = !game.attempt.assisted;
   try {
     const hint = await post(`attempts/${game.attempt.id}/hint`, {});
-    game.attempt.assisted = true;
+    game.attempt.assisted = hint.assisted; // a hint that finds no move marks nothing (the server says)
     $("mode").textContent = modeText(game.attempt);
     if (!hint.move) {
       message(`No hint: ${hint.reason}`);
+      render();
       return;
     }
     const piles = movePiles(hint.move);
@@ -374,3 +387,11 @@ if (safeHome) {
     if (game.safeHome && playing()) whenIdle(afterMoves);
   });
 }
+
+// The skip link: to Start while it is offered, else to the table (its piles are next in the Tab order).
+$("skip-link")?.addEventListener("click", (event) => {
+  event.preventDefault();
+  const target = $("start").hidden ? tableEl : $("start");
+  target.scrollIntoView({ block: "nearest" });
+  target.focus({ preventScroll: true });
+});

@@ -1,5 +1,6 @@
 // The table page's shared state: its element, its configuration, what it knows of the game, messages.
 
+import * as R from "./rules.js";
 import { withCardWords } from "./words.js";
 
 export const root = document.getElementById("game");
@@ -37,16 +38,31 @@ export function safeHomeFor(ranked) {
   if (box) box.checked = game.safeHome;
 }
 
+/** What the drawing asks the session: whether the page waits for the server's answer to a move. */
+export const hooks = { waiting: () => false };
+
+/** No legal move on the visible table (R.legalMoves: it counts a draw, a redeal and any move the table shows). */
+export const stuck = () => Boolean(playing() && !hooks.waiting() && !R.legalMoves(game.rules, game.state).length);
+
 export const playing = () =>
   Boolean(game.attempt && !game.attempt.finished_at && game.state && !game.state.won && !game.watching);
 
 // --- messages --------------------------------------------------------------------------------
 
+// An info line goes after 6 s, an error after 8 s (or at the next move that plays); a hint stays
+// until the next move.
 export let messageTimer = null;
+const MESSAGE_MS = { info: 6000, error: 8000 };
 export function message(text, kind = "info") {
   const box = $("message");
   box.textContent = withCardWords(text || "");
   box.className = `message ${kind}`;
   clearTimeout(messageTimer);
-  if (text && kind === "info") messageTimer = setTimeout(() => { box.textContent = ""; }, 6000);
+  if (text && MESSAGE_MS[kind]) messageTimer = setTimeout(() => { box.textContent = ""; }, MESSAGE_MS[kind]);
+}
+
+/** A move played: an error or a hint about the position before it is stale now. */
+export function clearStaleMessage() {
+  const box = $("message");
+  if (box.classList.contains("error") || box.classList.contains("hint")) message("");
 }

@@ -2,7 +2,7 @@
 
 import { get, post } from "./api.js";
 import * as R from "./rules.js";
-import { $, cfg, game, message, playing, root, safeHomeFor, tableEl } from "./table-page.js";
+import { $, cfg, clearStaleMessage, game, hooks, message, playing, root, safeHomeFor, tableEl } from "./table-page.js";
 import { distribution, statsTiles } from "./stats-view.js";
 import { celebrate, clockFrom, clockText, render } from "./table-view.js";
 import { cardLabel } from "./cards.js";
@@ -73,23 +73,37 @@ export function undo() {
     play(["u"]);
     return;
   }
-  const dialog = $("undo-warning");
   const look = moveToUndo(attempt.moves) === "s"
     ? "Undoing this draw shows you a hidden card and takes it back"
     : "Undoing this move hides again the card it turned up: you saw it and take it back";
   $("undo-warning-text").textContent = `${look}: your game will rank on the assisted board.`;
+  askFirst("undo-warning", "undo", () => play(["u"]), "Nothing undone: your game still ranks on the day's board.");
+}
+
+/**
+ * Before the first assist of a ranked game (an undo that takes back a look, a hint): a modal dialog
+ * that says so in words (no tooltip: phones show none), "Keep playing" focused. The dialog's confirm
+ * button has the value `yes`; `then` runs once it is pressed, else the page says nothing changed.
+ */
+const asking = {};
+export function askFirst(id, yes, then, kept) {
+  const dialog = $(id);
+  asking[id] = { yes, then, kept };
   dialog.returnValue = "";
   dialog.showModal();
-  $("undo-cancel").focus();
+  dialog.querySelector("button[value=keep]").focus();
 }
 
-function undoAnswered() {
-  const dialog = $("undo-warning");
-  if (dialog.returnValue === "undo" && playing()) play(["u"]);
-  else message("Nothing undone: your game still ranks on the day's board.");
+function answered(event) {
+  const dialog = event.target;
+  const question = asking[dialog.id];
+  delete asking[dialog.id];
+  if (!question) return;
+  if (dialog.returnValue === question.yes && playing()) question.then();
+  else message(question.kept);
 }
 
-$("undo-warning")?.addEventListener("close", undoAnswered);
+for (const id of ["undo-warning", "hint-warning"]) $(id)?.addEventListener("close", answered);
 
 function reasonOf(exc) {
   const reason = exc.details && exc.details.reason;
@@ -109,6 +123,7 @@ export async function reload() {
 // server's state: input meanwhile waits in `line.intents`, in order, and is played once it is known.
 
 export const line = { stored: 0, inflight: 0, waiting: false, intents: [], idle: [] };
+hooks.waiting = () => line.waiting;
 
 function syncBusy() {
   game.busy = line.inflight > 0 || line.waiting || (game.attempt ? game.attempt.moves.length > line.stored : false);
@@ -154,6 +169,7 @@ export function play(moves) {
     }
   }
   if (!shown) return;
+  clearStaleMessage();
   announce(said.join(". "));
   game.hint = null;
   syncBusy();
@@ -374,13 +390,15 @@ export function showResult(submission, pending) {
     $("result-title").textContent = r.review ? "Under review" : r.won ? "You won!" : "Game over";
     const board = r.board === "all" ? "the board of all results (assisted)"
       : cfg.over === "true" ? "the day's board" : "today's board";
-    const where = r.won ? "" : ", below every won game";
+    // A loss stands below every win: it is never "#1" (issue 53), whatever its place among the losses.
+    const place = r.won ? `would rank #${r.rank}` : "would stand below every won game";
     const rank = r.review
       ? `Under review: ${r.review.reason} It goes on the boards once staff have checked it.`
       : r.rank && r.on_board === false
-        ? `As a guest you would rank #${r.rank}${where}: sign up or log in to put this result on ${board}.`
-        : r.rank ? `Rank #${r.rank}${r.board_total ? ` of ${r.board_total}` : ""} on ${board}${where}.`
-          : r.ranked ? "Ranked." : "Practice: not ranked.";
+        ? `As a guest you ${place}: sign up or log in to put this result on ${board}.`
+        : r.rank && r.won ? `Rank #${r.rank}${r.board_total ? ` of ${r.board_total}` : ""} on ${board}.`
+          : r.rank ? `On ${board}, below every won game${r.board_total ? ` (${count(r.board_total, "result")})` : ""}.`
+            : r.ranked ? "Ranked." : "Practice: not ranked.";
     const time = r.ranked ? ` Time ${clockText(r.play_time_ms, true)}.` : "";
     $("result-text").textContent = `${r.won ? "Won" : "Not won"} with score ${r.score} in ${count(r.moves, "move")}` +
       ` (${count(r.foundation_cards, "card")} home).${time} ${rank}`;

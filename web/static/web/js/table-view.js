@@ -4,7 +4,7 @@
 import { el } from "./api.js";
 import { cardElement, cardLabel } from "./cards.js";
 import * as R from "./rules.js";
-import { $, game, playing, tableEl } from "./table-page.js";
+import { $, game, playing, stuck, tableEl } from "./table-page.js";
 
 // --- drawing ---------------------------------------------------------------------------------
 
@@ -119,7 +119,11 @@ export function render() {
   const focused = document.activeElement?.closest?.("[data-pile]")?.dataset.pile;
   const compact = compactLayout(rules);
   const perRow = compact ? Math.ceil(rules.columns / 2) : rules.columns;
-  const topSlots = compact ? 2 + Math.ceil(rules.foundations / 2) : 2 + rules.foundations + (rules.decks === 1 ? 1 : 0);
+  // Two decks: the foundations stand apart in a band, half a card from the waste, which is labelled, so
+  // that the waste never reads as a ninth foundation.
+  const band = rules.decks > 1;
+  const topSlots = (compact ? 2 + Math.ceil(rules.foundations / 2) : 2 + rules.foundations + (rules.decks === 1 ? 1 : 0)) +
+    (band ? 0.8 : 0);
   tableEl.style.setProperty("--slots", Math.max(perRow, topSlots));
   tableEl.classList.toggle("compact", compact);
   tableEl.classList.toggle("readonly", !playing());
@@ -147,9 +151,13 @@ export function render() {
   });
   waste.classList.toggle("fan3", rules.draw > 1);
   top.append(stock, waste);
+  top.classList.toggle("two-deck", band);
   if (rules.decks === 1 && !compact) top.append(el("div", { class: "gap" }));
-  const foundations = compact ? el("div", { class: "foundation-grid" }) : top;
-  if (compact) top.append(foundations);
+  const foundations = compact ? el("div", { class: "foundation-grid" }) : band ? el("div", { class: "foundation-band" }) : top;
+  if (foundations !== top) {
+    foundations.classList.toggle("band", band);
+    top.append(foundations);
+  }
   state.foundations.forEach((pile, i) => {
     const node = slot(`f${i + 1}`, pile.length ? `foundation ${i + 1}, up to ${cardLabel(pile.at(-1))}` : `foundation ${i + 1}, empty`,
       "foundation");
@@ -191,7 +199,15 @@ export function render() {
   $("draw").textContent = redeal && !state.stock ? "Redeal" : "Draw";
   $("undo").disabled = !playing() || !state.can_undo;
   $("giveup").disabled = !playing();
-  if ($("hint")) $("hint").disabled = !playing();
+  // "No more moves", said for free: it shows nothing the table does not (SPEC section 7), so a Hint
+  // is not needed to learn it, and the Hint button has nothing to say.
+  const dead = stuck();
+  if ($("hint")) $("hint").disabled = !playing() || dead;
+  const panel = $("stuck");
+  if (panel && panel.hidden === dead) {
+    panel.hidden = !dead;
+    if (dead) $("stuck-undo").disabled = !state.can_undo;
+  }
 }
 
 /** Fan the columns: face-up cards show their corner; long columns are squeezed to fit the screen. */
