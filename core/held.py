@@ -18,8 +18,10 @@ _MAX = 1024  # values a process holds; past it the table starts again empty
 _held: dict[Hashable, tuple[float, object]] = {}
 
 
-def held(key: Hashable, seconds: float, compute: Callable[[], T]) -> T:
-    """The value held under ``key`` if it is younger than ``seconds``, else ``compute()``, then held."""
+def held(key: Hashable, seconds: float, compute: Callable[[], T], *, keep: Callable[[T], bool] | None = None) -> T:
+    """The value held under ``key`` if it is younger than ``seconds``, else ``compute()``, then held
+    (unless ``keep`` says not to hold that value: an answer still changing by the second, such as a
+    day whose deals are still being prepared)."""
     if seconds <= 0:
         return compute()
     now = time.monotonic()
@@ -27,6 +29,8 @@ def held(key: Hashable, seconds: float, compute: Callable[[], T]) -> T:
     if entry is not None and entry[0] > now:
         return entry[1]  # type: ignore[return-value]
     value = compute()
+    if keep is not None and not keep(value):
+        return value
     if len(_held) >= _MAX:
         _held.clear()
     _held[key] = (now + seconds, value)

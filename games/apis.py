@@ -231,8 +231,16 @@ class DailyApi(APIView):
     @extend_schema(operation_id="daily_today", responses=DailyOutput)
     def get(self, request: Request) -> Response:
         today = days.today()
-        # The same answer for every caller: each process holds it COUNTS_SECONDS (core.held).
-        return Response(held(("daily", today), settings.COUNTS_SECONDS, lambda: _daily_data(today)))
+        # The same answer for every caller: each process holds it COUNTS_SECONDS (core.held), once the
+        # day is whole (while its deals are being prepared, each one shows as soon as it is ready).
+        return Response(
+            held(
+                ("daily", today),
+                settings.COUNTS_SECONDS,
+                lambda: _daily_data(today),
+                keep=lambda data: len(data["challenges"]) == len(GAME_IDS),
+            )
+        )
 
 
 def _daily_data(today: dt.date) -> dict[str, Any]:

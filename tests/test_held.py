@@ -59,3 +59,12 @@ def test_a_full_table_starts_again() -> None:
         held.held(("k", i), 60, lambda i=i: i)
     assert len(held._held) <= held._MAX
     assert held.held(("k", held._MAX + 4), 60, lambda: -1) in (held._MAX + 4, -1)
+
+
+def test_a_day_still_being_prepared_is_not_held(clock: Clock, settings: Any) -> None:
+    """While the day's deals are being prepared, each shows on /daily as soon as it is ready."""
+    settings.COUNTS_SECONDS = 10
+    client = Client(HTTP_HOST="localhost")
+    assert client.get("/api/v1/daily").json()["challenges"] == []
+    make_challenge(game="klondike")
+    assert [c["game"] for c in client.get("/api/v1/daily").json()["challenges"]] == ["klondike"]

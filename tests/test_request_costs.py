@@ -20,6 +20,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from engine import GAME_IDS
 from games import days
 from games.tests.factories import make_challenge, make_user, token_for
 from leaderboard.services import leaderboard_rebuild
@@ -95,6 +96,9 @@ def day(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     sent: list[int] = []
     monkeypatch.setattr(attempts, "enqueue_validation", sent.append)
     challenge, results = _board(60)
+    for game in GAME_IDS:  # the whole day: /daily is held once every deal of the day is ready
+        if game != "klondike":
+            make_challenge(game=game, seed=1)
     board = f"/api/v1/leaderboards/{days.today()}/klondike"
     return {"challenge": challenge, "results": results, "board": board, "sent": sent}
 
