@@ -140,6 +140,7 @@ class Stats:
         self.freshness: list[float] = []
         self.players_done = 0
         self.valid_unranked = 0  # polls that saw the submission validated but no rank yet
+        self.held = 0  # results held for review: the lines arrive faster than a person plays (games.pace)
         self.wrong: list[str] = []
 
     def record(self, name: str, seconds: float, *, ok: bool) -> None:
@@ -203,6 +204,10 @@ def play_one(client: Client, player: Player, day: str, batch: int, stats: Stats)
             if result.get("rank"):  # on the board: what the player's table shows
                 with stats.lock:
                     stats.freshness.append(time.perf_counter() - submitted)
+                break
+            if result.get("review"):  # held for review: played faster than a person (games.pace), off the boards
+                with stats.lock:
+                    stats.held += 1
                 break
             with stats.lock:  # validated, not ranked yet: the board's write follows the commit
                 stats.valid_unranked += 1
@@ -430,6 +435,10 @@ def main(argv: list[str] | None = None) -> int:
                 f"max {max(stats.freshness) * 1000:.0f} ms; {stats.valid_unranked} polls saw a validated "
                 "submission not ranked yet"
             )
+        log(
+            f"held for review (played faster than a person: games.pace, the bench's lines come at machine "
+            f"speed): {stats.held} of {stats.players_done} players; off the boards, the rest of their path the same"
+        )
         log(
             f"largest depth seen (every 3 s on /metrics): validation queue {depth_seen['validation']:.0f}, "
             f"pending submissions {depth_seen['pending']:.0f}; at the end pending "
