@@ -411,7 +411,7 @@ def test_the_up_command_stops_everything_on_sigterm(tmp_path: Path) -> None:
         match = re.search(r"run (\w+): pids ([\d ]+)", text)
         assert match, text
         run, pids = match.group(1), [int(p) for p in match.group(2).split()]
-        assert len(pids) == 6  # proxy, web, three workers, beat
+        assert len(pids) == 7  # proxy, web, four workers (validation, prepare, solver, winnable), beat
         answer = request(f"http://127.0.0.1:{port}/api/v1/health")
         assert answer.status == 200 and answer.headers.get("Server") == "nginx"
         proc.send_signal(signal.SIGTERM)
