@@ -110,12 +110,7 @@ def _auth(token: str) -> dict[str, str]:
 def measure(conn: http.client.HTTPConnection, requests: Iterator[Request], count: int, master: int) -> Window:
     started, cpu = time.perf_counter(), cpu_seconds(master)
     for _ in range(count):
-        method, path, body, headers, expected = next(requests)
-        conn.request(method, path, body=body, headers=headers)
-        response = conn.getresponse()
-        data = response.read()
-        if response.status != expected:
-            raise SystemExit(f"{method} {path}: {response.status}, expected {expected}: {data[:300]!r}")
+        send(conn, next(requests))
     return Window((cpu_seconds(master) - cpu) * 1000 / count, time.perf_counter() - started)
 
 
@@ -134,14 +129,19 @@ def bench_players(prefix: str, count: int) -> list[tuple[object, str]]:
     return [(u, t.key) for u, t in zip(users, tokens, strict=True)]
 
 
-def http_json(conn: http.client.HTTPConnection, request: Request) -> dict:
+def send(conn: http.client.HTTPConnection, request: Request) -> bytes:
+    """One request on the keep-alive connection; its body, or the run stops on an unexpected status."""
     method, path, body, headers, expected = request
     conn.request(method, path, body=body, headers=headers)
     response = conn.getresponse()
     data = response.read()
     if response.status != expected:
         raise SystemExit(f"{method} {path}: {response.status}, expected {expected}: {data[:300]!r}")
-    return json.loads(data)
+    return data
+
+
+def http_json(conn: http.client.HTTPConnection, request: Request) -> dict:
+    return json.loads(send(conn, request))
 
 
 def main() -> None:
@@ -181,6 +181,15 @@ def run_bench(args: argparse.Namespace, env: dict[str, str]) -> None:
 
     rng = random.Random(20261207)
     challenge = seed_board(args.players, rng)
+    from engine import GAME_IDS
+    from games.models import Challenge
+
+    # The whole day, as in service: /daily is held once every deal of the day is ready.
+    Challenge.objects.bulk_create(
+        Challenge(date=challenge.date, game=game, seed=1, status=Challenge.Status.READY, difficulty=2)  # type: ignore[attr-defined]
+        for game in GAME_IDS
+        if game != GAME
+    )
     today = challenge.date.isoformat()  # type: ignore[attr-defined]
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
