@@ -13,15 +13,19 @@ What the admin keeps to (README, "Administration"):
   "add" in their admins, and no field of theirs is edited in a form.
 - **Every action declares its permission** (``@admin.action(permissions=[...])``); an action the user
   may not run answers 403, and each run is logged with its actor (``LogEntry``, the object's history).
+- **No key is shown**: API tokens are stored as digests (``games.auth``); their admin lists whose and
+  when, and revokes (delete), and never adds. DRF's own token admin (plain keys) is unregistered.
 - **No delete leaves a result held**: a review cannot be deleted (it is decided: cleared or
   disqualified); deleting a submission or an attempt deletes its result with its reviews.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
@@ -31,7 +35,7 @@ from django.utils.html import format_html, format_html_join
 from core.auth import request_player
 from core.errors import ApplicationError
 from games import days
-from games.models import Attempt, Challenge, Result, Review, Submission
+from games.models import ApiToken, Attempt, Challenge, Result, Review, Submission
 from games.pace import finishing_run_start
 from games.selectors import challenge_is_over
 from games.services import reviews, submissions
@@ -455,3 +459,37 @@ DECISIONS = {  # the review page's buttons and the list's actions: the service, 
     "clear": (reviews.review_clear, "Cleared: a person played it"),
     "disqualify": (reviews.review_disqualify, "Disqualified the result"),
 }
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """Whose tokens, and since when; deleting one revokes it (``games.auth``: every cache drops it at once,
+    another process's copy within its seconds). The key was shown once, to the client: nothing here has it."""
+
+    list_display = ["user", "created", "expires"]
+    list_select_related = ["user"]
+    search_fields = ["user__username"]
+    ordering = ["-created"]
+    fields = ["user", "created", "expires"]
+    readonly_fields = ["user", "created", "expires"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # made by a registration or a login, whose answer alone shows the key
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="expires")
+    def expires(self, obj: ApiToken) -> Any:
+        return obj.created + dt.timedelta(days=settings.API_TOKEN_DAYS)
+
+
+def _unregister_plain_tokens() -> None:
+    """DRF's token admin lists keys in plain text (its table is emptied by migration games 0014)."""
+    from rest_framework.authtoken.models import TokenProxy
+
+    if admin.site.is_registered(TokenProxy):
+        admin.site.unregister(TokenProxy)
+
+
+_unregister_plain_tokens()

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Now
 from django.utils import timezone
 
 from engine import GAME_IDS, GAMES
@@ -393,3 +394,21 @@ class PlayerNameKey(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key!r} of {self.user_id}"
+
+
+class ApiToken(models.Model):
+    """An API client's token, stored as its SHA-256 digest only (``games.auth``): the key itself is shown
+    once, in the answer that made it (register, log in), and nothing stored (a database dump, the cache,
+    the admin) gives it back. A key is 160 random bits, so one unsalted digest is as hard to reverse as
+    the key is to guess, and a lookup by digest is one index read."""
+
+    digest = models.CharField(max_length=64, primary_key=True, help_text="SHA-256 of the key, in hex.")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    created = models.DateTimeField(default=timezone.now, db_default=Now())
+
+    class Meta:
+        verbose_name = "API token"
+        indexes = [models.Index(fields=["user", "created"])]
+
+    def __str__(self) -> str:
+        return f"API token of {self.user_id} made {self.created:%Y-%m-%d %H:%M}"
