@@ -171,6 +171,23 @@ def token_for_login(user: Any) -> str:
     return key
 
 
+def tokens_hash_plain() -> int:
+    """Every token still in Django REST framework's plain table (``authtoken_token``: one an older release
+    made, e.g. at a login on an old process during an upgrade) gets its digest row, and its plain row is
+    deleted; its client keeps working. What migration games 0014 did once; returns how many."""
+    from rest_framework.authtoken.models import Token
+
+    moved = 0
+    while rows := list(Token.objects.order_by("key").values_list("key", "user_id", "created")[:1000]):
+        ApiToken.objects.bulk_create(
+            [ApiToken(digest=token_digest(key), user_id=user, created=created) for key, user, created in rows],
+            ignore_conflicts=True,
+        )
+        Token.objects.filter(key__in=[key for key, _user, _created in rows]).delete()
+        moved += len(rows)
+    return moved
+
+
 def token_revoke(digest: str) -> None:
     """Logging out of the API: the token is deleted (its cache entry with it)."""
     ApiToken.objects.filter(digest=digest).delete()

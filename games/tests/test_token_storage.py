@@ -156,3 +156,20 @@ def test_the_migration_hashes_every_plain_token_in_place_and_their_clients_keep_
     assert ApiToken.objects.get(user_id=user.pk).digest == auth.token_digest(old_key)
     auth.forget_local_tokens()
     assert _client(old_key).get(ME).status_code == 200
+
+
+def test_a_token_an_old_process_stored_in_plain_text_is_moved_by_the_command() -> None:
+    """A login on a process of the previous release during an upgrade stores its key in plain text: the new
+    processes refuse it until hash_plain_tokens has run, then it works and no plain key is left."""
+    from io import StringIO
+
+    from django.core.management import call_command
+    from rest_framework.authtoken.models import Token
+
+    user = make_user()
+    key = Token.objects.create(user=user).key  # what the old release's login did
+    assert _client(key).get(ME).status_code == 401
+    out = StringIO()
+    call_command("hash_plain_tokens", stdout=out)
+    assert out.getvalue().startswith("1 plain token(s)") and not Token.objects.exists()
+    assert _client(key).get(ME).status_code == 200
