@@ -129,6 +129,7 @@ INSTALLED_APPS = [
     "leaderboard",
     "leagues",
     "solver_worker",
+    "accounts",
     "web",
 ]
 

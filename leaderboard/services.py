@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import Iterable
 
 import redis
 from django.contrib.auth import get_user_model
@@ -109,3 +110,43 @@ def leaderboard_rebuild(*, challenge_id: int) -> bool:
     except redis.RedisError:
         logger.exception("leaderboard: could not rebuild %s", keys.all)
         return False
+
+
+def leaderboard_boards_repair(*, challenge_ids: Iterable[int]) -> list[int]:
+    """Rebuild the Redis boards of these challenges from PostgreSQL (call after the commit that changed
+    them: a player banned, unbanned or deleted). A board that cannot be rebuilt is dropped, so that the
+    next read rebuilds it; if Redis is down even for that, the board's max age (``redis_store``) bounds
+    how long its next reads may be served as they stood, and a page naming a result that no longer
+    counts is noticed and read from PostgreSQL at once (``selectors._StaleBoard``). Returns the ids
+    whose board could be neither rebuilt nor dropped (empty without Redis)."""
+    client = redis_store.get_client()
+    if client is None:
+        return []
+    failed: list[int] = []
+    for challenge in Challenge.objects.filter(pk__in=sorted(set(challenge_ids))).order_by("pk"):
+        keys = redis_store.board_keys(challenge=challenge)
+        try:
+            rebuilt = redis_store.board_rebuild(
+                client, keys, lambda cid=challenge.pk: leaderboard_board_rows(challenge=cid)
+            )
+            if not rebuilt:
+                redis_store.board_invalidate(client, keys)
+        except redis.RedisError:
+            logger.warning("leaderboard: could not repair %s after a player left the boards", keys.all)
+            try:
+                redis_store.board_invalidate(client, keys)
+            except redis.RedisError:
+                failed.append(challenge.pk)
+    if failed:
+        logger.error(
+            "leaderboard: Redis boards of challenges %s not repaired (Redis down?): max age bounds them", failed
+        )
+    return failed
+
+
+def leaderboard_player_boards_repair(*, player_id: int) -> list[int]:
+    """A player's results joined or left the boards (a ban, an unban): recompute the player's statistics
+    and repair the Redis boards of every challenge they ranked on. The Redis ids not repaired, as above."""
+    challenge_ids = list(Result.objects.filter(player_id=player_id, ranked=True).values_list("challenge_id", flat=True))
+    player_stats_recompute(player_id=player_id)
+    return leaderboard_boards_repair(challenge_ids=challenge_ids)
