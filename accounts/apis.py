@@ -48,8 +48,14 @@ class MeDeleteApi(APIView):
         confirm = serializers.BooleanField(help_text="true: yes, delete everything for good.")
 
         def to_internal_value(self, data: object) -> dict[str, object]:
-            if isinstance(data, dict) and not isinstance(data.get("confirm", False), bool):
-                raise serializers.ValidationError({"confirm": ["true or false (a JSON boolean)."]})
+            if isinstance(data, dict):
+                if unknown := sorted(set(data) - {"password", "confirm"}):
+                    # ``me`` is the caller, always: a body naming anyone (``username``) is refused, not ignored.
+                    raise serializers.ValidationError(
+                        {k: ["Unknown field: the body is {password, confirm}."] for k in unknown}
+                    )
+                if not isinstance(data.get("confirm", False), bool):
+                    raise serializers.ValidationError({"confirm": ["true or false (a JSON boolean)."]})
             return dict(super().to_internal_value(data))
 
     @extend_schema(

@@ -26,11 +26,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import OperationalError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from core.errors import BadRequest
-from games.models import Attempt, PlayerBan, Result, Review
+from games.models import Attempt, PlayerBan, Result, Review, Submission
 from games.services.erasure import name_replace, reviews_forget_players
 from leaderboard.models import PlayerStats
 from leaderboard.services import leaderboard_boards_repair, leaderboard_player_boards_repair
@@ -41,6 +42,7 @@ from solver_worker.models import GameReview
 logger = logging.getLogger(__name__)
 
 EXPORT_FORMAT = 1
+DEADLOCK_TRIES = 3
 
 
 def _locked(player_id: int) -> User | None:
@@ -98,15 +100,32 @@ class Deletion:
 def player_delete(*, player: User, by: User | None = None) -> Deletion:
     """Delete the player and erase them from what others see (see the module's docstring).
 
-    The player's attempts are locked first: a submission being validated, or a batch of moves being
-    stored, finishes before the delete goes on (and is deleted with it), or finds its rows gone.
+    The player's submissions and attempts are locked first: a submission being validated, or a batch of
+    moves being stored, finishes before the delete goes on (and is deleted with it), or finds its rows
+    gone. A deadlock with a validation (PostgreSQL breaks it) is tried again.
     """
+    for tries_left in range(DEADLOCK_TRIES - 1, -1, -1):
+        try:
+            return _player_delete(player=player, by=by)
+        except OperationalError as exc:
+            if tries_left == 0 or "deadlock" not in str(exc):
+                raise
+            logger.warning("deleting player %s met a deadlock; trying again", player.pk)
+    raise AssertionError("unreachable")
+
+
+def _player_delete(*, player: User, by: User | None) -> Deletion:
     with transaction.atomic():
+        # In the order a validation takes them (its submission, its attempt, then the player's row
+        # through the result's key): a validation under way finishes first, one after finds its rows
+        # gone. A submission made between the two reads is locked by the cascade; a validation
+        # that took it first is a deadlock PostgreSQL breaks, and the loser tries again.
+        _lock(Submission.objects.filter(attempt__player_id=player.pk))
+        _lock(Attempt.objects.filter(player_id=player.pk))
         locked = _locked(player.pk)
         if locked is None:
             raise BadRequest(f"player {player.pk} no longer exists")
         name = locked.get_username()
-        list(Attempt.objects.select_for_update().filter(player_id=player.pk).values_list("pk", flat=True))
         done = Deletion(username=name)
         done.boards = sorted(
             set(Result.objects.filter(player_id=player.pk, ranked=True).values_list("challenge_id", flat=True))
@@ -128,6 +147,10 @@ def player_delete(*, player: User, by: User | None = None) -> Deletion:
         done.reviews_scrubbed,
     )
     return done
+
+
+def _lock(rows: QuerySet[Any]) -> None:
+    list(rows.select_for_update(of=("self",)).order_by("pk").values_list("pk", flat=True))
 
 
 def _game_reviews_forget(username: str, *, challenge_ids: list[int]) -> int:
