@@ -202,6 +202,13 @@ class PlayerAdmin(UserAdmin):
 
     # --- deletion: the erasure service, never a bare cascade ----------------------------------------
 
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> tuple[Any, Any, set[str], Any]:
+        """The confirmation lists what goes; ``auth.delete_user`` is enough to confirm it. (Django would
+        also ask for the delete permission of every model the cascade reaches: attempts, results, tokens...
+        The erasure service decides what goes with a player, not each model's permission.)"""
+        deleted, counts, _, protected = super().get_deleted_objects(objs, request)
+        return deleted, counts, set(), protected
+
     def delete_model(self, request: HttpRequest, obj: User) -> None:
         services.player_delete(player=obj, by=_actor(request))
 
