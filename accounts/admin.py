@@ -76,7 +76,7 @@ class ResultInline(admin.TabularInline):
     can_delete = False
     show_change_link = False
     ordering = ["-finished_at"]
-    fields = readonly_fields = [
+    readonly_fields = fields = (
         "challenge",
         "ranked",
         "won",
@@ -87,7 +87,7 @@ class ResultInline(admin.TabularInline):
         "held",
         "disqualified",
         "finished_at",
-    ]
+    )
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -123,9 +123,9 @@ class PlayerAdmin(UserAdmin):
     inlines = [ResultInline]
     action_form = BanActionForm
     actions = ["ban_players", "unban_players"]
-    readonly_fields = ["ban_status", "reviews_of_results", "reviews_naming"]
+    readonly_fields = ("ban_status", "reviews_of_results", "reviews_naming")
     fieldsets = (
-        *UserAdmin.fieldsets,
+        *(UserAdmin.fieldsets or ()),
         ("Moderation", {"fields": ["ban_status", "reviews_of_results", "reviews_naming"]}),
     )
 

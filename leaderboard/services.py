@@ -12,6 +12,7 @@ the board from PostgreSQL.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
 from collections.abc import Iterable
 
@@ -127,7 +128,7 @@ def leaderboard_boards_repair(*, challenge_ids: Iterable[int]) -> list[int]:
         keys = redis_store.board_keys(challenge=challenge)
         try:
             rebuilt = redis_store.board_rebuild(
-                client, keys, lambda cid=challenge.pk: leaderboard_board_rows(challenge=cid)
+                client, keys, functools.partial(leaderboard_board_rows, challenge=challenge.pk)
             )
             if not rebuilt:
                 redis_store.board_invalidate(client, keys)

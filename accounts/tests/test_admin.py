@@ -102,9 +102,7 @@ def test_a_ban_of_staff_through_the_admin_is_refused_with_a_message() -> None:
 def test_the_player_page_shows_results_reviews_and_flags_and_the_guest_filter_works() -> None:
     challenge, players = board()
     result = Result.objects.get(player=players[0])
-    Review.objects.create(
-        result=result, kind=Review.Kind.PACE, holds=True, reason="Held: 200 moves in 3 seconds."
-    )
+    Review.objects.create(result=result, kind=Review.Kind.PACE, holds=True, reason="Held: 200 moves in 3 seconds.")
     other = Result.objects.get(player=players[1])
     Review.objects.create(
         result=other,

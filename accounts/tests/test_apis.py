@@ -5,6 +5,7 @@ guesses, and a delete racing a submission."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import threading
 from typing import Any
@@ -225,6 +226,8 @@ def test_a_session_delete_needs_the_csrf_token() -> None:
 @pytest.mark.django_db(transaction=True)
 def test_a_delete_racing_a_validation_leaves_no_result_and_no_error() -> None:
     """The submission is validated first (and deleted with the player), or finds its rows gone."""
+    from games.tasks import validate_submission
+
     for back in range(1, 6):
         player = make_user()
         challenge = make_challenge(seed=2026 + back, game="klondike", day=days.today() - dt.timedelta(days=back))
@@ -232,32 +235,36 @@ def test_a_delete_racing_a_validation_leaves_no_result_and_no_error() -> None:
             player=player, challenge=challenge, ranked=True, finished_at=challenge.created_at
         )
         submission = Submission.objects.create(attempt=attempt, moves=[])
-        barrier = threading.Barrier(2)
-        outcomes: dict[str, Any] = {}
-
-        def run(name: str, work: Any) -> None:
-            try:
-                barrier.wait()
-                outcomes[name] = work()
-            except Exception as exc:  # noqa: BLE001 - the test reports any
-                outcomes[name] = exc
-            finally:
-                connection.close()
-
-        from games.tasks import validate_submission
-
-        threads = [
-            threading.Thread(target=run, args=("delete", lambda: services.player_delete(player=player))),
-            threading.Thread(target=run, args=("validate", lambda: validate_submission(submission.pk))),
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        outcomes = race(
+            delete=functools.partial(services.player_delete, player=player),
+            validate=functools.partial(validate_submission, submission.pk),
+        )
         assert not isinstance(outcomes["delete"], Exception), outcomes
         assert outcomes["validate"] in ("valid", "gone"), outcomes
         assert not exists(player)
         assert not Result.objects.filter(player_id=player.pk).exists()
+
+
+def race(**work: Any) -> dict[str, Any]:
+    """Run each piece of work in its own thread (and database connection), started together."""
+    barrier = threading.Barrier(len(work))
+    outcomes: dict[str, Any] = {}
+
+    def run(name: str, job: Any) -> None:
+        try:
+            barrier.wait()
+            outcomes[name] = job()
+        except Exception as exc:
+            outcomes[name] = exc
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=item) for item in work.items()]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return outcomes
 
 
 # --- What a banned player is told -----------------------------------------------------------------

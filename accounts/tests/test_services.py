@@ -81,7 +81,7 @@ def test_a_ban_takes_the_player_off_every_board_and_the_others_close_up(
 
 @pytest.mark.redis
 def test_the_redis_board_itself_loses_the_banned_entry(django_capture_on_commit_callbacks: Any) -> None:
-    challenge, players, banned = board_of(4)
+    challenge, _, banned = board_of(4)
     ranks(challenge)  # built
     client = redis_store.get_client()
     assert client is not None
@@ -109,7 +109,7 @@ def test_a_ban_is_idempotent_and_refuses_staff_and_oneself() -> None:
 
 def test_a_banned_players_new_ranked_result_does_not_count(django_capture_on_commit_callbacks: Any) -> None:
     """A result validated after the ban (a game open when it came) is on no board either."""
-    challenge, players, banned = board_of(3)
+    _, _, banned = board_of(3)
     services.player_ban(player=banned, by=None)
     later = make_challenge(date=DAY + dt.timedelta(days=1))
     other = make_user("later-other")
