@@ -17,6 +17,21 @@ from accounts import selfservice, services
 from core.auth import request_player
 from games.fields import StrictStringField, validated
 
+DELETE_INPUT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "password": {
+            "type": "string",
+            "maxLength": 256,
+            "pattern": "^[^\\u0000]*$",
+            "description": "A guest has none.",
+        },
+        "confirm": {"type": "boolean", "description": "true: yes, delete everything for good."},
+    },
+    "required": ["confirm"],
+    "additionalProperties": False,
+}
+
 
 class MeExportApi(APIView):
     permission_classes = [IsAuthenticated]
@@ -60,7 +75,8 @@ class MeDeleteApi(APIView):
 
     @extend_schema(
         operation_id="me_delete",
-        request=InputSerializer,
+        # By hand: the serializer's own schema would allow other fields, which the server refuses.
+        request={"application/json": DELETE_INPUT_SCHEMA},
         responses={
             204: None,
             400: OpenApiResponse(description="not confirmed (confirm: true), or bad input"),
