@@ -1,9 +1,9 @@
 """A player's account as a whole: banning, deleting (erasure) and the export of everything we hold.
 
-PostgreSQL is the truth: each service makes its change in one transaction, then repairs the Redis
-mirror of the boards from it after the commit (``leaderboard.services.leaderboard_boards_repair``);
-Redis down loses nothing (the boards' max age and stale-page check bound what the mirror may still
-show). ``docs/operations.md`` ("Bans and erasure") is the operator's side of this module.
+PostgreSQL is the truth: each service makes its change in one transaction, marks the boards it changed
+in the same transaction and rebuilds their Redis mirror from PostgreSQL after the commit
+(``leaderboard.services.leaderboard_boards_mark``); Redis down loses nothing (beat rebuilds the marked
+boards once it is back). ``docs/operations.md`` ("Bans and erasure") is the operator's side of this module.
 
 - :func:`player_ban` / :func:`player_unban`: a ``games.models.PlayerBan`` row. While it stands, none of
   the player's results counts (``games.selectors.counted_results``): on no board, day, all, league,
@@ -34,7 +34,7 @@ from core.errors import BadRequest
 from games.models import Attempt, PlayerBan, Result, Review, Submission
 from games.services.erasure import name_replace, reviews_forget_players
 from leaderboard.models import PlayerStats
-from leaderboard.services import leaderboard_boards_repair, leaderboard_player_boards_repair
+from leaderboard.services import leaderboard_boards_mark, leaderboard_player_boards_mark
 from leagues.models import League, Membership
 from leagues.services import leagues_owner_deleted
 from solver_worker.models import GameReview
@@ -66,7 +66,7 @@ def player_ban(*, player: User, by: User | None, reason: str = "") -> PlayerBan:
             player_id=player.pk, defaults={"reason": reason.strip(), "banned_by": by}
         )
         if created:
-            transaction.on_commit(lambda: leaderboard_player_boards_repair(player_id=player.pk))
+            leaderboard_player_boards_mark(player_id=player.pk)
     if created:
         logger.info("player %s banned by %s", player.pk, by.pk if by is not None else None)
     return ban
@@ -79,7 +79,7 @@ def player_unban(*, player: User, by: User | None) -> bool:
             return False
         removed, _ = PlayerBan.objects.filter(player_id=player.pk).delete()
         if removed:
-            transaction.on_commit(lambda: leaderboard_player_boards_repair(player_id=player.pk))
+            leaderboard_player_boards_mark(player_id=player.pk)
     if removed:
         logger.info("player %s unbanned by %s", player.pk, by.pk if by is not None else None)
     return bool(removed)
@@ -135,8 +135,7 @@ def _player_delete(*, player: User, by: User | None) -> Deletion:
         done.game_reviews_scrubbed = _game_reviews_forget(name, challenge_ids=done.boards)
         locked.delete()
         done.reviews_scrubbed = reviews_forget_players(usernames=[name])
-        boards = done.boards
-        transaction.on_commit(lambda: leaderboard_boards_repair(challenge_ids=boards))
+        leaderboard_boards_mark(challenge_ids=done.boards)
     logger.info(
         "player %s deleted by %s: %s board(s), leagues %s passed on and %s deleted, %s review(s) scrubbed",
         player.pk,

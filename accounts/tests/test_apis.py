@@ -245,6 +245,29 @@ def test_a_delete_racing_a_validation_leaves_no_result_and_no_error() -> None:
         assert not Result.objects.filter(player_id=player.pk).exists()
 
 
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_delete_racing_a_submit_leaves_nothing_of_the_player() -> None:
+    """The submit finishes first (its submission and result go with the player) or finds no attempt (404)."""
+    from games.errors import NotFound
+
+    for back in range(5):
+        player = make_user()
+        challenge = make_challenge(seed=3000 + back, game="klondike", day=days.today() - dt.timedelta(days=back))
+        attempt = Attempt.objects.create(player=player, challenge=challenge, ranked=back == 0)
+        outcomes = race(
+            delete=functools.partial(services.player_delete, player=player),
+            submit=functools.partial(
+                games_services.attempt_submit, attempt_id=attempt.pk, player=player, start=None, moves=None
+            ),
+        )
+        assert not isinstance(outcomes["delete"], Exception), outcomes
+        assert not isinstance(outcomes["submit"], Exception) or isinstance(outcomes["submit"], NotFound), outcomes
+        assert not exists(player)
+        assert not Attempt.objects.filter(player_id=player.pk).exists()
+        assert not Result.objects.filter(player_id=player.pk).exists()
+
+
 def race(**work: Any) -> dict[str, Any]:
     """Run each piece of work in its own thread (and database connection), started together."""
     barrier = threading.Barrier(len(work))

@@ -13,13 +13,15 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from accounts import services
+from core.circuit import reset_all
 from core.errors import BadRequest
 from games import services as games_services
 from games.models import Attempt, Guest, PlayerBan, Result, Review
 from games.services.erasure import DELETED_PLAYER
 from leaderboard import redis_store
-from leaderboard.models import PlayerStats
+from leaderboard.models import BoardRepair, PlayerStats
 from leaderboard.selectors import leaderboard_page, leaderboard_rank, player_stats_compute
+from leaderboard.tasks import repair_boards
 from leaderboard.tests.factories import make_challenge, make_result, make_user
 from leagues.models import League, Membership
 from solver_worker.models import GameReview
@@ -131,13 +133,36 @@ def test_redis_down_during_a_ban_postgresql_stays_the_truth_and_the_board_is_rep
         services.player_ban(player=banned, by=None)  # the repair fails: logged, the ban stands
     assert PlayerBan.objects.filter(player=banned).exists()
     assert ranks(challenge)[0] == [(i + 1, p.username) for i, p in enumerate(p for p in players if p != banned)]
+    assert list(BoardRepair.objects.values_list("challenge_id", flat=True)) == [challenge.pk]  # with the ban
+    assert repair_boards() == 1  # beat, while Redis is still down: nothing lost, still marked
     settings.REDIS_URL = up  # back, with the board as it stood before the ban
-    from core.circuit import reset_all
-
     reset_all()
-    first = ranks(challenge)  # the page names a result that no longer counts: read from PostgreSQL, dropped
+    client = redis_store.get_client()
+    assert client is not None
+    assert client.hget(redis_store.board_keys(challenge=challenge).members, str(banned.pk)) is not None  # stale
+    first = ranks(challenge)  # a page naming a result that no longer counts: read from PostgreSQL, dropped
     assert first[0] == [(i + 1, p.username) for i, p in enumerate(p for p in players if p != banned)]
-    assert_closed_up(challenge, players, banned, source="redis")  # rebuilt from PostgreSQL
+    assert repair_boards() == 0  # beat's next run rebuilds it from PostgreSQL
+    assert not BoardRepair.objects.exists()
+    assert_closed_up(challenge, players, banned, source="redis")
+
+
+@pytest.mark.redis
+def test_beat_repairs_a_board_left_stale_without_waiting_for_a_page_read(
+    settings: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    """The ranks read through Redis (``leaderboard_rank``) are right once beat has run, page read or not."""
+    challenge, players, banned = board_of(5, banned_at=0)
+    ranks(challenge)
+    up = settings.REDIS_URL
+    settings.REDIS_URL = DEAD_REDIS
+    with django_capture_on_commit_callbacks(execute=True):
+        services.player_ban(player=banned, by=None)
+    settings.REDIS_URL = up
+    reset_all()
+    assert leaderboard_rank(challenge=challenge, player=players[1]) == 2  # stale: the banned one still ahead
+    assert repair_boards() == 0
+    assert [leaderboard_rank(challenge=challenge, player=p) for p in players[1:]] == [1, 2, 3, 4]
 
 
 # --- Deletion ---------------------------------------------------------------------------------------
@@ -165,11 +190,10 @@ def test_redis_down_during_a_delete(settings: Any, django_capture_on_commit_call
     with django_capture_on_commit_callbacks(execute=True):
         services.player_delete(player=doomed)
     assert not get_user_model().objects.filter(pk=doomed.pk).exists()
+    assert BoardRepair.objects.filter(challenge=challenge).exists()
     settings.REDIS_URL = up
-    from core.circuit import reset_all
-
     reset_all()
-    ranks(challenge)  # the stale page is noticed, dropped and read from PostgreSQL
+    assert repair_boards() == 0
     assert_closed_up(challenge, players, doomed, source="redis")
 
 
