@@ -308,3 +308,18 @@ def test_a_banned_player_is_refused_a_ranked_start_and_told_why_and_the_profile_
     services.player_unban(player=player, by=None)
     assert api.post(f"daily/{days.today()}/klondike/attempts").status_code == 201
     assert Api().get("players/cheater").status_code == 200
+
+
+def test_a_banned_players_games_leave_the_public_game_pages() -> None:
+    from leaderboard.tests.factories import make_challenge as board_challenge
+    from leaderboard.tests.factories import make_result
+
+    player = make_user("was-public")
+    past = board_challenge(date=days.today() - dt.timedelta(days=2))
+    attempt_id = make_result(challenge=past, player=player).submission.attempt_id
+    stranger = Api(token_for(make_user("stranger")))
+    assert stranger.get(f"attempts/{attempt_id}/replay").status_code == 200  # a ranked game of a day over: public
+    services.player_ban(player=player, by=None)
+    error(stranger.get(f"attempts/{attempt_id}/replay"), 404)
+    assert Client(HTTP_HOST="localhost").get(f"/games/{attempt_id}").status_code == 404
+    assert Api(token_for(player)).get(f"attempts/{attempt_id}/replay").status_code == 200  # still their own
