@@ -284,6 +284,9 @@ def _attempt_export(
         "started_at": _when(attempt.started_at),
         "finished_at": _when(attempt.finished_at),
         "moves": list(attempt.moves or []),
+        "batches": list(attempt.batches or []),  # per stored batch: [ms since the start, moves]
+        "origin": attempt.origin,  # keyed hashes of the address and browser it was started from (never either)
+        "browser": attempt.browser,
         "submission": None
         if submission is None
         else {"status": submission.status, "error": submission.error, "created_at": _when(submission.created_at)},
