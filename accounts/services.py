@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import OperationalError, transaction
+from django.db import OperationalError, connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -108,7 +108,8 @@ def player_delete(*, player: User, by: User | None = None) -> Deletion:
         try:
             return _player_delete(player=player, by=by)
         except OperationalError as exc:
-            if tries_left == 0 or "deadlock" not in str(exc):
+            # Inside a caller's transaction (the admin's delete view) that transaction is lost: its caller retries.
+            if tries_left == 0 or "deadlock" not in str(exc) or connection.in_atomic_block:
                 raise
             logger.warning("deleting player %s met a deadlock; trying again", player.pk)
     raise AssertionError("unreachable")
