@@ -129,6 +129,7 @@ INSTALLED_APPS = [
     "leaderboard",
     "leagues",
     "solver_worker",
+    "accounts",
     "web",
 ]
 
@@ -307,6 +308,8 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "check-challenges": {"task": "solver_worker.check_challenges", "schedule": 60 * 60},
     # Expired sessions deleted (manage.py clearsessions).
     "clear-expired-sessions": {"task": "games.clear_expired_sessions", "schedule": 24 * 60 * 60},
+    # Redis boards a ban or a deletion could not rebuild (Redis down), rebuilt from PostgreSQL.
+    "repair-boards": {"task": "leaderboard.repair_boards", "schedule": 60},
 }
 # How many days after today beat keeps prepared (solver_worker.prepare_upcoming_days).
 PREPARE_AHEAD_DAYS = env.int("PREPARE_AHEAD_DAYS", default=7)

@@ -433,3 +433,23 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"API token of {self.user_id} made {self.created:%Y-%m-%d %H:%M}"
+
+
+class PlayerBan(models.Model):
+    """A player banned from the boards: none of their results counts (``selectors.counted_results``), so
+    they are on no board, in PostgreSQL or on the Redis mirror; their profile is hidden, and a ranked
+    start is refused with a message that says why. They can still sign in, export their data and delete
+    their account. Made and lifted by ``accounts.services`` (player_ban / player_unban), which log who."""
+
+    player = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ban")
+    reason = models.TextField(blank=True, help_text="Shown to the player.")
+    banned_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        permissions = [("ban_player", "Can ban and unban players")]
+
+    def __str__(self) -> str:
+        return f"ban of {self.player_id}"

@@ -27,7 +27,7 @@ from games.apis import AfterTheDayOutput, after_the_day_data
 from games.errors import NotFound
 from games.fields import StrictIntegerField, game_field, move_list, validated, validated_query
 from games.models import Submission
-from games.selectors import parse_challenge_path
+from games.selectors import parse_challenge_path, player_hidden
 from games.services.attempts import attempt_submit
 from leaderboard.errors import PlayerNotFound
 from leaderboard.selectors import (
@@ -61,9 +61,11 @@ USERNAME_MAX_LENGTH = 150
 
 def refuse_impossible_username(username: str) -> None:
     """A 404 for a name no player can have (a NUL byte, which PostgreSQL refuses in a query, or too long),
-    before any query."""
+    before any query; and for a banned player, whose profile is hidden."""
     if "\x00" in username or len(username) > USERNAME_MAX_LENGTH:
         raise PlayerNotFound(f"There is no player named {username[:USERNAME_MAX_LENGTH]!r}.")
+    if player_hidden(username=username):  # a banned player's profile is hidden (games.models.PlayerBan)
+        raise PlayerNotFound(f"There is no player named {username!r}.")
 
 
 class LeaderboardApi(APIView):

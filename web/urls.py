@@ -25,6 +25,7 @@ urlpatterns = [
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/guest/", views.guest_play, name="guest"),
     path("accounts/account/", views.account, name="account"),
+    path("accounts/delete/", views.account_delete, name="account_delete"),
     path("accounts/email/confirm/<str:token>/", views.email_confirm, name="email_confirm"),
     path("accounts/email/way-back/<str:token>/", views.email_way_back, name="email_way_back"),
     path("accounts/password-reset/", views.PasswordResetView.as_view(), name="password_reset"),
