@@ -194,3 +194,21 @@ def test_the_friends_board_refuses_bad_paths_and_the_future() -> None:
     assert call(ann, "get", path, limit=0).status_code == 400
     assert call(ann, "get", path, board="mine").status_code == 400
     assert call(None, "get", path).status_code in (401, 403)
+
+
+@pytest.mark.throttled
+def test_follow_changes_are_throttled() -> None:
+    """60 follow changes a minute per player; reading the list is not counted as one."""
+    from django.core.cache import cache
+
+    ann = make_user("ann")
+    make_user("bob")
+    keys = [f"throttle_{scope}_{ann.pk}" for scope in ("follow", "user")]
+    cache.delete_many(keys)
+    try:
+        statuses = [call(ann, "put" if i % 2 else "delete", "me/follows/bob").status_code for i in range(60)]
+        assert set(statuses) == {201, 204}
+        assert call(ann, "get", "me/follows").status_code == 200
+        error(call(ann, "put", "me/follows/bob"), 429, "throttled")
+    finally:
+        cache.delete_many(keys)

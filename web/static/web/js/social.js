@@ -37,15 +37,17 @@ if (button) {
 // --- Rating ---------------------------------------------------------------------------------------------
 
 /** The rating after each rated day, oldest left: a line, a dot per day (its place in its title). */
-export function ratingChart(history, gameName) {
-  const width = 600, height = 180, left = 44, right = 12, top = 16, bottom = 26;
+export function ratingChart(history, gameName, room = 600) {
+  // Drawn at the width it is shown (up to 600): its text stays legible on a phone instead of shrinking.
+  const width = Math.max(300, Math.min(600, Math.round(room))), height = 180, left = 44, right = 12, top = 16, bottom = 26;
   const values = history.map((p) => p.rating);
   const low = Math.min(...values, ...history.map((p) => p.rating - p.change));
   const high = Math.max(...values);
   const span = Math.max(20, high - low);
   const y = (v) => top + (height - top - bottom) * (1 - (v - low) / span);
-  const step = history.length > 1 ? (width - left - right) / (history.length - 1) : 0;
-  const x = (i) => (history.length > 1 ? left + i * step : (left + width - right) / 2);
+  // The rating before the first day at the left edge, then one step per rated day.
+  const step = (width - left - right) / history.length;
+  const x = (i) => left + (i + 1) * step;
   const root = svg("svg", { class: "chart rating-chart", id: "rating-chart", viewBox: `0 0 ${width} ${height}`,
     role: "img", "aria-label": `${gameName} rating after each of the last ${history.length} rated days, ` +
       `from ${history[0].rating - history[0].change} to ${values[values.length - 1]}` });
@@ -54,7 +56,6 @@ export function ratingChart(history, gameName) {
     root.append(svg("text", { x: 4, y: y(v) + 4, "font-size": 11 }, String(Math.round(v))));
   }
   const points = [[left, y(history[0].rating - history[0].change)], ...history.map((p, i) => [x(i), y(p.rating)])];
-  if (history.length === 1) points[0][0] = left;
   root.append(svg("polyline", { class: "rating-line", fill: "none", "stroke-width": 2,
     points: points.map(([px, py]) => `${px.toFixed(1)},${py.toFixed(1)}`).join(" ") }));
   history.forEach((p, i) => {
@@ -62,10 +63,13 @@ export function ratingChart(history, gameName) {
     dot.append(svg("title", {}, `${p.date}: ${p.rating} (${signed(p.change)}), place ${p.rank} of ${p.players}`));
     root.append(dot);
   });
-  root.append(svg("text", { x: left, y: height - 6, "font-size": 11 }, shortDate(history[0].date)));
-  if (history.length > 1) {
-    root.append(svg("text", { x: width - right, y: height - 6, "font-size": 11, "text-anchor": "end" },
-      shortDate(history[history.length - 1].date)));
+  root.append(svg("circle", { class: "rating-start", cx: left, cy: points[0][1], r: 3 }));
+  root.append(svg("text", { x: left, y: height - 6, "font-size": 11 }, "before"));
+  root.append(svg("text", { x: width - right, y: height - 6, "font-size": 11, "text-anchor": "end" },
+    shortDate(history[history.length - 1].date)));
+  if (history.length > 2) {
+    root.append(svg("text", { x: x(0), y: height - 6, "font-size": 11, "text-anchor": "middle" },
+      shortDate(history[0].date)));
   }
   return root;
 }
@@ -78,7 +82,8 @@ async function showGame(box, part, name, rating, gameName) {
     el("b", { class: "rating-value", text: String(rating.rating) }),
     ` in ${gameName} after ${rating.days} rated day${rating.days === 1 ? "" : "s"}` +
       (last ? `; ${shortDate(last.date)}: ${signed(last.change)}, place ${last.rank} of ${last.players}.` : "."));
-  part.replaceChildren(figure, history.length ? ratingChart(history, gameName) : "");
+  part.replaceChildren(figure);
+  if (history.length) part.append(ratingChart(history, gameName, part.clientWidth || 600));
   box.dataset.game = rating.game;
 }
 
