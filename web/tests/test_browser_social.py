@@ -18,6 +18,7 @@ from leaderboard.tests import factories as rows
 from ratings.services import rating_day_rate
 from web.tests import test_browser as chromium
 from web.tests.test_browser import ARTIFACTS, PASSWORD, PHONE, start, wait_log
+from web.tests.test_browser_habit import AXE, contrast_violations
 
 browser = chromium.browser  # test_browser's fixture (one chromium per module), found here by its name
 
@@ -139,6 +140,24 @@ def test_profile_rating_chart_follow_and_the_friends_block(sized: Any) -> None:
     assert page.locator("#friends-board tbody tr").evaluate_all("rows => rows.map((r) => r.dataset.player)") == ["ben"]
     across(page, "#friends-board")
     shot(page, "friends-board")
+
+    # Both themes read: axe-core's colour-contrast rule on the profile's rating, the friends block and board.
+    if AXE.exists():
+        board = f"/friends/{days.today().isoformat()}/klondike"
+        for theme in ("dark", "light"):
+            page.emulate_media(color_scheme=theme)
+            for name, path, ready in (
+                ("profile", "/players/rita", "#rating-chart"),
+                ("home", "/", None),
+                ("board", board, None),
+            ):
+                page.goto(path)
+                if ready:
+                    page.wait_for_selector(ready)
+                assert not contrast_violations(page), (theme, name, contrast_violations(page))
+                if theme == "dark":
+                    shot(page, f"dark-{name}")
+        page.emulate_media(color_scheme="light")
 
     # My own game of today: given up, so last of the three ranked: ahead of none of the other two, said so.
     page.goto(f"/play/{days.today().isoformat()}/klondike")

@@ -64,12 +64,11 @@ export function ratingChart(history, gameName, room = 600) {
     root.append(dot);
   });
   root.append(svg("circle", { class: "rating-start", cx: left, cy: points[0][1], r: 3 }));
-  root.append(svg("text", { x: left, y: height - 6, "font-size": 11 }, "before"));
+  // The first and the last day under their dots (the hollow dot at the left is the rating before them).
   root.append(svg("text", { x: width - right, y: height - 6, "font-size": 11, "text-anchor": "end" },
     shortDate(history[history.length - 1].date)));
-  if (history.length > 2) {
-    root.append(svg("text", { x: x(0), y: height - 6, "font-size": 11, "text-anchor": "middle" },
-      shortDate(history[0].date)));
+  if (history.length > 1 && x(history.length - 1) - x(0) > 90) {
+    root.append(svg("text", { x: Math.max(left, x(0) - 20), y: height - 6, "font-size": 11 }, shortDate(history[0].date)));
   }
   return root;
 }
