@@ -44,7 +44,9 @@ class RatingOutput(serializers.Serializer):
         help_text="The shown rating: OpenSkill's conservative estimate (mu - 3 sigma) x 40 + 1000; a new player "
         "shows 1000."
     )
-    mu = serializers.FloatField(help_text="The model's estimate of the skill (Weng-Lin Plackett-Luce; starts at 25).")
+    mu = serializers.FloatField(
+        help_text="The model's estimate of the skill (Weng-Lin Bradley-Terry, partial pairing; starts at 25)."
+    )
     sigma = serializers.FloatField(help_text="Its uncertainty (starts at 25/3, shrinks as days are rated).")
     days = serializers.IntegerField(help_text="Days rated in this game.")
     last_day = serializers.DateField(help_text="The last day rated.")

@@ -1,4 +1,10 @@
-"""Writes: rate a game's day once it is closed, as one multiplayer match (OpenSkill, Weng-Lin Plackett-Luce).
+"""Writes: rate a game's day once it is closed, as one match of all its players (OpenSkill's Weng-Lin model).
+
+The model is Weng-Lin's Bradley-Terry with partial pairing (``openskill.models.BradleyTerryPart``): each
+player's update weighs the players ranked nearest them (a window of 4 places each side), so a day costs
+time in proportion to its players. Plackett-Luce, the same library's full many-player model, costs time
+in proportion to their square: ``bench/ratings.py`` measured 1 s for a day of 2,000 players and 26 s for
+10,000 on one core, past a task's time limit well before a day of the size docs/scaling.md plans for.
 
 What a day's match is: the day's board of that game as it stands once the day is closed (SPEC section 7):
 ranked results of valid submissions, not disqualified, not held for review, not a guest's, and not
@@ -22,13 +28,15 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
-from openskill.models import PlackettLuce, PlackettLuceRating
+from openskill.models import BradleyTerryPart, BradleyTerryPartRating
 
 from core.errors import Conflict
 from engine import GAME_IDS
@@ -44,8 +52,9 @@ logger = logging.getLogger(__name__)
 SHOWN_ALPHA = 40.0
 SHOWN_TARGET = 1000.0
 DAYS_PER_RUN = 60  # days of one game rated per task at most (a first run after a long stop catches up in steps)
+RUN_BUDGET_SECONDS = 120.0  # no day is started after this long (the task's soft time limit is 240 s)
 
-MODEL = PlackettLuce()
+MODEL = BradleyTerryPart()  # OpenSkill's defaults: mu 25, sigma 25/3, beta 25/6, window 4
 
 
 class DayNotClosed(Conflict):
@@ -56,7 +65,7 @@ class EarlierDayNotRated(Conflict):
     code = "earlier_day_not_rated"
 
 
-def shown_rating(rating: PlackettLuceRating) -> int:
+def shown_rating(rating: BradleyTerryPartRating) -> int:
     return round(rating.ordinal(alpha=SHOWN_ALPHA, target=SHOWN_TARGET))
 
 
@@ -125,22 +134,25 @@ def _unrated_before(*, game: str, day: dt.date) -> QuerySet[Challenge]:
 
 def _rate(*, game: str, day: dt.date, places: list[Place]) -> None:
     ids = [p.player_id for p in places]
-    # Locked: an administrator's edit or a late second run cannot interleave with this day's update.
+    # Locked: a late second run (or an administrator) cannot interleave with this day's update.
     current = {r.player_id: r for r in Rating.objects.select_for_update().filter(game=game, player_id__in=ids)}
     before = [MODEL.rating(mu=current[i].mu, sigma=current[i].sigma) if i in current else MODEL.rating() for i in ids]
     after = MODEL.rate([[r] for r in before], ranks=[float(p.rank) for p in places])
-    history = []
+    rows, history = [], []
     for place, old, (new,) in zip(places, before, after, strict=True):
         shown = shown_rating(new)
         stored = current.get(place.player_id)
-        if stored is None:
-            Rating.objects.create(
-                player_id=place.player_id, game=game, mu=new.mu, sigma=new.sigma, rating=shown, days=1, last_day=day
+        rows.append(
+            Rating(
+                player_id=place.player_id,
+                game=game,
+                mu=new.mu,
+                sigma=new.sigma,
+                rating=shown,
+                days=1 if stored is None else stored.days + 1,
+                last_day=day,
             )
-        else:
-            stored.mu, stored.sigma, stored.rating, stored.last_day = new.mu, new.sigma, shown, day
-            stored.days += 1
-            stored.save(update_fields=["mu", "sigma", "rating", "days", "last_day"])
+        )
         history.append(
             RatingHistory(
                 player_id=place.player_id,
@@ -154,14 +166,32 @@ def _rate(*, game: str, day: dt.date, places: list[Place]) -> None:
                 players=len(places),
             )
         )
-    RatingHistory.objects.bulk_create(history)
+    # One INSERT ... ON CONFLICT DO UPDATE per batch, new and known players alike (an UPDATE per row, or
+    # Django's bulk_update of CASE expressions, took most of a large day's time).
+    Rating.objects.bulk_create(
+        rows,
+        batch_size=2000,
+        update_conflicts=True,
+        unique_fields=["player", "game"],
+        update_fields=["mu", "sigma", "rating", "days", "last_day"],
+    )
+    RatingHistory.objects.bulk_create(history, batch_size=2000)
 
 
-def ratings_rate_closed_days(*, now: dt.datetime | None = None, per_game: int = DAYS_PER_RUN) -> int:
+def ratings_rate_closed_days(
+    *,
+    now: dt.datetime | None = None,
+    per_game: int = DAYS_PER_RUN,
+    budget_seconds: float = RUN_BUDGET_SECONDS,
+    clock: Callable[[], float] = time.monotonic,
+) -> int:
     """Every game's closed days not rated yet, in date order, up to ``per_game`` each: the days rated.
-    A game stops at its first day not closed (the later ones wait for it)."""
+    A game stops at its first day not closed (the later ones wait for it). No day is started once
+    ``budget_seconds`` have gone by (``clock``): a task ends well inside its time limit, and the next
+    run goes on from there (bench/ratings.py: a day of 10,000 players takes about 7 s)."""
     now = now or timezone.now()
     today = days.today()
+    started = clock()
     rated = 0
     for game in GAME_IDS:
         done = RatingRun.objects.filter(game=game, day=OuterRef("date"))
@@ -172,6 +202,8 @@ def ratings_rate_closed_days(*, now: dt.datetime | None = None, per_game: int = 
             .order_by("date")[:per_game]
         )
         for challenge in waiting:
+            if clock() - started >= budget_seconds:
+                return rated
             if not day_is_closed(challenge=challenge, now=now):
                 break
             try:

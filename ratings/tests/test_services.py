@@ -210,3 +210,14 @@ def test_two_sweeps_at_once_rate_each_day_once_in_order() -> None:
     ratings_rate_closed_days()  # a sweep that met the other's day in flight stopped there: the next goes on
     assert RatingRun.objects.count() == 3 and RatingHistory.objects.count() == 6
     assert sorted(Rating.objects.values_list("days", flat=True)) == [3, 3]
+
+
+def test_the_sweep_starts_no_day_once_its_budget_is_spent_and_the_next_run_goes_on() -> None:
+    for n in (3, 2, 1):
+        day = make_challenge(day=past(n))
+        make_result(challenge=day, score=600)
+        make_result(challenge=day, score=100)
+    ticks = iter([0.0, 0.0, 50.0, 130.0, 130.0])  # the start, then before each day: the third is past 120 s
+    assert ratings_rate_closed_days(clock=lambda: next(ticks)) == 2
+    assert list(RatingRun.objects.order_by("day").values_list("day", flat=True)) == [past(3), past(2)]
+    assert ratings_rate_closed_days() == 1
