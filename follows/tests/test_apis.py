@@ -212,3 +212,26 @@ def test_follow_changes_are_throttled() -> None:
         error(call(ann, "put", "me/follows/bob"), 429, "throttled")
     finally:
         cache.delete_many(keys)
+
+
+def test_reads_cost_the_same_few_queries_whoever_is_followed() -> None:
+    """No query per friend: the block, the board and the list read as many rows as there are in one go."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    ann = make_user("ann")
+    today = make_challenge(date=days.today(), game="klondike")
+    path = f"me/friends/leaderboards/{days.today().isoformat()}/klondike"
+    counts = []
+    for friends in (3, 12):
+        for _ in range(friends - Follow.objects.filter(follower=ann).count()):
+            friend = make_user()
+            Follow.objects.create(follower=ann, followed=friend)
+            make_result(challenge=today, player=friend)
+        call(ann, "get", "me/friends/today")  # warm: the token's lookup is cached per process
+        with CaptureQueriesContext(connection) as queries:
+            assert len(call(ann, "get", "me/friends/today").json()["results"]) == friends
+            assert call(ann, "get", path).json()["total"] == friends
+            assert len(call(ann, "get", "me/follows").json()) == friends
+        counts.append(len(queries))
+    assert counts[0] == counts[1], counts
