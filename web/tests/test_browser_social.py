@@ -18,6 +18,7 @@ from leaderboard.tests import factories as rows
 from ratings.services import rating_day_rate
 from web.tests import test_browser as chromium
 from web.tests.test_browser import ARTIFACTS, PASSWORD, PHONE, start, wait_log
+from web.tests.test_browser_a11y import Audit
 from web.tests.test_browser_habit import AXE, contrast_violations
 
 browser = chromium.browser  # test_browser's fixture (one chromium per module), found here by its name
@@ -141,8 +142,20 @@ def test_profile_rating_chart_follow_and_the_friends_block(sized: Any) -> None:
     across(page, "#friends-board")
     shot(page, "friends-board")
 
-    # Both themes read: axe-core's colour-contrast rule on the profile's rating, the friends block and board.
+    # axe-core's WCAG and best-practice rules (no serious or critical violation), then both themes' contrast,
+    # on the profile's rating, the friends block and board.
     if AXE.exists():
+        audit = Audit(f"social-{page.viewport_size['width']}", AXE)
+        for name, path, ready in (
+            ("profile", "/players/rita", "#rating-chart"),
+            ("home", "/", None),
+            ("friends board", f"/friends/{days.today().isoformat()}/klondike", None),
+        ):
+            page.goto(path)
+            if ready:
+                page.wait_for_selector(ready)
+            audit.check(page, name)
+        audit.finish()
         board = f"/friends/{days.today().isoformat()}/klondike"
         for theme in ("dark", "light"):
             page.emulate_media(color_scheme=theme)
