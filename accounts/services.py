@@ -31,12 +31,14 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from core.errors import BadRequest
+from follows.models import Follow
 from games.models import ApiToken, Attempt, PlayerBan, Result, Review, Submission
 from games.services.erasure import name_replace, reviews_forget_players
 from leaderboard.models import PlayerStats
 from leaderboard.services import leaderboard_boards_mark, leaderboard_player_boards_mark
 from leagues.models import League, Membership
 from leagues.services import leagues_owner_deleted
+from ratings.models import RatingHistory
 from solver_worker.models import GameReview
 
 logger = logging.getLogger(__name__)
@@ -261,6 +263,24 @@ def player_export(*, player: User) -> dict[str, Any]:
             for lg in League.objects.filter(owner_id=player.pk).exclude(memberships__player_id=player.pk)
         ],
         "api_tokens": [{"created": _when(t.created)} for t in _tokens(player)],
+        # Whom they follow (a list only its owner reads); who follows them is the followers' data.
+        "follows": [
+            {"username": f.followed.get_username(), "since": _when(f.created_at)}
+            for f in Follow.objects.filter(follower_id=player.pk).select_related("followed").order_by("created_at")
+        ],
+        "ratings": [
+            {
+                "game": h.game,
+                "day": _when(h.day),
+                "rating": h.rating,
+                "previous": h.previous,
+                "mu": h.mu,
+                "sigma": h.sigma,
+                "rank": h.rank,
+                "players": h.players,
+            }
+            for h in RatingHistory.objects.filter(player_id=player.pk).order_by("game", "day")
+        ],
     }
 
 

@@ -128,6 +128,8 @@ INSTALLED_APPS = [
     "games",
     "leaderboard",
     "leagues",
+    "ratings",
+    "follows",
     "solver_worker",
     "accounts",
     "web",
@@ -310,7 +312,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "clear-expired-sessions": {"task": "games.clear_expired_sessions", "schedule": 24 * 60 * 60},
     # Redis boards a ban or a deletion could not rebuild (Redis down), rebuilt from PostgreSQL.
     "repair-boards": {"task": "leaderboard.repair_boards", "schedule": 60},
+    # Each game's closed days rated, in order, once each (ratings.services).
+    "rate-closed-days": {"task": "ratings.rate_closed_days", "schedule": 15 * 60},
 }
+# A day is rated once none of its ranked games is open or being checked, or this many hours after its end.
+RATING_WAIT_HOURS = env.float("RATING_WAIT_HOURS", default=6.0)
 # How many days after today beat keeps prepared (solver_worker.prepare_upcoming_days).
 PREPARE_AHEAD_DAYS = env.int("PREPARE_AHEAD_DAYS", default=7)
 GUEST_KEEP_DAYS = env.int("GUEST_KEEP_DAYS", default=30)

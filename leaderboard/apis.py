@@ -54,6 +54,8 @@ from leaderboard.serializers import (
     QueryInput,
     entry_data,
 )
+from ratings.apis import RatingOutput
+from ratings.selectors import player_ratings
 
 AROUND_RADIUS = 5
 USERNAME_MAX_LENGTH = 150
@@ -222,12 +224,19 @@ class PlayerApi(APIView):
         last_played_date = serializers.DateField(allow_null=True)
         last_won_date = serializers.DateField(allow_null=True)
         recent = RecentSerializer(many=True, help_text="The last 30 ranked results, newest day first.")
+        ratings = RatingOutput(
+            many=True,
+            required=False,
+            help_text="The rating in each game rated at least once (history: GET /players/{username}/ratings/{game}).",
+        )
 
     @extend_schema(operation_id="player", responses=OutputSerializer)
     def get(self, request: Request, username: str) -> Response:
         refuse_impossible_username(username)
         profile = player_profile(username=username, today=dates.today())
-        return Response(self.OutputSerializer(profile).data)
+        body = self.OutputSerializer(profile).data
+        body["ratings"] = RatingOutput(player_ratings(username=profile.username), many=True).data
+        return Response(body)
 
 
 @extend_schema_serializer(component_name="PlayerStatsBucket")

@@ -42,6 +42,7 @@ from games.selectors import board_results, challenges_shown, counted_results, re
 from leaderboard import redis_store
 from leaderboard.errors import BoardNotFound, PlayerNotFound
 from leaderboard.models import PlayerStats
+from ratings.standing import ahead_of_percent
 
 logger = logging.getLogger(__name__)
 
@@ -782,6 +783,8 @@ def submission_result(submission: Submission) -> dict[str, object] | None:
         "rank": rank,
         "board": result_board(result),
         "board_total": total,
+        # Of the other players ranked on the day's board at this moment (the board grows through the day).
+        "ahead_of_percent": None if day_board is None else ahead_of_percent(rank=day_board[0], total=day_board[1]),
         "share": result_share_text(result, rank if day_board is not None else None, total),
     }
 

@@ -18,7 +18,20 @@ import pytest
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Every package of the service, top layer first, as the layers contract lists them.
-PACKAGES = ["config", "web", "accounts", "leagues", "leaderboard", "solver_worker", "games", "core", "solver", "engine"]
+PACKAGES = [
+    "config",
+    "web",
+    "accounts",
+    "leagues",
+    "follows",
+    "leaderboard",
+    "solver_worker",
+    "ratings",
+    "games",
+    "core",
+    "solver",
+    "engine",
+]
 
 LINT_IMPORTS = "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
 
@@ -161,6 +174,9 @@ def test_the_pure_packages_contract_catches_a_framework_import(tmp_path: Path, p
         ("solver_worker/tasks.py", "import leaderboard\n", "solver_worker.tasks -> leaderboard"),
         ("leaderboard/services.py", "import leagues\n", "leaderboard.services -> leagues"),
         ("leagues/apis.py", "from web import views\n", "leagues.apis -> web"),
+        ("ratings/services.py", "import leaderboard\n", "ratings.services -> leaderboard"),
+        ("follows/selectors.py", "import leagues\n", "follows.selectors -> leagues"),
+        ("leaderboard/apis.py", "from follows import selectors\n", "leaderboard.apis -> follows"),
         ("web/views.py", "from config import urls\n", "web.views -> config"),
     ],
 )

@@ -41,7 +41,7 @@ from games.services.reviews import BROWSER_COOKIE, BROWSER_COOKIE_SECONDS
 from leaderboard import selectors as board_selectors
 from leagues import selectors as league_selectors
 from leagues.errors import LeagueNotFound
-from web import email_address
+from web import email_address, friends
 from web.forms import AccountDeleteForm, EmailForm, LoginForm, ResetForm, SignupForm, reset_mail_send
 
 ARCHIVE_DAYS = 60
@@ -120,6 +120,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "day": day,
             "coming": len(GAME_IDS) - len(challenges),
             "games_total": len(GAME_IDS),
+            "friends": friends.home_friends(request),
         },
     )
 
@@ -225,7 +226,12 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
     if found is None:
         raise Http404(f"there is no player {username!r}")
     name, guest = found
-    context = {"username": name, "shown_name": "Guest" if guest else name, "guest": guest}
+    context = {
+        "username": name,
+        "shown_name": "Guest" if guest else name,
+        "guest": guest,
+        **friends.profile_follow(request, username=name, guest=guest),
+    }
     return render(request, "web/player.html", context)
 
 

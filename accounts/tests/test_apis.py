@@ -16,11 +16,13 @@ from django.db import connection
 from django.test import Client
 
 from accounts import services
+from follows.models import Follow
 from games import days
 from games import services as games_services
 from games.models import Attempt, Result, Review, Submission
 from games.tests.factories import make_challenge, make_user, token_for
 from leagues.models import League, Membership
+from ratings.models import RatingHistory
 
 pytestmark = pytest.mark.django_db
 
@@ -121,6 +123,29 @@ def test_the_export_holds_the_callers_data_and_nobody_elses() -> None:
     assert "bystander" not in text  # the other player's name is theirs
     assert key not in text  # a token's key is a secret, never exported
     assert data["api_tokens"] and all(set(t) == {"created"} for t in data["api_tokens"])
+
+
+def test_the_export_holds_whom_the_player_follows_and_their_rating_history_but_not_their_followers() -> None:
+    me, ann, fan = make_user("exporter"), make_user("ann"), make_user("fan")
+    Follow.objects.create(follower=me, followed=ann)
+    Follow.objects.create(follower=fan, followed=me)
+    RatingHistory.objects.create(
+        player=me,
+        game="klondike",
+        day=dt.date(2026, 12, 1),
+        mu=26.0,
+        sigma=8.0,
+        rating=1010,
+        previous=1000,
+        rank=1,
+        players=3,
+    )
+    data = Api(token_for(me)).get("me/export").json()
+    assert [f["username"] for f in data["follows"]] == ["ann"]
+    assert "fan" not in json.dumps(data)  # who follows them is the followers' own data
+    assert [(r["game"], r["day"], r["rating"], r["rank"]) for r in data["ratings"]] == [
+        ("klondike", "2026-12-01", 1010, 1)
+    ]
 
 
 def test_the_export_and_the_delete_need_a_login() -> None:

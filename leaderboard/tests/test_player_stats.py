@@ -351,8 +351,10 @@ def test_a_submissions_result_carries_the_rank_of_the_days_board_and_its_size() 
     mine = submission_result(a.submission)
     assert mine is not None and (mine["rank"], mine["board_total"], mine["board"]) == (2, 2, "day")
     assert "rank 2 of 2" in str(mine["share"])
+    assert mine["ahead_of_percent"] == 0  # of the other players ranked at this moment: ahead of none
     theirs = submission_result(assisted.submission)
     assert theirs is not None and (theirs["rank"], theirs["board_total"], theirs["board"]) == (1, None, "all")
+    assert theirs["ahead_of_percent"] is None  # on the day's board only
 
 
 def test_the_day_boundary_is_the_challenge_time_zones_midnight(settings: Any) -> None:
