@@ -63,19 +63,30 @@ def broker_client() -> Any | None:
     )
 
 
+_writers: dict[str, Any] = {}  # broker URL -> this process's client (redis-py's pool reconnects after a fork)
+
+
 def _write(what: str, fill: Callable[[Any], None]) -> None:
-    """Run ``fill(pipeline)`` on the broker's Redis; never raises."""
+    """Run ``fill(pipeline)`` on the broker's Redis; never raises. While the broker is known to be down
+    (core.circuit.BROKER) nothing is tried, so a task finishing then never waits on Redis's timeout."""
+    from core.circuit import BROKER, is_outage
+
+    url = getattr(settings, "CELERY_BROKER_URL", "") or ""
+    if BROKER.is_open():
+        return
     try:
-        client = broker_client()
+        client = _writers.get(url)
         if client is None:
-            return
-        try:
-            pipe = client.pipeline(transaction=False)
-            fill(pipe)
-            pipe.execute()
-        finally:
-            client.close()
+            client = broker_client()
+            if client is None:
+                return
+            _writers[url] = client
+        pipe = client.pipeline(transaction=False)
+        fill(pipe)
+        pipe.execute()
     except Exception as exc:  # a figure lost, never a task or beat's loop
+        if is_outage(exc):
+            BROKER.trip(exc)
         logger.debug("monitoring: could not record %s: %s", what, exc)
 
 

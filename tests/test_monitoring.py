@@ -148,8 +148,11 @@ def test_a_workers_main_process_stamps_the_queues_it_consumes_on_its_timer(
 
 
 def test_a_redis_that_fails_loses_the_figure_not_the_task(settings: Any) -> None:
+    from core.circuit import BROKER
+
     settings.CELERY_BROKER_URL = "redis://127.0.0.1:1/0"  # nothing listens there
     monitoring.record_task(task="x", state="SUCCESS", seconds=0.1)
+    assert BROKER.is_open()  # the next figures are skipped at once, not each after a timeout
     monitoring.stamp_beat()
     monitoring.stamp_queues(["validation"])
     assert works.apply().get() == 1
