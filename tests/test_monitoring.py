@@ -74,7 +74,7 @@ def test_heartbeats_age_and_a_queue_never_seen_is_infinitely_old(own_keys: str, 
     assert before[("dailypatience_worker_heartbeat_age_seconds", (("queue", "validation"),))] == float("inf")
 
     monitoring.stamp_beat()
-    monitoring.stamp_queues(["validation", "solver"])
+    monitoring.stamp_queues(["validation", "solver", "retired"])  # "retired": a queue no longer configured
     frozen_time[0] += 40
     monitoring.stamp_queues(["solver"])  # a second worker on the solver queue: the freshest counts
     frozen_time[0] += 5
@@ -84,6 +84,7 @@ def test_heartbeats_age_and_a_queue_never_seen_is_infinitely_old(own_keys: str, 
     assert s[("dailypatience_worker_heartbeat_age_seconds", (("queue", "solver"),))] == 5
     for queue in ("winnable", "prepare"):
         assert s[("dailypatience_worker_heartbeat_age_seconds", (("queue", queue),))] == float("inf")
+    assert ("dailypatience_worker_heartbeat_age_seconds", (("queue", "retired"),)) not in s  # no false alarm
 
 
 @pytest.mark.redis(reason="the heartbeats and counters live in Redis")
