@@ -19,11 +19,25 @@ import os
 import shutil
 from pathlib import Path
 
+from gunicorn.glogging import Logger
+
 from config.logs import gunicorn_logging
 
 logconfig_dict = gunicorn_logging(
     fmt=os.environ.get("LOG_FORMAT", "text"), level=os.environ.get("DJANGO_LOG_LEVEL", "INFO")
 )
+
+
+class AccessOnRequest(Logger):
+    """Access lines only when asked for (``--access-logfile``, as docker-compose.yml does), as gunicorn
+    writes them without ``logconfig_dict``: with it, gunicorn would write one for every request."""
+
+    def access(self, resp: object, req: object, environ: object, request_time: object) -> None:
+        if self.cfg.accesslog:
+            super().access(resp, req, environ, request_time)
+
+
+logger_class = AccessOnRequest
 
 worker_class = "gthread"
 # Threads per worker: while one waits on PostgreSQL or Redis another runs. Each keeps its own database

@@ -249,3 +249,18 @@ def test_with_log_format_json_every_line_gunicorn_writes_is_json_with_the_reques
     missing_lines = [r for r in records if r.get("path") == "/nowhere" or "/nowhere" in r["message"]]
     ids = {r.get("request_id") for r in missing_lines}
     assert len(missing_lines) == 2 and len(ids) == 1 and None not in ids, missing_lines  # Django's and gunicorn's
+
+
+def test_gunicorn_writes_access_lines_only_when_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gunicorn.glogging import Logger
+
+    from config import gunicorn as conf
+
+    written: list[object] = []
+    monkeypatch.setattr(Logger, "access", lambda self, resp, *args: written.append(resp))
+    for accesslog, expected in ((None, []), ("-", ["answer"])):
+        written.clear()
+        logger = conf.AccessOnRequest.__new__(conf.AccessOnRequest)
+        logger.cfg = SimpleNamespace(accesslog=accesslog)
+        logger.access("answer", None, {}, None)
+        assert written == expected, accesslog
