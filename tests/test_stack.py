@@ -218,10 +218,24 @@ def test_the_production_processes_prepare_a_day_and_rank_players(stack: Stack) -
     assert any(r["request_id"] == "stack-test-1" and r["status"] == 200 for r in proxied), proxied[-5:]
     # Every line of the web process is JSON (gunicorn's own and its access lines included), and the id the
     # proxy made for a request without one is the id gunicorn and the service saw.
-    web_lines = [json.loads(line) for line in stack.log("web").read_text().splitlines() if line.strip()]
-    assert any(r["logger"] == "gunicorn.access" and r.get("request_id") == "stack-test-1" for r in web_lines)
+    # (An access line is written once the answer is sent: waited for, not expected at once.)
+    wait_for(
+        "gunicorn's access line with the request id",
+        lambda: any(
+            r["logger"] == "gunicorn.access" and r.get("request_id") == "stack-test-1"
+            for r in json_lines(stack.log("web"))  # every line parses, or this fails
+        ),
+        stack,
+        "web",
+    )
     made = request(f"{stack.url}/api/v1/health").headers.get("X-Request-ID")
-    assert made and any(r["request_id"] == made for r in json_lines(stack.log("access"))), made
+    assert made
+    wait_for(
+        "the proxy's access line with the id it made",
+        lambda: any(r["request_id"] == made for r in json_lines(stack.log("access"))),
+        stack,
+        "web",
+    )
 
     # Static files come from the proxy, compressed, hashed names cached for a year.
     manifest = json.loads((stack.static_root / "staticfiles.json").read_text())["paths"]
