@@ -317,6 +317,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
 }
 # A day is rated once none of its ranked games is open or being checked, or this many hours after its end.
 RATING_WAIT_HOURS = env.float("RATING_WAIT_HOURS", default=6.0)
+
+# Beat's scheduler is Celery's default (its schedule file) stamping beat's heartbeat for /metrics
+# (config/monitoring.py); its loop wakes at least every 15 s to do so.
+CELERY_BEAT_SCHEDULER = "config.monitoring:HeartbeatScheduler"
+CELERY_BEAT_MAX_LOOP_INTERVAL = 15
 # How many days after today beat keeps prepared (solver_worker.prepare_upcoming_days).
 PREPARE_AHEAD_DAYS = env.int("PREPARE_AHEAD_DAYS", default=7)
 GUEST_KEEP_DAYS = env.int("GUEST_KEEP_DAYS", default=30)

@@ -323,6 +323,9 @@ class Result(models.Model):
                 name="result_board_order",
             ),
             models.Index(fields=["player", "ranked", "finished_at"]),
+            # The held results only (a handful): /metrics counts them, and the orphaned among them, at
+            # every scrape without reading the whole table (config/metrics.py).
+            models.Index(fields=["id"], condition=Q(held=True), name="result_held"),
         ]
 
     def __str__(self) -> str:
