@@ -2,8 +2,8 @@
  *
  *   state.c   the position (state.py): play/undo, hashed key, safe moves (safe.py), frozen cards (reference/frozen.py)
  *   moves.c   move generation and order (moves.py), the weights tables, restarts' generator
- *   search.c  the transposition table and the depth-first loop (reference.py's search)
- *   beam.c    the stock-step beam (beam.py, reference.py's python_beam)
+ *   search.c  the transposition table and the depth-first loop (reference/searches.py's search)
+ *   beam.c    the stock-step beam (beam.py, reference/searches.py's python_beam)
  *   image.c   Klondike's image game searched for proofs of loss (abstract.py, reference/image.py)
  *   module.c  the Python binding: positions and options in, an Outcome out (core.py)
  *

@@ -488,7 +488,7 @@ typedef struct {
     unsigned char card;
 } Member;
 
-/* Mirrors dead.lost: true when the largest set of cards that can only leave their places by
+/* Mirrors reference.frozen.lost: true when the largest set of cards that can only leave their places by
  * themselves and break none of (F), (P), (E) is not empty. */
 int lost(const State *s) {
     int wn[52];
