@@ -137,8 +137,15 @@ def packages_tree(root: Path, imports: dict[str, str] | None = None) -> None:
     for package in PACKAGES:
         (root / package).mkdir(parents=True, exist_ok=True)
         (root / package / "__init__.py").write_text("")
-    for module in named_modules():  # a contract naming a module that does not exist fails as a whole
-        (root / (module.replace(".", "/") + ".py")).touch()
+    names = named_modules()
+    for module in sorted(names):  # a contract naming a module that does not exist fails as a whole
+        path = root / module.replace(".", "/")
+        if any(other.startswith(module + ".") for other in names):  # a package: solver.reference
+            path.mkdir(parents=True, exist_ok=True)
+            (path / "__init__.py").touch()
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.with_suffix(".py").touch()
     for module, text in (imports or {}).items():
         (root / module).write_text(text)
 
@@ -196,6 +203,8 @@ def test_the_layers_contract_catches_a_lower_package_importing_a_higher_one(
     ("module", "text"),
     [
         ("solver/api.py", "from . import reference\n"),
+        ("solver/dead.py", "def f():\n    from .reference.frozen import lost\n"),
+        ("solver/options.py", "from solver.reference import searches\n"),
         ("solver_worker/services.py", "from solver.reference import PYTHON\n"),
         ("games/services.py", "def f():\n    import solver.reference\n"),
     ],
@@ -205,3 +214,27 @@ def test_the_service_never_reaches_the_python_reference_searches(tmp_path: Path,
     result = lint_imports(tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "never runs the Python reference searches BROKEN" in result.stdout, result.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("text", ["from .reference import PYTHON\n", "from .reference.safe import safe_move\n"])
+def test_the_solver_s_public_names_never_come_from_the_reference(tmp_path: Path, text: str) -> None:
+    packages_tree(tmp_path, {"solver/__init__.py": text})
+    result = lint_imports(tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "public names never come from the reference BROKEN" in result.stdout, result.stdout
+
+
+def test_every_solver_module_is_on_one_side_of_the_reference_fence() -> None:
+    """Each module of the solver is the service's (a source of the contract that keeps the reference
+    out of it) or the reference's (named by the contract on the package's public names): a new module
+    is checked by the contracts from the start."""
+    contracts = tomllib.loads((BASE_DIR / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    fence = next(c for c in contracts if c["name"] == "the service never runs the Python reference searches")
+    names = next(c for c in contracts if c["name"] == "the solver's public names never come from the reference")
+    solver = BASE_DIR / "solver"
+    service = {f"solver.{p.stem}" for p in solver.glob("*.py") if p.stem != "__init__"}
+    reference = {"solver.reference"} | {f"solver.reference.{p.stem}" for p in (solver / "reference").glob("*.py")}
+    reference.discard("solver.reference.__init__")
+    assert service == {m for m in fence["source_modules"] if m.startswith("solver.")}
+    assert reference == set(names["forbidden_modules"])
