@@ -175,7 +175,11 @@ DATABASES = {
 # than a leaderboard read. Health checks drop a connection the server closed.
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DJANGO_CONN_MAX_AGE", default=60))
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Django's backend with a health check that costs no round trip, and one retry of a request's first
+    # statement when it is safe to repeat (config/postgres/base.py).
+    DATABASES["default"]["ENGINE"] = "config.postgres"
+if DATABASES["default"]["ENGINE"] == "config.postgres":
     # A database that does not answer fails a request (and /readyz) in seconds, not minutes.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
         "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=5)
