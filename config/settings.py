@@ -297,8 +297,10 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     # Keep today and the next PREPARE_AHEAD_DAYS days proven winnable and ready.
     "prepare-upcoming-days": {"task": "solver_worker.prepare_upcoming_days", "schedule": 60 * 60},
-    # Submissions a lost task or a broker outage left pending are sent again.
-    "resend-pending-submissions": {"task": "games.resend_pending_submissions", "schedule": 5 * 60},
+    # Submissions a lost task or a broker outage left pending are sent again. Every minute: a publish that
+    # timed out on a starved machine (Redis slower than REDIS_SOCKET_TIMEOUT to answer; bench/day.py saw it
+    # under load) leaves a player waiting for their result until this sweep, not for minutes.
+    "resend-pending-submissions": {"task": "games.resend_pending_submissions", "schedule": 60},
     # Ranked attempts still open when their day ended are submitted as they stand.
     "close-expired-attempts": {"task": "games.close_expired_attempts", "schedule": 5 * 60},
     # Finished games of the days that are over get their review (solver queue).
