@@ -138,11 +138,12 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.headers.SecurityHeadersMiddleware",  # Cache-Control on private API answers, CSP on pages
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Django's own four, which API requests with a token skip (config/lean.py): they use none of them.
+    "config.lean.LeanSessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "config.lean.LeanCsrfViewMiddleware",
+    "config.lean.LeanAuthenticationMiddleware",
+    "config.lean.LeanMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
