@@ -448,8 +448,8 @@ def main(argv: list[str] | None = None) -> int:
                 "submission not ranked yet"
             )
         log(
-            f"held for review (played faster than a person: games.pace, the bench's lines come at machine "
-            f"speed): {stats.held} of {stats.players_done} players; off the boards, the rest of their path the same"
+            f"held for review (played faster than a person: games.pace; --pace 0 plays at machine speed): "
+            f"{stats.held} of {stats.players_done} players; off the boards, the rest of their path the same"
         )
         log(
             f"largest depth seen (every 3 s on /metrics): validation queue {depth_seen['validation']:.0f}, "
