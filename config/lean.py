@@ -1,14 +1,14 @@
-"""Middleware that API requests carrying a token skip: the session, CSRF, the session's user, messages.
+"""Middleware that API requests carrying a token skip: the session, the session's user, messages.
 
 An ``/api/`` request with ``Authorization: Token ...`` is authenticated by its token alone: DRF's
 ``TokenAuthentication`` comes first and either accepts the token or refuses the request (401), so the
-session is never read, no CSRF check applies (DRF makes one only for a session's user, and its views
-are CSRF-exempt otherwise), and no message is shown. Loading those for it cost each request a little
-(the messages' storage, the session's cookie, the CSRF cookie's secret): these subclasses pass such a
-request straight on, and do all they did for every other one, which keeps everything as it was for a
-browser (a cookie's session, a form's CSRF check, an admin page). A browser cannot add the header to a
-cross-site request without the site's consent (CORS: this site gives none), and a request that sends
-a token and a session cookie is authenticated by the token, never by the cookie.
+session is never read and no message is shown. Loading those for it cost each request a little (the
+messages' storage, the session's cookie): these subclasses pass such a request straight on, and do
+all they did for every other one, which keeps everything as it was for a browser (a cookie's session,
+an admin page). Django's CSRF middleware stays as it is for every request (``check --deploy`` asks for
+it by name, and for the API's views, CSRF-exempt, it does next to nothing; DRF checks CSRF itself for a
+session's user). A request that sends a token and a session cookie is authenticated by the token,
+never by the cookie.
 tests/test_lean_middleware.py holds it to that.
 """
 
@@ -19,8 +19,7 @@ from typing import Any
 from django.contrib.auth.middleware import AuthenticationMiddleware
 from django.contrib.messages.middleware import MessageMiddleware
 from django.contrib.sessions.middleware import SessionMiddleware
-from django.http import HttpRequest, HttpResponseForbidden
-from django.middleware.csrf import CsrfViewMiddleware
+from django.http import HttpRequest
 
 
 def token_api_request(request: HttpRequest) -> bool:
@@ -38,18 +37,6 @@ class LeanSessionMiddleware(SessionMiddleware):
         if token_api_request(request):
             return self.get_response(request)
         return super().__call__(request)
-
-
-class LeanCsrfViewMiddleware(CsrfViewMiddleware):
-    def __call__(self, request: HttpRequest) -> Any:
-        if token_api_request(request):
-            return self.get_response(request)
-        return super().__call__(request)
-
-    def process_view(self, request: HttpRequest, callback: Any, args: Any, kwargs: Any) -> HttpResponseForbidden | None:
-        if token_api_request(request):
-            return None
-        return super().process_view(request, callback, args, kwargs)
 
 
 class LeanAuthenticationMiddleware(AuthenticationMiddleware):

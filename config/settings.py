@@ -138,10 +138,10 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.headers.SecurityHeadersMiddleware",  # Cache-Control on private API answers, CSP on pages
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    # Django's own four, which API requests with a token skip (config/lean.py): they use none of them.
+    # Django's own, which API requests with a token skip (config/lean.py): they use none of the three.
     "config.lean.LeanSessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "config.lean.LeanCsrfViewMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
     "config.lean.LeanAuthenticationMiddleware",
     "config.lean.LeanMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",

@@ -1,4 +1,4 @@
-"""API requests with a token skip the session, CSRF, the session's user and messages (config/lean.py);
+"""API requests with a token skip the session, the session's user and messages (config/lean.py);
 every other request keeps them all: a browser's session still needs its CSRF token, on the API and on
 the pages, whatever headers come with it."""
 
