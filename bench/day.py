@@ -1,7 +1,8 @@
 """A day at scale: N players play today's deal against the production processes on this machine.
 
-    .venv/bin/python bench/day.py [--players 2000] [--connections 16] [--seconds 240] [--web-workers 2]
-                                  [--validation-concurrency 2] [--win-share 0.3] [--batch 40] [--redis-db 11]
+    .venv/bin/python bench/day.py [--players 2000] [--connections 100] [--seconds 240] [--web-workers 2]
+                                  [--validation-concurrency 2] [--win-share 0.3] [--batch 30] [--pace 2]
+                                  [--redis-db 11]
 
 Bounded in time and count, and it only talks to 127.0.0.1:
 
@@ -14,7 +15,9 @@ Bounded in time and count, and it only talks to 127.0.0.1:
    engine: the solver's winning line for ``--win-share`` of them, else a random legal playout of
    50 to 300 moves (bench/corpus.playout).
 3. ``--connections`` client threads (keep-alive HTTP/1.1) take players one after the other: each
-   reads ``/daily``, starts its ranked attempt, sends the line in batches of ``--batch`` moves, reads
+   reads ``/daily``, starts its ranked attempt, sends the line in batches of ``--batch`` moves at a
+   person's pace (after each batch, a wait of its decisions, draws aside, over ``--pace`` a second: what
+   games.pace lets a person do, so that results are ranked, not held for review), reads
    the public board, submits, then polls its submission (every 0.2 s) until it is validated with
    its rank, then reads the board around itself. The run stops taking players after ``--seconds``.
 4. Prints requests/s and p50/p99 per endpoint, validations/s (per validation worker process), the
@@ -166,7 +169,7 @@ class Player:
     user_id: int
 
 
-def play_one(client: Client, player: Player, day: str, batch: int, stats: Stats) -> None:
+def play_one(client: Client, player: Player, day: str, batch: int, pace: float, stats: Stats) -> None:
     client.new_player()
     client.call("GET /daily", "GET", "/api/v1/daily", token=player.token)
     status, attempt = client.call(
@@ -187,6 +190,8 @@ def play_one(client: Client, player: Player, day: str, batch: int, stats: Stats)
         if status != 200:
             stats.wrong.append(f"{player.name}: moves {status} {body}")
             return
+        if pace > 0:  # as a person: this batch's decisions (draws and redeals aside) at ``pace`` a second
+            time.sleep(sum(1 for move in player.line[start : start + batch] if move not in ("s", "r")) / pace)
     client.call("GET board (top 50)", "GET", f"/api/v1/leaderboards/{day}/{GAME}?limit=50")
     status, sub = client.call("POST submit", "POST", f"/api/v1/attempts/{aid}/submit", token=player.token, data={})
     submitted = time.perf_counter()
@@ -194,6 +199,7 @@ def play_one(client: Client, player: Player, day: str, batch: int, stats: Stats)
         stats.wrong.append(f"{player.name}: submit {status} {sub}")
         return
     deadline = submitted + 120
+    body = None
     while time.perf_counter() < deadline:
         status, body = client.call("GET submission", "GET", f"/api/v1/submissions/{sub['id']}", token=player.token)
         if status == 200 and body["status"] != "pending":
@@ -213,7 +219,7 @@ def play_one(client: Client, player: Player, day: str, batch: int, stats: Stats)
                 stats.valid_unranked += 1
         time.sleep(0.2)
     else:
-        stats.wrong.append(f"{player.name}: not ranked within 120 s")
+        stats.wrong.append(f"{player.name}: not ranked within 120 s (submission {sub['id']}, last seen {body})")
     client.call("GET board (around me)", "GET", f"/api/v1/leaderboards/{day}/{GAME}?around=me", token=player.token)
     with stats.lock:
         stats.players_done += 1
@@ -274,12 +280,18 @@ def metric(text: str, prefix: str) -> float | None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--players", type=int, default=2000)
-    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--connections", type=int, default=100, help="client threads, each a player at a time")
     parser.add_argument("--seconds", type=float, default=240.0, help="stop taking new players after this")
     parser.add_argument("--web-workers", type=int, default=2)
     parser.add_argument("--validation-concurrency", type=int, default=2)
     parser.add_argument("--win-share", type=float, default=0.3)
-    parser.add_argument("--batch", type=int, default=40, help="moves per POST")
+    parser.add_argument("--batch", type=int, default=30, help="moves per POST (games.pace: 30 at most at once)")
+    parser.add_argument(
+        "--pace",
+        type=float,
+        default=2.0,
+        help="a player's decisions per second (games.pace holds a win above 2 a second); 0: machine speed",
+    )
     parser.add_argument("--registrations", type=int, default=20, help="players who register through HTTP")
     parser.add_argument("--redis-db", type=int, default=11)
     parser.add_argument("--seed", type=int, default=2026)
@@ -364,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
                     player = next(todo, None)
                 if player is None:
                     return
-                play_one(client, player, day, args.batch, stats)
+                play_one(client, player, day, args.batch, args.pace, stats)
 
         def sampler(done: threading.Event) -> None:
             while not done.wait(3.0):
@@ -436,8 +448,8 @@ def main(argv: list[str] | None = None) -> int:
                 "submission not ranked yet"
             )
         log(
-            f"held for review (played faster than a person: games.pace, the bench's lines come at machine "
-            f"speed): {stats.held} of {stats.players_done} players; off the boards, the rest of their path the same"
+            f"held for review (played faster than a person: games.pace; --pace 0 plays at machine speed): "
+            f"{stats.held} of {stats.players_done} players; off the boards, the rest of their path the same"
         )
         log(
             f"largest depth seen (every 3 s on /metrics): validation queue {depth_seen['validation']:.0f}, "

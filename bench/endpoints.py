@@ -140,6 +140,29 @@ def send(conn: http.client.HTTPConnection, request: Request) -> bytes:
     return data
 
 
+def profile_start(directory: str, name: str, master: int) -> subprocess.Popen[bytes] | None:
+    """py-spy sampling gunicorn's worker (the master's child) into ``directory``/``name``.txt, or None."""
+    if not directory:
+        return None
+    Path(directory).mkdir(parents=True, exist_ok=True)
+    children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+    output = str(Path(directory) / f"{name}.txt")
+    spy_command = [str(Path(sys.executable).parent / "py-spy"), "record", "--gil", "--format", "raw"]
+    spy = subprocess.Popen(
+        [*spy_command, "--rate", "500", "--output", output, "--pid", children[0]],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(1.0)  # py-spy attaches
+    return spy
+
+
+def profile_stop(spy: subprocess.Popen[bytes] | None) -> None:
+    if spy is not None:
+        spy.send_signal(2)  # SIGINT: py-spy writes its file and exits
+        spy.wait(timeout=60)
+
+
 def http_json(conn: http.client.HTTPConnection, request: Request) -> dict:
     return json.loads(send(conn, request))
 
@@ -154,6 +177,13 @@ def main() -> None:
     parser.add_argument("--redis-db", type=int, default=12)
     parser.add_argument("--only", default="", help="endpoints, comma-separated: " + ", ".join(TARGETS))
     parser.add_argument("--keep", action="store_true", help="keep the database")
+    parser.add_argument(
+        "--profile",
+        default="",
+        help="a directory: py-spy (requirements-dev.txt) samples the worker during each endpoint's windows and "
+        "writes <endpoint>.txt there (collapsed stacks of the thread holding the GIL, a proxy for CPU; the "
+        "health windows between are in it)",
+    )
     args = parser.parse_args()
     run = uuid.uuid4().hex[:8]
     env = {
@@ -277,12 +307,14 @@ def run_bench(args: argparse.Namespace, env: dict[str, str]) -> None:
                 continue
             requests = endless(make)
             costs, ratios, healths = [], [], []
+            spy = profile_start(args.profile, name, proc.pid)
             for _pair in range(args.pairs):
                 base = measure(conn, health, args.requests, proc.pid)
                 window = measure(conn, requests, args.requests, proc.pid)
                 costs.append(window.cpu_ms)
                 healths.append(base.cpu_ms)
                 ratios.append(window.cpu_ms / base.cpu_ms if base.cpu_ms else float("nan"))
+            profile_stop(spy)
             if name == "start":  # the attempts just started, for the submit windows
                 from games.models import Attempt
 

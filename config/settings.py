@@ -141,11 +141,12 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.headers.SecurityHeadersMiddleware",  # Cache-Control on private API answers, CSP on pages
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Django's own, which API requests with a token skip (config/lean.py): they use none of the three.
+    "config.lean.LeanSessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "config.lean.LeanAuthenticationMiddleware",
+    "config.lean.LeanMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
@@ -178,7 +179,11 @@ DATABASES = {
 # than a leaderboard read. Health checks drop a connection the server closed.
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DJANGO_CONN_MAX_AGE", default=60))
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Django's backend with a health check that costs no round trip, and one retry of a request's first
+    # statement when it is safe to repeat (config/postgres/base.py).
+    DATABASES["default"]["ENGINE"] = "config.postgres"
+if DATABASES["default"]["ENGINE"] == "config.postgres":
     # A database that does not answer fails a request (and /readyz) in seconds, not minutes.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
         "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=5)
@@ -296,8 +301,10 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     # Keep today and the next PREPARE_AHEAD_DAYS days proven winnable and ready.
     "prepare-upcoming-days": {"task": "solver_worker.prepare_upcoming_days", "schedule": 60 * 60},
-    # Submissions a lost task or a broker outage left pending are sent again.
-    "resend-pending-submissions": {"task": "games.resend_pending_submissions", "schedule": 5 * 60},
+    # Submissions a lost task or a broker outage left pending are sent again. Every minute: a publish that
+    # timed out on a starved machine (Redis slower than REDIS_SOCKET_TIMEOUT to answer; bench/day.py saw it
+    # under load) leaves a player waiting for their result until this sweep, not for minutes.
+    "resend-pending-submissions": {"task": "games.resend_pending_submissions", "schedule": 60},
     # Ranked attempts still open when their day ended are submitted as they stand.
     "close-expired-attempts": {"task": "games.close_expired_attempts", "schedule": 5 * 60},
     # Finished games of the days that are over get their review (solver queue).

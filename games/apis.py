@@ -7,12 +7,16 @@ Errors are raised (games.errors) and turned into JSON in config.exceptions.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+import io
+from functools import lru_cache
+from typing import Any, cast
 
 from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
-from rest_framework import serializers, status
+from rest_framework import exceptions, serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -24,6 +28,7 @@ from core.held import held
 from core.net import client_network
 from engine import GAME_IDS, GAMES, MAX_LOG_LENGTH, visible
 from games import days, selectors, services, stats
+from games.auth import CachedTokenAuthentication
 from games.errors import IllegalMove, NotFound
 from games.fields import StrictIntegerField, game_field, move_list, moves_body, validated
 from games.models import Attempt, Challenge, Submission
@@ -145,25 +150,47 @@ class AttemptOutput(serializers.Serializer):
         return after_the_day_data(attempt)
 
     def get_submission(self, attempt: Attempt) -> int | None:
-        if attempt.finished_at is None:
-            return None  # a submission is made as its attempt ends
-        submission = Submission.objects.filter(attempt=attempt).only("id").first()
-        return submission.pk if submission else None
+        return _submission_id(attempt)
 
 
 def after_the_day_data(attempt: Attempt) -> dict[str, Any]:
-    """When the attempt's review and its day's solution are published, and where (AfterTheDayOutput)."""
+    """When the attempt's review and its day's solution are published, and where: AfterTheDayOutput's
+    answer, built directly (games/tests/test_answers_by_hand.py holds it to the serializer's)."""
     challenge = attempt.challenge
-    data = days.after_the_day(challenge.date)
-    data["review"] = f"/api/v1/attempts/{attempt.pk}/review"
-    data["solution"] = f"/api/v1/daily/{challenge.date.isoformat()}/{challenge.game}/solution"
-    return dict(AfterTheDayOutput(data).data)
+    data: dict[str, Any] = days.after_the_day(challenge.date)
+    return {
+        "ready_at": _DATETIME.to_representation(data["ready_at"]),
+        "ready_in_seconds": int(data["ready_in_seconds"]),
+        "review": f"/api/v1/attempts/{attempt.pk}/review",
+        "solution": f"/api/v1/daily/{challenge.date.isoformat()}/{challenge.game}/solution",
+    }
 
 
 def attempt_data(attempt: Attempt, state: Any) -> dict[str, Any]:
-    data = dict(AttemptOutput(attempt).data)
-    data["state"] = StateOutput(visible(state)).data
-    return data
+    """AttemptWithStateOutput's answer, built directly: the serializers over an attempt and its position
+    were a quarter of a start's CPU. games/tests/test_answers_by_hand.py holds it to the serializers'."""
+    challenge = attempt.challenge
+    return {
+        "id": attempt.pk,
+        "date": challenge.date.isoformat(),
+        "game": challenge.game,
+        "ranked": bool(attempt.ranked),
+        "assisted": bool(attempt.assisted),
+        "started_at": _DATETIME.to_representation(attempt.started_at),
+        "finished_at": None if attempt.finished_at is None else _DATETIME.to_representation(attempt.finished_at),
+        "moves": [str(move) for move in attempt.moves],
+        "elapsed_ms": attempt.play_time_ms(),
+        "submission": _submission_id(attempt),
+        "after_the_day": after_the_day_data(attempt),
+        "state": visible(state),
+    }
+
+
+def _submission_id(attempt: Attempt) -> int | None:
+    if attempt.finished_at is None:
+        return None  # a submission is made as its attempt ends
+    submission = Submission.objects.filter(attempt=attempt).only("id").first()
+    return submission.pk if submission else None
 
 
 class AttemptWithStateOutput(AttemptOutput):
@@ -400,6 +427,104 @@ class AttemptMovesApi(APIView):
         if outcome.error is not None:
             raise IllegalMove(_illegal_message(outcome), details=_illegal_details(outcome))
         return Response(attempt_batch_data(outcome))
+
+
+# --- The moves batch without DRF around it ----------------------------------------------------------
+
+_drf_moves = AttemptMovesApi.as_view()
+_ACCEPT_JSON = frozenset({"", "*/*", "application/json"})
+_ALLOW = "POST, OPTIONS"  # what DRF's view says it allows
+
+
+@lru_cache(maxsize=1)
+def _drf_parts() -> tuple[Any, Any, Any]:
+    """The view's own parser, renderer and error handler (REST_FRAMEWORK's settings: JSON only)."""
+    view = AttemptMovesApi()
+    (parser,), (renderer,) = view.get_parsers(), view.get_renderers()
+    return parser, renderer, view.get_exception_handler()
+
+
+@csrf_exempt
+def attempt_moves(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    """``POST /attempts/{id}/moves``: :class:`AttemptMovesApi`, the hot path of play, with the common batch
+    served by plain Django.
+
+    DRF's dispatch (the request wrapper, content negotiation, the parser's selection, authentication
+    classes tried in turn, the response's template machinery) was a tenth of a one-move batch's CPU. A
+    request that a token authenticates, with a JSON body of the common shape (``moves_body``) and an
+    ``Accept`` that only JSON answers, is served here by the same steps in the same order (the token,
+    the permission, the throttles, the service) and answered with the same bytes, status and headers;
+    every other request (a session, another body, another method, ``Accept`` asking for an indented
+    answer...) goes to the DRF view unchanged. tests/test_moves_view.py holds the two to the same answers.
+    """
+    plain = _moves_request(request)
+    if plain is None:
+        return _drf_moves(request, attempt_id=attempt_id)
+    key, start, moves = plain
+    try:
+        user, token = CachedTokenAuthentication().authenticate_credentials(key)
+        request.user, request.auth = user, token  # type: ignore[attr-defined]
+        # DRF's throttles read only what a Django request has too (the user, the address): as DRF checks them.
+        view, drf_like = AttemptMovesApi(), cast(Any, request)
+        waits = [t.wait() for t in view.get_throttles() if not t.allow_request(drf_like, view)]
+        if waits:
+            raise exceptions.Throttled(max((w for w in waits if w is not None), default=None))
+        outcome = services.attempt_append_moves(attempt_id=attempt_id, player=user, start=start, moves=moves)
+        if outcome.error is not None:
+            raise IllegalMove(_illegal_message(outcome), details=_illegal_details(outcome))
+    except Exception as exc:  # every error is answered as the DRF view answers it
+        return _error_answer(request, exc)
+    renderer = _drf_parts()[1]
+    response = HttpResponse(renderer.render(attempt_batch_data(outcome)), content_type="application/json")
+    response["Allow"] = _ALLOW
+    return response
+
+
+# The schema (drf-spectacular) and anything else that reads the view's class find AttemptMovesApi.
+attempt_moves.cls = AttemptMovesApi  # type: ignore[attr-defined]
+attempt_moves.initkwargs = {}  # type: ignore[attr-defined]
+
+
+def _moves_request(request: HttpRequest) -> tuple[str, int, list[str]] | None:
+    """The token and the batch of a request the plain path serves, read without side effects; None for
+    any other request (the DRF view's)."""
+    if request.method != "POST" or request.content_type != "application/json":
+        return None
+    if request.META.get("HTTP_ACCEPT", "") not in _ACCEPT_JSON:
+        return None
+    parts = request.META.get("HTTP_AUTHORIZATION", "").split()
+    if len(parts) != 2 or parts[0].lower() != "token" or not parts[1].isascii():
+        return None
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return None
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    if limit is not None and length > limit:
+        return None
+    try:
+        data = _drf_parts()[0].parse(io.BytesIO(request.body))
+    except exceptions.APIException:  # a body the parser refuses: the DRF view answers it
+        return None
+    body = moves_body(data)
+    if body is None:
+        return None
+    return parts[1], body[0], body[1]
+
+
+def _error_answer(request: HttpRequest, exc: Exception) -> HttpResponse:
+    """The answer DRF's view gives for ``exc`` (its handler, its authentication header, its renderer)."""
+    if isinstance(exc, exceptions.AuthenticationFailed | exceptions.NotAuthenticated):
+        # As DRF's view: the first authentication's header, which makes the answer a 401.
+        cast(Any, exc).auth_header = CachedTokenAuthentication().authenticate_header(cast(Any, request))
+    _parser, renderer, handler = _drf_parts()
+    response = handler(exc, {"request": request, "view": None})
+    response.accepted_renderer = renderer
+    response.accepted_media_type = "application/json"
+    response.renderer_context = {}
+    response["Allow"] = _ALLOW
+    response.render()
+    return response
 
 
 def _illegal_message(outcome: services.MovesOutcome) -> str:

@@ -31,8 +31,10 @@ def validate_submission(submission_id: int) -> str:
 
 
 @shared_task(name="games.resend_pending_submissions", soft_time_limit=60, time_limit=90)
-def resend_pending_submissions(older_than_seconds: float = 120.0) -> int:
-    """Beat, every 5 minutes, for what a broker outage left behind; every worker's start, with 0."""
+def resend_pending_submissions(older_than_seconds: float = 60.0) -> int:
+    """Beat, every minute, for what a broker outage or a publish that timed out left behind (pending for
+    a minute: longer than a burst's queue takes to drain, so a queued one is rarely sent twice); every
+    worker's start, with 0."""
     return services.submissions_resend_pending(older_than=dt.timedelta(seconds=older_than_seconds))
 
 

@@ -17,6 +17,6 @@ urlpatterns = [
     path(f"daily/{DATE}/<str:game>/attempts", apis.AttemptStartApi.as_view(), name="attempt-start"),
     path("attempts/<int:attempt_id>", apis.AttemptDetailApi.as_view(), name="attempt-detail"),
     path("attempts/<int:attempt_id>/replay", apis.AttemptReplayApi.as_view(), name="attempt-replay"),
-    path("attempts/<int:attempt_id>/moves", apis.AttemptMovesApi.as_view(), name="attempt-moves"),
+    path("attempts/<int:attempt_id>/moves", apis.attempt_moves, name="attempt-moves"),
     path("attempts/<int:attempt_id>/hint", apis.AttemptHintApi.as_view(), name="attempt-hint"),
 ]

@@ -20,6 +20,7 @@ from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils import timezone
 
+from core.db import retry_safe
 from engine import (
     MAX_LOG_LENGTH,
     ReplayError,
@@ -68,15 +69,17 @@ def attempt_append_moves(*, attempt_id: int, player: User, start: int, moves: li
 # facts name (its id, player, challenge and start), it is open, and its log holds exactly ``length``
 # moves. The batch's receipt ([ms since the start, moves], games.pace) and the assisted mark of an undo
 # that takes back a disclosing move (SPEC section 7) are stored by the same statement: the mark is
-# stored with the undo, or neither is. Closing the attempt sets ``finished_at`` in it too.
-_APPEND = """
+# stored with the undo, or neither is. Closing the attempt sets ``finished_at`` in it too. Sending it
+# twice stores the batch once (the second finds the log longer), so it may be sent again after a dropped
+# connection (core.db).
+_APPEND = retry_safe("""
     UPDATE games_attempt
     SET moves = moves || %s::jsonb, batches = batches || %s::jsonb, assisted = assisted OR %s,
         finished_at = COALESCE(%s, finished_at)
     WHERE id = %s AND player_id = %s AND challenge_id = %s AND started_at = %s
       AND finished_at IS NULL AND jsonb_array_length(moves) = %s
     RETURNING assisted
-"""
+""")
 
 
 def log_append(

@@ -34,7 +34,7 @@ def enqueue_validation(submission_id: int) -> None:
         logger.exception("could not enqueue validation of submission %s; the sweep will retry", submission_id)
 
 
-def submissions_resend_pending(*, older_than: dt.timedelta = dt.timedelta(minutes=2)) -> int:
+def submissions_resend_pending(*, older_than: dt.timedelta = dt.timedelta(minutes=1)) -> int:
     """Enqueue again the submissions still pending after ``older_than`` (a lost task, a broker outage)."""
     cutoff = timezone.now() - older_than
     ids = list(
