@@ -491,20 +491,18 @@ def measure_http(
 def make_players_for_load(challenge: object, count: int, rng: random.Random) -> tuple[list, list[str]]:
     """``count`` new players with tokens and an open ranked attempt each, a long legal line to play;
     and tokens of ``count`` of the seeded players (for ?around=me)."""
-    from rest_framework.authtoken.models import Token
-
     from bench.corpus import playout
+    from games.auth import tokens_create
     from games.models import Attempt
     from leaderboard.selectors import counted_results
 
     users = make_users("mover", count)
     attempts = Attempt.objects.bulk_create(Attempt(player=u, challenge=challenge, ranked=True) for u in users)
-    tokens = Token.objects.bulk_create(Token(user=u, key=Token.generate_key()) for u in users)
+    tokens = tokens_create(user_ids=[u.pk for u in users])
     lines = [playout(GAME, SEED, 2500, rng) for _ in users]
-    movers = [(t.key, a.pk, line) for t, a, line in zip(tokens, attempts, lines, strict=True)]
+    movers = [(t, a.pk, line) for t, a, line in zip(tokens, attempts, lines, strict=True)]
     ranked = list(counted_results().filter(challenge=challenge).values_list("player_id", flat=True)[:count])
-    readers = Token.objects.bulk_create(Token(user_id=pid, key=Token.generate_key()) for pid in ranked)
-    return movers, [t.key for t in readers]
+    return movers, tokens_create(user_ids=ranked)
 
 
 # --- Submissions ------------------------------------------------------------------------------

@@ -246,19 +246,20 @@ def make_players(
         django.setup()
     from django.contrib.auth import get_user_model
     from django.contrib.auth.hashers import make_password
-    from rest_framework.authtoken.models import Token
 
     user_model = get_user_model()
     unusable = make_password(None)
     users = user_model.objects.bulk_create(
         (user_model(username=f"{prefix}{i:06d}", password=unusable) for i in range(count)), batch_size=2000
     )
-    tokens = Token.objects.bulk_create((Token(key=Token.generate_key(), user=u) for u in users), batch_size=2000)
+    from games.auth import tokens_create
+
+    tokens = tokens_create(user_ids=[u.pk for u in users])
     players = []
     for user, token in zip(users, tokens, strict=True):
         wins = rng.random() < win_share
         line = list(solution) if wins else playout(GAME, seed, rng.randint(50, 300), rng)
-        players.append(Player(user.username, token.key, line, wins, user.pk))
+        players.append(Player(user.username, token, line, wins, user.pk))
     from django.db import connections
 
     connections.close_all()

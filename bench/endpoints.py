@@ -122,11 +122,10 @@ def endless(make: Callable[[int], Request]) -> Iterator[Request]:
 
 
 def bench_players(prefix: str, count: int) -> list[tuple[object, str]]:
-    from rest_framework.authtoken.models import Token
+    from games.auth import tokens_create
 
     users = make_users(prefix, count)
-    tokens = Token.objects.bulk_create(Token(key=uuid.uuid4().hex + uuid.uuid4().hex[:8], user=u) for u in users)
-    return [(u, t.key) for u, t in zip(users, tokens, strict=True)]
+    return list(zip(users, tokens_create(user_ids=[u.pk for u in users]), strict=True))
 
 
 def send(conn: http.client.HTTPConnection, request: Request) -> bytes:
@@ -221,15 +220,14 @@ def run_bench(args: argparse.Namespace, env: dict[str, str]) -> None:
         if game != GAME
     )
     today = challenge.date.isoformat()  # type: ignore[attr-defined]
-    from django.contrib.auth import get_user_model
-    from rest_framework.authtoken.models import Token
-
+    from games.auth import tokens_create
     from games.models import Result
 
     ranked = list(Result.objects.filter(challenge=challenge, won=True, assisted=False, disqualified=False)[:50])
-    seeded = [Token.objects.create(user=get_user_model().objects.get(pk=r.player_id)).key for r in ranked]
+    seeded = tokens_create(user_ids=[r.player_id for r in ranked])
     movers = bench_players("mover", 60)
     starters = bench_players("starter", windows + args.requests)
+    starter_ids = {token: user.pk for user, token in starters}  # type: ignore[attr-defined]
     floor_owner = bench_players("floor", 1)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
@@ -319,11 +317,9 @@ def run_bench(args: argparse.Namespace, env: dict[str, str]) -> None:
                 from games.models import Attempt
 
                 by_player = dict(
-                    Attempt.objects.filter(player__username__startswith="starter").values_list(
-                        "player__auth_token__key", "id"
-                    )
+                    Attempt.objects.filter(player__username__startswith="starter").values_list("player_id", "id")
                 )
-                started[:] = [by_player[token] for token in submit_tokens]
+                started[:] = [by_player[starter_ids[token]] for token in submit_tokens]
             results[name] = (statistics.median(costs), statistics.median(ratios), statistics.median(healths))
             log(f"  {name}: {results[name][0]:.2f} ms of worker CPU a request, {results[name][1]:.2f}x health")
         floor_ms = results["floor"][0]

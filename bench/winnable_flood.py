@@ -64,8 +64,8 @@ def make_users(stack: Stack, names: list[str], *, guests: bool) -> list[tuple[st
     from django.contrib.auth import get_user_model
     from django.contrib.auth.hashers import make_password
     from django.db import connections
-    from rest_framework.authtoken.models import Token
 
+    from games.auth import tokens_create
     from games.models import Guest
 
     users = get_user_model().objects.bulk_create(
@@ -73,9 +73,9 @@ def make_users(stack: Stack, names: list[str], *, guests: bool) -> list[tuple[st
     )
     if guests:
         Guest.objects.bulk_create(Guest(user=u) for u in users)
-    tokens = Token.objects.bulk_create(Token(key=Token.generate_key(), user=u) for u in users)
+    tokens = tokens_create(user_ids=[u.pk for u in users])
     connections.close_all()
-    return [(u.username, t.key) for u, t in zip(users, tokens, strict=True)]
+    return [(u.username, t) for u, t in zip(users, tokens, strict=True)]
 
 
 class Player:

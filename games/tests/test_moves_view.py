@@ -19,10 +19,10 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import include, path
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.throttling import BaseThrottle
 
 from games import apis, days
+from games.models import ApiToken
 from games.tests.factories import make_challenge, make_user, token_for
 
 pytestmark = [pytest.mark.django_db]
@@ -123,7 +123,7 @@ def test_bad_tokens_answer_alike(pair: Any) -> None:
     status, _body, headers = _both(pair, bad)
     assert status == 401 and headers["WWW-Authenticate"] == "Token"
     for _client, _id, user in pair:  # expired tokens: refused (and deleted) alike
-        Token.objects.filter(user=user).update(created=timezone.now() - dt.timedelta(days=400))
+        ApiToken.objects.filter(user=user).update(created=timezone.now() - dt.timedelta(days=400))
     from games.auth import forget_local_tokens
 
     forget_local_tokens()
