@@ -30,19 +30,11 @@ from games.models import Submission
 from games.selectors import parse_challenge_path
 from games.services.attempts import attempt_submit
 from leaderboard.errors import PlayerNotFound
-from leaderboard.selectors import (
-    LeaderboardEntry,
-    LeaderboardPage,
-    leaderboard_around,
-    leaderboard_challenge_get,
-    leaderboard_page,
-    leaderboard_top_rendered,
-    player_game_stats,
-    player_profile,
-    player_today_summary,
-    result_attempts,
-    submission_result,
-)
+from leaderboard.selectors.boards import BoardView, leaderboard_top_view_rendered, leaderboard_view
+from leaderboard.selectors.days import player_today_summary
+from leaderboard.selectors.profiles import player_profile
+from leaderboard.selectors.ranks import submission_result
+from leaderboard.selectors.stats import player_game_stats
 from leaderboard.serializers import (
     ALL_BOARD,
     BOARDS,
@@ -52,7 +44,8 @@ from leaderboard.serializers import (
     MAX_OFFSET,
     EntrySerializer,
     QueryInput,
-    entry_data,
+    board_data,
+    game_links,
 )
 
 AROUND_RADIUS = 5
@@ -119,62 +112,34 @@ class LeaderboardApi(APIView):
     def get(self, request: Request, date: str, game: str) -> HttpResponse:
         day, game = parse_challenge_path(date=date, game=game)
         query = validated_query(self.InputSerializer, request)
-        board: str = query["board"]
-        clean = board == DAY_BOARD
-        user = request.user if request.user.is_authenticated else None
-        if query.get("around") == "me" and user is None:
+        clean = query["board"] == DAY_BOARD
+        player = request.user if request.user.is_authenticated else None
+        around = query.get("around") == "me"
+        if around and player is None:
             raise exceptions.NotAuthenticated("Log in to see your neighbourhood on the board (?around=me).")
-
-        challenge = leaderboard_challenge_get(date=day, game=game, today=dates.today(), cached=True)
-        # Once the day is over its ranked games are public: each entry links its replay and review.
-        over = dates.is_over(day)
-
-        def links(entries: list[LeaderboardEntry]) -> dict[int, int] | None:
-            return result_attempts(result_ids=[e.result_id for e in entries]) if over else None
-
-        if user is None and "around" not in query and query["offset"] == 0:
-            # The public top page is the same for every anonymous caller: served
-            # rendered from Redis until the board's next write.
-            limit: int = query["limit"]
-
-            def render(page: LeaderboardPage) -> str:
-                attempts = links(page.entries)
-                body = {
-                    "date": day.isoformat(),
-                    "game": game,
-                    "board": board,
-                    "total": page.total,
-                    "offset": 0,
-                    "limit": limit,
-                    "entries": [entry_data(e, attempts) for e in page.entries],
-                }
-                return JSONRenderer().render(body).decode()  # OutputSerializer's shape, built directly
-
-            rendered = leaderboard_top_rendered(
-                challenge=challenge, limit=limit, clean=clean, render=render, variant=":over" if over else ""
+        if player is None and not around and query["offset"] == 0:
+            # The public top page is the same for every anonymous caller: served rendered from Redis
+            # until the board's next write.
+            rendered = leaderboard_top_view_rendered(
+                date=day, game=game, clean=clean, limit=query["limit"], render=render_board
             )
             return HttpResponse(rendered, content_type="application/json")
+        view = leaderboard_view(
+            date=day,
+            game=game,
+            clean=clean,
+            offset=query["offset"],
+            limit=query["limit"],
+            player=player,
+            around=around,
+            radius=AROUND_RADIUS,
+        )
+        return Response(board_data(view))  # OutputSerializer's shape, built directly: see board_data
 
-        body: dict[str, object] = {"date": day, "game": game, "board": board}
-        if "around" in query and user is not None:  # around=me without a login was refused above
-            around = leaderboard_around(challenge=challenge, player=user, radius=AROUND_RADIUS, clean=clean)
-            offset = around.entries[0].rank - 1 if around.entries else 0
-            body.update(total=around.total, entries=around.entries, offset=offset, limit=len(around.entries))
-        else:
-            page = leaderboard_page(challenge=challenge, offset=query["offset"], limit=query["limit"], clean=clean)
-            body.update(total=page.total, entries=page.entries, offset=query["offset"], limit=query["limit"])
-            if user is not None:
-                around = leaderboard_around(challenge=challenge, player=user, radius=0, clean=clean)
-        shown: list[LeaderboardEntry] = body["entries"]  # type: ignore[assignment]
-        mine: LeaderboardEntry | None = None
-        if user is not None:
-            mine = next((e for e in around.entries if e.player_id == user.pk), None)
-        attempts = links(shown + ([mine] if mine is not None else []))
-        if user is not None:
-            body["me"] = {"rank": around.rank, "entry": None if mine is None else entry_data(mine, attempts)}
-        body["date"] = day.isoformat()
-        body["entries"] = [entry_data(e, attempts) for e in shown]
-        return Response(body)  # OutputSerializer's shape (the schema's), built directly: see entry_data
+
+def render_board(view: BoardView) -> str:
+    """The board's answer as JSON text (for the page cache)."""
+    return JSONRenderer().render(board_data(view)).decode()
 
 
 class PlayerApi(APIView):
@@ -205,11 +170,17 @@ class PlayerApi(APIView):
                 allow_null=True,
                 help_text="The game's attempt id once its day is over (ranked games are public then); null before.",
             )
-            replay = serializers.CharField(allow_null=True, help_text="Where the game is watched, after its day.")
-            review = serializers.CharField(allow_null=True, help_text="Where its review is read, after its day.")
+            replay = serializers.SerializerMethodField(help_text="Where the game is watched, after its day.")
+            review = serializers.SerializerMethodField(help_text="Where its review is read, after its day.")
 
             def get_board(self, recent: Any) -> str:
                 return ALL_BOARD if recent.assisted else DAY_BOARD
+
+            def get_replay(self, recent: Any) -> str | None:
+                return game_links(recent.attempt)["replay"]  # type: ignore[no-any-return]
+
+            def get_review(self, recent: Any) -> str | None:
+                return game_links(recent.attempt)["review"]  # type: ignore[no-any-return]
 
         username = serializers.CharField()
         played = serializers.IntegerField(help_text="Ranked, valid, not disqualified results.")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
+from django.urls import get_script_prefix, reverse
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
@@ -43,17 +45,26 @@ class EntrySerializer(serializers.Serializer):
 
 
 _DATETIME = serializers.DateTimeField()
+_LINK_STAND_IN = 918273645  # an attempt id in a reversed URL, replaced by the real one
+
+
+@lru_cache(maxsize=16)
+def _link_templates(script_prefix: str) -> tuple[str, str]:
+    """The replay and review URLs with ``{}`` for the attempt id, reversed once per script prefix (a board
+    page links 50 games: reversing each cost more than the rest of the entry)."""
+    kwargs = {"attempt_id": _LINK_STAND_IN}
+    return (
+        reverse("attempt-replay", kwargs=kwargs).replace(str(_LINK_STAND_IN), "{}"),
+        reverse("attempt-review", kwargs=kwargs).replace(str(_LINK_STAND_IN), "{}"),
+    )
 
 
 def game_links(attempt_id: int | None) -> dict[str, Any]:
     """The links of a public game (``games.selectors.attempt_is_public``): its replay and its review."""
     if attempt_id is None:
         return {"attempt": None, "replay": None, "review": None}
-    return {
-        "attempt": attempt_id,
-        "replay": f"/api/v1/attempts/{attempt_id}/replay",
-        "review": f"/api/v1/attempts/{attempt_id}/review",
-    }
+    replay, review = _link_templates(get_script_prefix())
+    return {"attempt": attempt_id, "replay": replay.format(attempt_id), "review": review.format(attempt_id)}
 
 
 def entry_data(entry: Any, attempts: dict[int, int] | None = None) -> dict[str, Any]:
@@ -72,6 +83,25 @@ def entry_data(entry: Any, attempts: dict[int, int] | None = None) -> dict[str, 
         "assisted": entry.assisted,
         **game_links(None if attempts is None else attempts.get(entry.result_id)),
     }
+
+
+def board_data(view: Any) -> dict[str, Any]:
+    """The board endpoint's answer (``leaderboard.apis.LeaderboardApi.OutputSerializer``'s shape) for a
+    ``leaderboard.selectors.boards.BoardView``, built directly like :func:`entry_data`; ``me`` only for a
+    logged-in caller. ``tests`` hold it to the serializer's output."""
+    data: dict[str, Any] = {
+        "date": view.date.isoformat(),
+        "game": view.game,
+        "board": DAY_BOARD if view.clean else ALL_BOARD,
+        "total": view.total,
+        "offset": view.offset,
+        "limit": view.limit,
+        "entries": [entry_data(e, view.attempts) for e in view.entries],
+    }
+    if view.me is not None:
+        entry = None if view.me.entry is None else entry_data(view.me.entry, view.attempts)
+        data["me"] = {"rank": view.me.rank, "entry": entry}
+    return data
 
 
 class QueryInput(serializers.Serializer):
