@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import functools
 from typing import Any
 
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -21,6 +23,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.auth import request_player
+from core.errors import ApplicationError
 from engine import GAME_IDS
 from games import days as dates
 from games.apis import AfterTheDayOutput, after_the_day_data
@@ -30,7 +33,7 @@ from games.models import Submission
 from games.selectors import parse_challenge_path
 from games.services.attempts import attempt_submit
 from leaderboard.errors import PlayerNotFound
-from leaderboard.selectors.boards import BoardView, leaderboard_top_view_rendered, leaderboard_view
+from leaderboard.selectors.boards import BoardView, leaderboard_view, leaderboard_view_rendered
 from leaderboard.selectors.days import player_today_summary
 from leaderboard.selectors.profiles import player_profile
 from leaderboard.selectors.ranks import submission_result
@@ -117,13 +120,10 @@ class LeaderboardApi(APIView):
         around = query.get("around") == "me"
         if around and player is None:
             raise exceptions.NotAuthenticated("Log in to see your neighbourhood on the board (?around=me).")
-        if player is None and not around and query["offset"] == 0:
-            # The public top page is the same for every anonymous caller: served rendered from Redis
-            # until the board's next write.
-            rendered = leaderboard_top_view_rendered(
-                date=day, game=game, clean=clean, limit=query["limit"], render=render_board
-            )
-            return HttpResponse(rendered, content_type="application/json")
+        if player is None and not around:
+            # A public page is the same for every anonymous caller: served rendered from Redis until the
+            # board's next write.
+            return board_response(day=day, game=game, clean=clean, offset=query["offset"], limit=query["limit"])
         view = leaderboard_view(
             date=day,
             game=game,
@@ -136,10 +136,78 @@ class LeaderboardApi(APIView):
         )
         return Response(board_data(view))  # OutputSerializer's shape, built directly: see board_data
 
+    def check_throttles(self, request: Request) -> None:
+        waits = getattr(request._request, "board_throttle_waits", None)
+        if waits is None:
+            super().check_throttles(request)
+        elif waits:  # decided (and counted) once, by anonymous_board: the same refusal as DRF's
+            self.throttled(request, max((w for w in waits if w is not None), default=None))
+
+    @classmethod
+    def as_view(cls, **initkwargs: Any) -> Any:
+        view = super().as_view(**initkwargs)
+
+        @functools.wraps(view)  # (keeps the DRF view's attributes: csrf_exempt, cls for the schema)
+        def board(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+            fast = anonymous_board(request, view_class=cls, **kwargs)
+            return fast if fast is not None else view(request, *args, **kwargs)
+
+        return board
+
 
 def render_board(view: BoardView) -> str:
     """The board's answer as JSON text (for the page cache)."""
     return JSONRenderer().render(board_data(view)).decode()
+
+
+def board_response(*, day: dt.date, game: str, clean: bool, offset: int, limit: int) -> HttpResponse:
+    rendered = leaderboard_view_rendered(
+        date=day, game=game, clean=clean, offset=offset, limit=limit, render=render_board
+    )
+    return HttpResponse(rendered, content_type="application/json")
+
+
+ANONYMOUS_ACCEPT = frozenset(["", "*/*", "application/json"])  # what DRF's negotiation gives JSON without question
+
+
+def anonymous_board(
+    request: HttpRequest, *, view_class: type[LeaderboardApi], date: str, game: str
+) -> HttpResponseBase | None:
+    """An anonymous GET of a board page, answered without DRF's request cycle (the most read answer of
+    the site, from the page cache: DRF's cycle cost more than the rest of it), or None: the full view
+    answers (a login or a token, ``around``, any other method, an ``Accept`` to negotiate, anything
+    the view refuses). The same checks as the view, in the same order, and the same answer: the
+    query through the view's serializer, the view's throttles (a refusal is handed to the view, which
+    answers it as DRF does without counting the request again), the page cache."""
+    meta = request.META
+    if request.method != "GET" or "HTTP_AUTHORIZATION" in meta or meta.get("HTTP_ACCEPT", "") not in ANONYMOUS_ACCEPT:
+        return None
+    if "format" in meta.get("QUERY_STRING", "") or request.user.is_authenticated:  # (?format= is negotiation)
+        return None
+    try:
+        day, game_id = parse_challenge_path(date=date, game=game)
+        query = validated_query(view_class.InputSerializer, request)
+    except (ApplicationError, serializers.ValidationError):
+        return None
+    if "around" in query:
+        return None
+    view = view_class()
+    view.setup(request, date=date, game=game)  # as Django's as_view does (HEAD, in the Allow header)
+    throttles = view.get_throttles()
+    if throttles:
+        waits = [t.wait() for t in throttles if not t.allow_request(request, view)]
+        if waits:
+            request.board_throttle_waits = waits  # type: ignore[attr-defined]
+            return None
+        request.board_throttle_waits = []  # type: ignore[attr-defined]  (counted: not again in the view)
+    clean = query["board"] == DAY_BOARD
+    try:
+        response = board_response(day=day, game=game_id, clean=clean, offset=query["offset"], limit=query["limit"])
+    except ApplicationError:
+        return None
+    for header, value in view.default_response_headers.items():  # what DRF's finalize_response adds
+        response[header] = value
+    return response
 
 
 class PlayerApi(APIView):

@@ -128,6 +128,39 @@ def test_public_reads(
     assert (c.statements, c.redis) == (statements, round_trips)
 
 
+def test_the_top_page_after_a_write_is_read_once_and_kept(costs: Any, day: dict[str, Any]) -> None:
+    """The first read of the top page after the board changed: the cache script, the page's ids, its rows in
+    one statement, the page kept; the next read, the script alone."""
+    from leaderboard.services import leaderboard_record_result
+
+    client = _client()
+    path = f"{day['board']}?limit=50"
+    _warm(client, "get", path)
+    result = make_result(challenge=day["challenge"], player=make_user("newcomer"), score=9999)
+    leaderboard_record_result(result_id=result.pk)
+    with costs() as c:
+        response = client.get(path)
+    assert response.status_code == 200 and response.json()["entries"][0]["player"] == "newcomer"
+    assert (c.statements, c.redis) == (
+        ["SELECT"],
+        ["EVALSHA", "PIPELINE HMGET ZCARD ZCARD ZRANGE", "PIPELINE HSET EXPIRE"],
+    )
+    with costs() as c:
+        assert client.get(path).content == response.content
+    assert (c.statements, c.redis) == ([], ["EVALSHA"])
+
+
+def test_a_players_page_is_one_statement_and_two_reads(costs: Any, day: dict[str, Any]) -> None:
+    """A logged-in caller's page carries their place: the page's rows and their neighbourhood."""
+    client = _client(day["results"][10].player)
+    path = f"{day['board']}?offset=50&limit=50"
+    _warm(client, "get", path)
+    with costs() as c:
+        response = client.get(path)
+    assert response.status_code == 200 and response.json()["me"]["rank"] == 50
+    assert (c.statements, c.redis) == (["SELECT", "SELECT"], ["PIPELINE HMGET ZCARD ZCARD ZRANGE", "EVALSHA"])
+
+
 def test_around_me_is_one_statement_and_one_script(costs: Any, day: dict[str, Any]) -> None:
     client = _client(day["results"][10].player)
     path = f"{day['board']}?around=me"

@@ -374,16 +374,25 @@ def leaderboard_page(*, challenge: Challenge, offset: int, limit: int, clean: bo
     return page if page is not None else _db_page(challenge=challenge, offset=offset, limit=limit, clean=clean)
 
 
-def leaderboard_top_rendered(
-    *, challenge: Challenge, limit: int, clean: bool, render: Callable[[LeaderboardPage], str], variant: str = ""
+def leaderboard_page_rendered(
+    *,
+    challenge: Challenge,
+    offset: int,
+    limit: int,
+    clean: bool,
+    render: Callable[[LeaderboardPage], str],
+    variant: str = "",
 ) -> str:
-    """``render(leaderboard_page(offset=0, ...))``, from the Redis page cache while it is current.
+    """``render(leaderboard_page(...))``, from the Redis page cache while it is current (the top page
+    only: ``offset`` 0).
 
-    For the public top page: the rendering must depend on the page and the
+    For the public pages: the rendering must depend on the page and the
     arguments only (nothing about the caller). See ``redis_store``, "Page cache":
     the first read after any write to the board renders the page again. ``variant`` names a
     rendering of its own (a day's board once the day is over links its games: not the same page).
     """
+    if offset > 0:  # pages past the top are read as asked for (any offset can be asked: too many to keep)
+        return render(leaderboard_page(challenge=challenge, offset=offset, limit=limit, clean=clean))
     client = redis_store.read_client()
     token: str | None = None
     if client is not None:
@@ -507,19 +516,24 @@ def leaderboard_view(
     return BoardView(date, game, clean, total, offset, limit, entries, me, attempts)
 
 
-def leaderboard_top_view_rendered(
-    *, date: dt.date, game: str, clean: bool, limit: int, render: Callable[[BoardView], str]
+def leaderboard_view_rendered(
+    *, date: dt.date, game: str, clean: bool, offset: int, limit: int, render: Callable[[BoardView], str]
 ) -> str:
-    """``render`` of the board's top page (``leaderboard_view`` at offset 0, no caller), from the Redis
-    page cache while it is current: the answer the endpoint gives every anonymous caller. BoardNotFound
-    for a board not shown."""
+    """``render`` of a page of the board (``leaderboard_view`` with no caller), from the Redis page cache
+    while it is current: the answer the endpoint gives every anonymous caller. BoardNotFound for a board
+    not shown."""
     challenge = leaderboard_challenge_get(date=date, game=game, today=dates.today(), cached=True)
     over = dates.is_over(date)
 
     def render_page(page: LeaderboardPage) -> str:
         attempts = result_attempts(result_ids=[e.result_id for e in page.entries]) if over else None
-        return render(BoardView(date, game, clean, page.total, 0, limit, page.entries, None, attempts))
+        return render(BoardView(date, game, clean, page.total, offset, limit, page.entries, None, attempts))
 
-    return leaderboard_top_rendered(
-        challenge=challenge, limit=limit, clean=clean, render=render_page, variant=":over" if over else ""
+    return leaderboard_page_rendered(
+        challenge=challenge,
+        offset=offset,
+        limit=limit,
+        clean=clean,
+        render=render_page,
+        variant=":over" if over else "",
     )
