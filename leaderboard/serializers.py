@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from functools import lru_cache
 from typing import Any
 
+from django.conf import settings
 from django.urls import get_script_prefix, reverse
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema_serializer
-from rest_framework import serializers
+from rest_framework import ISO_8601, serializers
+from rest_framework.settings import api_settings
 
 DEFAULT_LIMIT, MAX_LIMIT = 50, 200
 
@@ -45,6 +49,20 @@ class EntrySerializer(serializers.Serializer):
 
 
 _DATETIME = serializers.DateTimeField()
+
+
+def datetime_text(value: dt.datetime) -> str:
+    """``DateTimeField().to_representation(value)`` for an aware datetime in the API's ISO 8601 (the
+    default; DRF's field otherwise): in the current time zone, ``Z`` for UTC. A page has 50 of them."""
+    if value.tzinfo is None or not settings.USE_TZ or api_settings.DATETIME_FORMAT != ISO_8601:
+        return str(_DATETIME.to_representation(value))
+    try:
+        text = value.astimezone(timezone.get_current_timezone()).isoformat()
+    except OverflowError:  # (at the ends of time: DRF's field says so its own way)
+        return str(_DATETIME.to_representation(value))
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
 _LINK_STAND_IN = 918273645  # an attempt id in a reversed URL, replaced by the real one
 
 
@@ -79,7 +97,7 @@ def entry_data(entry: Any, attempts: dict[int, int] | None = None) -> dict[str, 
         "moves": entry.moves,
         "play_time_ms": entry.play_time_ms,
         "time": entry.play_time_ms / 1000,
-        "finished_at": _DATETIME.to_representation(entry.finished_at),
+        "finished_at": datetime_text(entry.finished_at),
         "assisted": entry.assisted,
         **game_links(None if attempts is None else attempts.get(entry.result_id)),
     }

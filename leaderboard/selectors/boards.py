@@ -32,6 +32,7 @@ from django.db.models import F, OrderBy, QuerySet
 from django.db.models.expressions import Window
 from django.db.models.functions import RowNumber
 
+from core.held import held
 from games import days as dates
 from games.models import Challenge, Result
 from games.selectors import board_results, challenges_shown
@@ -43,6 +44,7 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 DEFAULT_CHALLENGE_CACHE_SECONDS = 5.0
+DEFAULT_PAGE_HOLD_SECONDS = 1.0
 
 
 def board_order() -> list[OrderBy]:
@@ -279,28 +281,41 @@ def _entry_rows_query(challenge_id: int, result_ids: list[int], clean: bool) -> 
     )
 
 
-@lru_cache(maxsize=64)
-def _entry_rows_sql(n: int, clean: bool) -> tuple[str, tuple[Any, ...]]:
-    """The SQL of :func:`_entry_rows_query` for ``n`` ids, compiled once by the ORM itself (with stand-in
-    values: the challenge -1, the ids -2 .. -n-1, none of which a row can have), and its parameters
-    with those stand-ins in place: building and compiling the query cost more than running it."""
-    stand_ins = list(range(-2, -2 - n, -1))
-    sql, params = _entry_rows_query(-1, stand_ins, clean).query.sql_with_params()
-    return sql, tuple(params)
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_FINISHED = '"games_result"."finished_at" AS "finished_at"'
+_FINISHED_US = '(EXTRACT(EPOCH FROM "games_result"."finished_at") * 1000000)::bigint AS "finished_us"'
+_IDS = '"games_result"."id" IN (%s)'
+
+
+@lru_cache(maxsize=4)
+def _entry_rows_sql(clean: bool) -> tuple[str, str, tuple[Any, ...]] | None:
+    """The SQL of :func:`_entry_rows_query` compiled once by the ORM itself (with stand-ins: the challenge
+    -1, one id -2, values no row can have), as (the text before the ids, the text after them, the
+    parameters before them): the ids, integers, are written into the text between the two, and the
+    finish time is read as microseconds since the epoch (an integer: no timestamp to parse, 50 a page).
+    Building and compiling the query, binding its ids and parsing its times cost more than running it.
+    None if the compiled text is not the one expected (the ORM's own query is used then)."""
+    sql, params = _entry_rows_query(-1, [-2], clean).query.sql_with_params()
+    if sql.count(_FINISHED) != 1 or sql.count(_IDS) != 1 or not params or params[-1] != -2 or "%" in sql.split(_IDS)[1]:
+        return None
+    before, after = sql.replace(_FINISHED, _FINISHED_US).split(_IDS)
+    return before + '"games_result"."id" IN (', ")" + after, tuple(params[:-1])
 
 
 def _entry_rows(challenge_id: int, result_ids: list[int], clean: bool) -> list[tuple[Any, ...]]:
     """The counted rows among ``result_ids`` (``_ENTRY_FIELDS``, any order). On PostgreSQL from the
     compiled query (its rows are values_list's: no field there needs a converter), else the ORM."""
     ids = list(dict.fromkeys(result_ids))  # the ORM's IN removes repeats too
-    if connection.vendor != "postgresql" or not ids:
+    compiled = _entry_rows_sql(clean) if connection.vendor == "postgresql" and ids else None
+    if compiled is None:
         return list(_entry_rows_query(challenge_id, ids, clean))
-    sql, template = _entry_rows_sql(len(ids), clean)
-    value = {-1: challenge_id, **{-2 - i: rid for i, rid in enumerate(ids)}}
-    params = [value.get(p, p) if isinstance(p, int) and not isinstance(p, bool) else p for p in template]
+    before, after, template = compiled
+    params = [challenge_id if p == -1 and type(p) is int else p for p in template]
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
+        cursor.execute(before + ", ".join(str(int(rid)) for rid in ids) + after, params)
+        rows = cursor.fetchall()
+    micro = dt.timedelta(microseconds=1)
+    return [(*row[:7], _EPOCH + row[7] * micro, row[8]) for row in rows]
 
 
 def _entries_for(challenge: Challenge, result_ids: list[int], first_rank: int, clean: bool) -> list[LeaderboardEntry]:
@@ -529,11 +544,24 @@ def leaderboard_view_rendered(
         attempts = result_attempts(result_ids=[e.result_id for e in page.entries]) if over else None
         return render(BoardView(date, game, clean, page.total, offset, limit, page.entries, None, attempts))
 
-    return leaderboard_page_rendered(
-        challenge=challenge,
-        offset=offset,
-        limit=limit,
-        clean=clean,
-        render=render_page,
-        variant=":over" if over else "",
-    )
+    def rendered() -> str:
+        return leaderboard_page_rendered(
+            challenge=challenge,
+            offset=offset,
+            limit=limit,
+            clean=clean,
+            render=render_page,
+            variant=":over" if over else "",
+        )
+
+    if offset > 0:
+        return rendered()
+    key = ("leaderboard_top", redis_store.prefix(), challenge.pk, clean, limit, over, render)
+    return held(key, page_hold_seconds(), rendered)
+
+
+def page_hold_seconds() -> float:
+    """How long a process holds a board's public top page it read (``LEADERBOARD_PAGE_HOLD_SECONDS``, a
+    Django setting, default 1): the same for every caller, read from Redis once per process and second
+    instead of on every request. Another process's new result shows within that time."""
+    return float(getattr(settings, "LEADERBOARD_PAGE_HOLD_SECONDS", DEFAULT_PAGE_HOLD_SECONDS))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from typing import Any
+from unittest import mock
 
 import pytest
 import time_machine
@@ -117,3 +118,30 @@ def test_the_board_is_throttled_once_per_request(board: None, headers: dict[str,
         SimpleRateThrottle.THROTTLE_RATES.clear()
         SimpleRateThrottle.THROTTLE_RATES.update(rates)
         cache.clear()
+
+
+def test_a_process_holds_the_top_page_for_the_seconds_set(
+    board: None, settings: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    """The anonymous top page is read once per process and ``LEADERBOARD_PAGE_HOLD_SECONDS``: a new result
+    shows once they have passed; a page past the top and a player's page are read every time."""
+    from core import held
+
+    settings.LEADERBOARD_PAGE_HOLD_SECONDS = 30
+    viewer = make_user("viewer")
+    logged_in = Client()
+    logged_in.force_login(viewer)
+    top = Client().get(PATH).json()
+    deep = Client().get(PATH + "?offset=1").json()
+    from games.models import Challenge
+    from leaderboard.services import leaderboard_record_result
+
+    new = make_result(challenge=Challenge.objects.get(date=DAY, game="klondike"), player=viewer, score=9000)
+    with django_capture_on_commit_callbacks(execute=True):
+        leaderboard_record_result(result_id=new.pk)
+    assert Client().get(PATH).json() == top  # held
+    assert Client().get(PATH + "?offset=1").json()["total"] == deep["total"] + 1
+    assert logged_in.get(PATH).json()["entries"][0]["player"] == "viewer"
+    later = held.time.monotonic() + 31
+    with mock.patch.object(held.time, "monotonic", return_value=later):
+        assert Client().get(PATH).json()["entries"][0]["player"] == "viewer"
