@@ -17,9 +17,9 @@ from drf_spectacular.utils import (
 )
 from rest_framework import exceptions, serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from core.auth import request_player
@@ -156,8 +156,9 @@ class LeaderboardApi(APIView):
 
 
 def render_board(view: BoardView) -> str:
-    """The board's answer as JSON text (for the page cache)."""
-    return JSONRenderer().render(board_data(view)).decode()
+    """The board's answer as JSON text (for the page cache), by the API's renderer (DRF's setting)."""
+    renderer = api_settings.DEFAULT_RENDERER_CLASSES[0]()
+    return bytes(renderer.render(board_data(view), renderer.media_type, {})).decode()
 
 
 def board_response(*, day: dt.date, game: str, clean: bool, offset: int, limit: int) -> HttpResponse:
