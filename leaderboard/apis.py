@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from typing import Any
+from typing import Any, cast
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
@@ -17,6 +17,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import exceptions, serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -141,7 +142,8 @@ class LeaderboardApi(APIView):
         if waits is None:
             super().check_throttles(request)
         elif waits:  # decided (and counted) once, by anonymous_board: the same refusal as DRF's
-            self.throttled(request, max((w for w in waits if w is not None), default=None))
+            wait = max((w for w in waits if w is not None), default=None)
+            self.throttled(request, wait)  # type: ignore[arg-type]  # (None: no wait known, as DRF's own)
 
     @classmethod
     def as_view(cls, **initkwargs: Any) -> Any:
@@ -157,8 +159,9 @@ class LeaderboardApi(APIView):
 
 def render_board(view: BoardView) -> str:
     """The board's answer as JSON text (for the page cache), by the API's renderer (DRF's setting)."""
-    renderer = api_settings.DEFAULT_RENDERER_CLASSES[0]()
-    return bytes(renderer.render(board_data(view), renderer.media_type, {})).decode()
+    renderer = cast("type[BaseRenderer]", api_settings.DEFAULT_RENDERER_CLASSES[0])()
+    rendered = renderer.render(board_data(view), renderer.media_type, {})
+    return rendered if isinstance(rendered, str) else rendered.decode()
 
 
 def board_response(*, day: dt.date, game: str, clean: bool, offset: int, limit: int) -> HttpResponse:
@@ -196,11 +199,12 @@ def anonymous_board(
     view.setup(request, date=date, game=game)  # as Django's as_view does (HEAD, in the Allow header)
     throttles = view.get_throttles()
     if throttles:
-        waits = [t.wait() for t in throttles if not t.allow_request(request, view)]
+        # (a throttle reads the request's META and user: the Django request has both)
+        waits = [t.wait() for t in throttles if not t.allow_request(cast(Request, request), view)]
         if waits:
-            request.board_throttle_waits = waits  # type: ignore[attr-defined]
+            setattr(request, "board_throttle_waits", waits)  # noqa: B010
             return None
-        request.board_throttle_waits = []  # type: ignore[attr-defined]  (counted: not again in the view)
+        setattr(request, "board_throttle_waits", [])  # noqa: B010  (counted: not again in the view)
     clean = query["board"] == DAY_BOARD
     try:
         response = board_response(day=day, game=game_id, clean=clean, offset=query["offset"], limit=query["limit"])
@@ -246,10 +250,10 @@ class PlayerApi(APIView):
                 return ALL_BOARD if recent.assisted else DAY_BOARD
 
             def get_replay(self, recent: Any) -> str | None:
-                return game_links(recent.attempt)["replay"]  # type: ignore[no-any-return]
+                return game_links(recent.attempt)["replay"]
 
             def get_review(self, recent: Any) -> str | None:
-                return game_links(recent.attempt)["review"]  # type: ignore[no-any-return]
+                return game_links(recent.attempt)["review"]
 
         username = serializers.CharField()
         played = serializers.IntegerField(help_text="Ranked, valid, not disqualified results.")

@@ -434,7 +434,8 @@ def result_attempts(*, result_ids: list[int]) -> dict[int, int]:
     """The attempt of each result (for the links of a day's board once the day is over)."""
     if not result_ids:
         return {}
-    return dict(Result.objects.filter(pk__in=result_ids).values_list("pk", "submission__attempt_id"))
+    rows = Result.objects.filter(pk__in=result_ids).order_by().values_list("pk", "submission__attempt_id")
+    return dict(rows)  # (unordered: the model's default order only sorted them, and a dict needs none)
 
 
 def leaderboard_rank(*, challenge: Challenge, player: User | int, clean: bool = False) -> int | None:
