@@ -10,9 +10,10 @@ as undecided are searched to the end or to ``--nodes`` nodes (one core, one tabl
 per deal): it prints each deal's verdict (won, proven lost, or capped), nodes, the positions the
 table held and the entries it had to replace, then per game the distribution of the finished
 searches' sizes and how many ran into the cap (``--nodes 0``: no node cap, only ``--seconds``).
-``--prune`` runs Lemma S at every position entered, as the schedule's complete search does in the
-one-card games (``api.PRUNE``); ``--dominate`` leaves out positions Lemma W finds no better than one
-in the table (``solver.dominance``). A win is replayed by the engine before it counts.
+``--prune`` runs never-all-up at every position entered, as the schedule's complete search does in
+the one-card games (``SolveOptions.prune``); ``--dominate`` leaves out positions that dead weight
+in the waste finds no better than one in the table (``solver.reference.dead_weight``). A win is
+replayed by the engine before it counts.
 """
 
 from __future__ import annotations
@@ -48,13 +49,17 @@ def main() -> int:
     parser.add_argument("--nodes", type=int, default=50_000_000)
     parser.add_argument("--mb", type=float, default=2048.0)
     parser.add_argument("--seconds", type=float, default=3600.0, help="per deal")
-    parser.add_argument("--prune", action="store_true", help="Lemma S at every position entered")
-    parser.add_argument("--dominate", action="store_true", help="Lemma W: leave out dominated positions")
+    parser.add_argument("--prune", action="store_true", help="never-all-up at every position entered")
+    parser.add_argument(
+        "--dominate", action="store_true", help="dead weight in the waste: leave out dominated positions"
+    )
     parser.add_argument("--study", default="docs/winnability")
     args = parser.parse_args()
     core.require()
     cap = f"{args.nodes:,} nodes" if args.nodes else "no node cap"
-    pruned = (", Lemma S at every position" if args.prune else "") + (", Lemma W" if args.dominate else "")
+    pruned = (", never-all-up at every position" if args.prune else "") + (
+        ", dead weight in the waste" if args.dominate else ""
+    )
     print(f"complete search alone, {cap}, {args.seconds:g} s, table {args.mb:.0f} MB{pruned}, one core\n", flush=True)
     summary = []
     for game in args.games.split(","):

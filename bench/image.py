@@ -1,4 +1,4 @@
-"""Lemma A's image game (``solver.abstract``) on the winnability study's Klondike deals.
+"""Klondike's image game (``solver.abstract``) on the winnability study's Klondike deals.
 
     python bench/image.py [--games klondike,klondike-3] [--status solved,unsolvable,unknown]
                           [--seconds 10] [--limit N] [--table-mb 1024] [--out FILE.jsonl]

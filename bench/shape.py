@@ -56,7 +56,7 @@ def main() -> int:
     parser.add_argument("game")
     parser.add_argument("seed", type=int)
     parser.add_argument("--seconds", type=float, default=600.0)
-    parser.add_argument("--prune", action="store_true", help="Lemma S at every position entered")
+    parser.add_argument("--prune", action="store_true", help="never-all-up at every position entered")
     args = parser.parse_args()
     groups: dict[str, Counter[object]] = {name: Counter() for name in ("drawn", "left", "empty", "group", "waste")}
     started = time.perf_counter()

@@ -13,10 +13,10 @@ phases over the whole run.
 Seeds are ``start .. start+N-1`` (fixed, so runs are comparable). ``--core both`` runs the
 compiled core and the Python search on the same deals, one after the other, and prints
 their rows side by side with the speed-up. ``--nodes`` adds a node budget per deal (then
-the results no longer depend on the machine's speed). ``--beam`` sets
-``api.BEAM_SHARE`` (off: 0, no stock-step beam; on: as shipped), ``--prune`` sets ``api.PRUNE``
-(Lemma S at every position the searches enter), ``--dominate`` sets ``api.DOMINATE`` (Lemma W in
-the complete search); ``--out``
+the results no longer depend on the machine's speed). ``--beam``, ``--prune`` and ``--dominate``
+set the run's ``SolveOptions`` (handed to every solve): ``beam_share`` (off: 0, no stock-step beam;
+on: as shipped), ``prune`` (never-all-up at every position the complete search enters) and
+``dominate`` (dead weight in the waste in the complete search); ``--out``
 appends one JSON line per deal (game, seed, core, status, nodes, seconds, cpu), to compare two
 runs deal by deal. ``nodes`` is the total over the run.
 """
@@ -24,6 +24,7 @@ runs deal by deal. ``nodes`` is the total over the run.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import statistics
@@ -33,7 +34,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from engine import GAME_IDS
-from solver import api, reference, solve
+from solver import SolveOptions, reference, solve
 
 TARGETS = {  # share of deals decided within 10 s: issue 26's goals
     "josephine": 0.90,
@@ -67,19 +68,26 @@ def main() -> int:
         "--beam", choices=("on", "off"), default=None, help="the stock-step beam on or off (default: as shipped)"
     )
     parser.add_argument(
-        "--prune", choices=("on", "off"), default=None, help="Lemma S at every position searched (default: as shipped)"
+        "--prune",
+        choices=("on", "off"),
+        default=None,
+        help="never-all-up at every position searched (default: as shipped)",
     )
     parser.add_argument(
-        "--dominate", choices=("on", "off"), default=None, help="Lemma W in the complete search (default: as shipped)"
+        "--dominate",
+        choices=("on", "off"),
+        default=None,
+        help="dead weight in the waste in the complete search (default: as shipped)",
     )
     parser.add_argument("--out", default=None, help="append one JSON line per deal to this file")
     args = parser.parse_args()
-    if args.beam is not None:
-        api.BEAM_SHARE = api.BEAM_SHARE if args.beam == "on" else 0.0
+    options = SolveOptions()
+    if args.beam == "off":
+        options = dataclasses.replace(options, beam_share=0.0)
     if args.prune is not None:
-        api.PRUNE = args.prune == "on"
+        options = dataclasses.replace(options, prune=args.prune == "on")
     if args.dominate is not None:
-        api.DOMINATE = args.dominate == "on"
+        options = dataclasses.replace(options, dominate=args.dominate == "on")
     cores = ["c", "python"] if args.core == "both" else [args.core]
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     for g in games:
@@ -89,8 +97,8 @@ def main() -> int:
     budget = f", at most {args.nodes:,} nodes" if args.nodes else ""
     print(
         f"{args.seeds} seeds from {args.start}, {args.seconds:g} s each{budget}, one process, "
-        f"beam {'on' if api.BEAM_SHARE else 'off'}, prune {'on' if api.PRUNE else 'off'}, "
-        f"dominate {'on' if api.DOMINATE else 'off'}"
+        f"beam {'on' if options.beam_share else 'off'}, prune {'on' if options.prune else 'off'}, "
+        f"dominate {'on' if options.dominate else 'off'}"
     )
     header = (
         f"{'game':<16}{'core':>7}{'solved':>7}{'unsolv':>7}{'unknown':>8}{'decided':>9}{'median s':>10}"
@@ -109,7 +117,9 @@ def main() -> int:
             for seed in range(args.start, args.start + args.seeds):
                 searcher = reference.PYTHON if core == "python" else None
                 started = time.process_time()
-                result = solve(game, seed, seconds=args.seconds, max_nodes=args.nodes, searcher=searcher)
+                result = solve(
+                    game, seed, seconds=args.seconds, max_nodes=args.nodes, searcher=searcher, options=options
+                )
                 cpu.append(time.process_time() - started)
                 counts[result.status] += 1
                 times.append(result.seconds)
@@ -127,9 +137,9 @@ def main() -> int:
                                     "nodes": result.nodes,
                                     "seconds": round(result.seconds, 4),
                                     "cpu": round(cpu[-1], 4),
-                                    "beam": api.BEAM_SHARE > 0,
-                                    "prune": api.PRUNE,
-                                    "dominate": api.DOMINATE,
+                                    "beam": options.beam_share > 0,
+                                    "prune": options.prune,
+                                    "dominate": options.dominate,
                                 }
                             )
                             + "\n"

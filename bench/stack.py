@@ -89,6 +89,19 @@ def render_nginx_conf(values: dict[str, str]) -> str:
     return text
 
 
+def throwaway_tls(folder: Path) -> dict[str, str]:
+    """A self-signed certificate and its key for localhost, made now in ``folder`` (openssl; a day's
+    validity), as the template's ``DP_TLS_CERT`` and ``DP_TLS_KEY``: the proxy's TLS settings are read
+    on every run, and no key is ever kept in the repository."""
+    cert, key = folder / "tls-cert.pem", folder / "tls-key.pem"
+    if not (cert.exists() and key.exists()):
+        command = "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1"
+        names = "subjectAltName=DNS:localhost,IP:127.0.0.1"
+        args = [*command.split(), "-subj", "/CN=localhost", "-addext", names, "-keyout", str(key), "-out", str(cert)]
+        subprocess.run(args, check=True, capture_output=True, timeout=60)
+    return {"DP_TLS_CERT": str(cert), "DP_TLS_KEY": str(key)}
+
+
 _addresses = itertools.count()
 _addresses_lock = threading.Lock()
 
@@ -282,7 +295,11 @@ class Stack:
         path.write_text(
             render_nginx_conf(
                 {
-                    "DP_LISTEN": f"127.0.0.1:{self.port}",
+                    "DP_LISTEN": f"127.0.0.1:{self.port}",  # plain HTTP: no " ssl"
+                    **throwaway_tls(run_dir),
+                    "DP_REDIRECT_LISTEN": f"unix:{run_dir / 'redirect.sock'}",
+                    "DP_HTTPS_PORT": str(self.port),
+                    "DP_HSTS_SECONDS": "60",
                     "DP_UPSTREAM": f"127.0.0.1:{self.web_port}",
                     "DP_STATIC_ROOT": str(self.static_root),
                     "DP_RUN_DIR": str(run_dir),

@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from engine import deal as make_deal
 from solver.moves import gen_moves
-from solver.safe import safe_move
+from solver.reference.safe import safe_move
 from solver.state import SearchMove, SearchState
 from solver_worker.cli import study_rows
 

@@ -11,6 +11,7 @@ from typing import Any
 from celery import Celery
 from celery.signals import beat_init, worker_ready
 
+from config import monitoring
 from config.logs import connect_celery_signals
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -20,6 +21,8 @@ connect_celery_signals()  # task ids in task logs; the worker logs through Djang
 app = Celery("dailypatience")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# Task counts and durations from every process that runs tasks; each worker's heartbeat (config/monitoring.py).
+monitoring.connect(app)
 
 logger = logging.getLogger(__name__)
 

@@ -9,11 +9,35 @@ it costs less worker CPU per request and keeps its connections to nginx open bet
 With ``PROMETHEUS_MULTIPROC_DIR`` set, every worker writes its metrics to files there and a scrape
 of any worker sums them all (config/metrics.py). The directory is emptied when the server starts
 (stale files would add a previous run's counts) and a dead worker's live gauges are dropped.
+
+Logs: gunicorn's own lines and its access lines go through the service's logging (``logconfig_dict``:
+config/logs.py), text or, with ``LOG_FORMAT=json``, one JSON object per line; an access line carries
+the request's ``X-Request-ID``, as the request's own lines and the proxy's access line do.
 """
 
 import os
 import shutil
 from pathlib import Path
+
+from gunicorn.glogging import Logger
+
+from config.logs import gunicorn_logging
+
+logconfig_dict = gunicorn_logging(
+    fmt=os.environ.get("LOG_FORMAT", "text"), level=os.environ.get("DJANGO_LOG_LEVEL", "INFO")
+)
+
+
+class AccessOnRequest(Logger):
+    """Access lines only when asked for (``--access-logfile``, as docker-compose.yml does), as gunicorn
+    writes them without ``logconfig_dict``: with it, gunicorn would write one for every request."""
+
+    def access(self, resp: object, req: object, environ: object, request_time: object) -> None:
+        if self.cfg.accesslog:
+            super().access(resp, req, environ, request_time)
+
+
+logger_class = AccessOnRequest
 
 worker_class = "gthread"
 # Threads per worker: while one waits on PostgreSQL or Redis another runs. Each keeps its own database

@@ -7,6 +7,8 @@
 - ``ContextFilter`` (on the console handler) copies both onto every record, whichever logger made it.
 - ``JsonFormatter`` writes one JSON object per line (``LOG_FORMAT=json``): ``ts``, ``level``,
   ``logger``, ``message``, ``request_id`` / ``task_id`` / ``task`` when set, ``exc`` for a traceback.
+- gunicorn logs through the same handler (``gunicorn_logging``, config/gunicorn.py); its access lines
+  add ``method``, ``path``, ``status``, ``bytes``, ``seconds``, ``client`` and the response's request id.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import json
 import logging
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from typing import Any
 
@@ -67,6 +69,9 @@ class ContextFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         rid, tid, tname = request_id_var.get(), task_id_var.get(), task_name_var.get()
+        access = access_fields(record)
+        if access is not None:  # written after the response is closed: the id is in its header
+            rid = access.get("request_id")
         rid = record.request_id = getattr(record, "request_id", None) or rid
         tid = record.task_id = getattr(record, "task_id", None) or tid
         tname = record.task_name = getattr(record, "task_name", None) or tname
@@ -91,11 +96,42 @@ class JsonFormatter(logging.Formatter):
             value = getattr(record, name, None)
             if value:
                 data[key] = value
+        access = access_fields(record)
+        if access is not None:
+            data.update(access)
         if record.exc_info:
             data["exc"] = self.formatException(record.exc_info)
         elif record.stack_info:
             data["stack"] = self.formatStack(record.stack_info)
         return json.dumps(data, default=repr, ensure_ascii=False)
+
+
+def access_fields(record: logging.LogRecord) -> dict[str, Any] | None:
+    """A gunicorn access line's fields (its logger passes the request's "atoms" as the one argument), else None.
+
+    ``request_id`` is the response's ``X-Request-ID`` (RequestIdMiddleware's): the same as in the lines
+    the request logged, and as in the proxy's access line (config/nginx/nginx.conf.template).
+    """
+    if record.name != "gunicorn.access" or not isinstance(record.args, Mapping):
+        return None
+    atoms: Mapping[str, Any] = record.args
+
+    def atom(name: str) -> Any:
+        value = atoms.get(name)
+        return None if value in (None, "-") else value
+
+    fields = {
+        "method": atom("m"),
+        "path": atom("U"),
+        "query": atom("q") or None,
+        "status": int(atoms["s"]) if str(atoms.get("s", "")).isdigit() else atom("s"),
+        "bytes": atom("B"),
+        "seconds": float(atoms["L"]) if atom("L") else None,
+        "client": atom("{x-forwarded-for}i") or atom("h"),
+        "user_agent": atom("a"),
+        "request_id": atom("{x-request-id}o"),
+    }
+    return {k: v for k, v in fields.items() if v is not None}
 
 
 def logging_config(*, fmt: str, level: str) -> dict[str, Any]:
@@ -121,6 +157,16 @@ def logging_config(*, fmt: str, level: str) -> dict[str, Any]:
             "django": {"handlers": ["console"], "level": "INFO", "propagate": False},
         },
     }
+
+
+def gunicorn_logging(*, fmt: str, level: str) -> dict[str, Any]:
+    """gunicorn's ``logconfig_dict`` (config/gunicorn.py): its own lines (start, workers booted, errors) and
+    its access lines go through the same console handler as Django's, so with ``LOG_FORMAT=json`` every
+    line the web process writes is one JSON object, access lines with the request's id."""
+    config = logging_config(fmt=fmt, level=level)
+    for name in ("gunicorn.error", "gunicorn.access"):
+        config["loggers"][name] = {"handlers": ["console"], "level": "INFO", "propagate": False}
+    return config
 
 
 # --- Celery -------------------------------------------------------------------------------------

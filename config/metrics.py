@@ -18,7 +18,17 @@ answers the same and no worker has to expose anything:
 - ``dailypatience_challenges_broken``, ``dailypatience_challenges_checked``,
   ``dailypatience_challenges_check_timestamp_seconds``: the last integrity check (beat, hourly) of the
   upcoming ready challenges, their solutions replayed (alert on broken > 0, or a check older than 2 h).
+- ``dailypatience_results_held``, ``dailypatience_results_held_orphaned`` (held with no open review
+  holding them), ``dailypatience_held_review_oldest_seconds``: results held off the boards for review.
+- Celery, from the keys its processes write into the broker's Redis (config/monitoring.py), read in the
+  same pipeline as the queues: ``dailypatience_beat_heartbeat_age_seconds``,
+  ``dailypatience_worker_heartbeat_age_seconds{queue}`` (+Inf when never seen),
+  ``dailypatience_celery_tasks_total{task, state}`` and the histogram
+  ``dailypatience_celery_task_duration_seconds{task}``.
 - ``dailypatience_metrics_scrape_seconds``: what computing these cost.
+
+config/prometheus/alerts.yml holds the alerting rules on these figures (docs/operations.md, "Monitoring
+and alerts").
 
 Request latency and counts (``django_http_requests_latency_seconds_by_view_method``, ...) come from
 django-prometheus's middleware. With several gunicorn workers, set ``PROMETHEUS_MULTIPROC_DIR`` (an
@@ -37,16 +47,19 @@ import os
 import statistics
 import time
 from collections.abc import Iterator
+from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Min
+from django.db.models import Count, Exists, Min, OuterRef
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 from prometheus_client import REGISTRY, CollectorRegistry, generate_latest
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.registry import Collector
+
+from config import monitoring
 
 logger = logging.getLogger(__name__)
 
@@ -54,34 +67,34 @@ logger = logging.getLogger(__name__)
 _PRIORITY_SUFFIXES = ("", "\x06\x163", "\x06\x166", "\x06\x169")
 
 
-def _queue_lengths() -> tuple[dict[str, int], int] | None:
-    """(tasks waiting per queue, unacknowledged tasks), or None when there is no broker or it is down."""
-    url = getattr(settings, "CELERY_BROKER_URL", "") or ""
-    if not url.startswith(("redis://", "rediss://", "unix://")):
+def _broker_figures() -> tuple[dict[str, int], int, dict[str, Any]] | None:
+    """(tasks waiting per queue, unacknowledged tasks, Celery's figures: config.monitoring.parse), in one
+    round trip; None when there is no Redis broker. Raises when it is down."""
+    client = monitoring.broker_client()
+    if client is None:
         return None
-    import redis
+    try:
+        pipe = client.pipeline(transaction=False)
+        for queue in _queues():
+            for suffix in _PRIORITY_SUFFIXES:
+                pipe.llen(queue + suffix)
+        pipe.hlen("unacked")
+        n = monitoring.read_commands(pipe)
+        answers = pipe.execute()
+    finally:
+        client.close()
+    steps = len(_PRIORITY_SUFFIXES)
+    lengths = {q: sum(answers[i * steps : (i + 1) * steps]) for i, q in enumerate(_queues())}
+    return lengths, int(answers[-n - 1]), monitoring.parse(answers[-n:])
 
-    queues = [
+
+def _queues() -> list[str]:
+    return [
         settings.CELERY_QUEUE,
         settings.CELERY_SOLVER_QUEUE,
         settings.CELERY_WINNABLE_QUEUE,
         settings.CELERY_PREPARE_QUEUE,
     ]
-    client = redis.Redis.from_url(
-        url, socket_timeout=settings.REDIS_SOCKET_TIMEOUT, socket_connect_timeout=settings.REDIS_CONNECT_TIMEOUT
-    )
-    try:
-        pipe = client.pipeline(transaction=False)
-        for queue in queues:
-            for suffix in _PRIORITY_SUFFIXES:
-                pipe.llen(queue + suffix)
-        pipe.hlen("unacked")
-        answers = pipe.execute()
-    finally:
-        client.close()
-    steps = len(_PRIORITY_SUFFIXES)
-    lengths = {q: sum(answers[i * steps : (i + 1) * steps]) for i, q in enumerate(queues)}
-    return lengths, int(answers[-1])
 
 
 def _quantile(values: list[float], q: float) -> float:
@@ -100,6 +113,7 @@ class ServiceCollector(Collector):
         started = time.perf_counter()
         yield from self._broker()
         yield from self._submissions()
+        yield from self._held()
         yield from self._challenges()
         scrape = GaugeMetricFamily("dailypatience_metrics_scrape_seconds", "Time to compute the service's metrics.")
         scrape.add_metric([], time.perf_counter() - started)
@@ -108,7 +122,7 @@ class ServiceCollector(Collector):
     def _broker(self) -> Iterator[Metric]:
         up = GaugeMetricFamily("dailypatience_broker_up", "1 when the broker (Redis) answered this scrape.")
         try:
-            answer = _queue_lengths()
+            answer = _broker_figures()
         except Exception as exc:  # a broker that is down is a figure, not a failed scrape
             logger.warning("metrics: the broker did not answer: %s", exc)
             up.add_metric([], 0)
@@ -116,7 +130,7 @@ class ServiceCollector(Collector):
             return
         if answer is None:
             return
-        lengths, unacked = answer
+        lengths, unacked, celery = answer
         up.add_metric([], 1)
         yield up
         depth = GaugeMetricFamily(
@@ -128,6 +142,44 @@ class ServiceCollector(Collector):
         taken = GaugeMetricFamily("dailypatience_celery_unacked", "Tasks a worker took and has not acknowledged yet.")
         taken.add_metric([], unacked)
         yield taken
+        yield from self._celery(celery, queues=list(lengths))
+
+    def _celery(self, figures: dict[str, Any], *, queues: list[str]) -> Iterator[Metric]:
+        """Beat's and the workers' heartbeats, the tasks' outcomes and durations (config/monitoring.py)."""
+        now = time.time()
+        inf = float("inf")  # never stamped (or Redis lost it): as dead as can be, so the alert fires
+        beat = GaugeMetricFamily(
+            "dailypatience_beat_heartbeat_age_seconds", "Seconds since beat's loop last ran (+Inf: never seen)."
+        )
+        beat.add_metric([], max(0.0, now - figures["beat"]) if figures["beat"] is not None else inf)
+        yield beat
+        workers = GaugeMetricFamily(
+            "dailypatience_worker_heartbeat_age_seconds",
+            "Seconds since a worker consuming the queue was last alive (+Inf: none ever seen).",
+            labels=["queue"],
+        )
+        stamps = figures["queues"]
+        for queue in sorted(queues):  # the configured ones: a queue renamed since leaves no false alarm
+            workers.add_metric([queue], max(0.0, now - stamps[queue]) if queue in stamps else inf)
+        yield workers
+        tasks = CounterMetricFamily(
+            "dailypatience_celery_tasks",
+            "Celery tasks run, by name and outcome (succeeded, failed, retried, ...).",
+            labels=["task", "state"],
+        )
+        for (name, state), n in sorted(figures["tasks"].items()):
+            tasks.add_metric([name, state], n)
+        yield tasks
+        durations = HistogramMetricFamily(
+            "dailypatience_celery_task_duration_seconds", "Time a Celery task ran, by name.", labels=["task"]
+        )
+        for name, (buckets, total) in sorted(figures["durations"].items()):
+            running, cumulative = 0, []
+            for bound in (*monitoring.DURATION_BUCKETS, "+Inf"):
+                running += buckets.get(str(bound), 0)
+                cumulative.append((str(bound), running))
+            durations.add_metric([name], buckets=cumulative, sum_value=total)
+        yield durations
 
     def _submissions(self) -> Iterator[Metric]:
         from games.models import Submission
@@ -171,6 +223,25 @@ class ServiceCollector(Collector):
             for q in (0.5, 0.9, 0.99):
                 g.add_metric([str(q)], _quantile(latencies, q))
             g.add_metric(["max"], latencies[-1])
+            yield g
+
+    def _held(self) -> Iterator[Metric]:
+        """Results held off the boards, and those of them no open review holds (nobody will ever decide)."""
+        from games.models import Result, Review
+
+        holding = Review.objects.filter(result=OuterRef("pk"), status=Review.Status.OPEN, holds=True)
+        figures = Result.objects.filter(held=True).aggregate(
+            held=Count("id"), orphaned=Count("id", filter=~Exists(holding))
+        )
+        oldest = Review.objects.filter(status=Review.Status.OPEN, holds=True).aggregate(at=Min("created_at"))["at"]
+        figures["oldest"] = (timezone.now() - oldest).total_seconds() if oldest else 0.0
+        for name, text, value in (
+            ("dailypatience_results_held", "Ranked results held off the boards for review.", "held"),
+            ("dailypatience_results_held_orphaned", "Held results that no open review holds.", "orphaned"),
+            ("dailypatience_held_review_oldest_seconds", "Age of the oldest open review holding a result.", "oldest"),
+        ):
+            g = GaugeMetricFamily(name, text)
+            g.add_metric([], figures[value])
             yield g
 
     def _challenges(self) -> Iterator[Metric]:

@@ -128,7 +128,10 @@ INSTALLED_APPS = [
     "games",
     "leaderboard",
     "leagues",
+    "ratings",
+    "follows",
     "solver_worker",
+    "accounts",
     "web",
 ]
 
@@ -307,7 +310,18 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "check-challenges": {"task": "solver_worker.check_challenges", "schedule": 60 * 60},
     # Expired sessions deleted (manage.py clearsessions).
     "clear-expired-sessions": {"task": "games.clear_expired_sessions", "schedule": 24 * 60 * 60},
+    # Redis boards a ban or a deletion could not rebuild (Redis down), rebuilt from PostgreSQL.
+    "repair-boards": {"task": "leaderboard.repair_boards", "schedule": 60},
+    # Each game's closed days rated, in order, once each (ratings.services).
+    "rate-closed-days": {"task": "ratings.rate_closed_days", "schedule": 15 * 60},
 }
+# A day is rated once none of its ranked games is open or being checked, or this many hours after its end.
+RATING_WAIT_HOURS = env.float("RATING_WAIT_HOURS", default=6.0)
+
+# Beat's scheduler is Celery's default (its schedule file) stamping beat's heartbeat for /metrics
+# (config/monitoring.py); its loop wakes at least every 15 s to do so.
+CELERY_BEAT_SCHEDULER = "config.monitoring:HeartbeatScheduler"
+CELERY_BEAT_MAX_LOOP_INTERVAL = 15
 # How many days after today beat keeps prepared (solver_worker.prepare_upcoming_days).
 PREPARE_AHEAD_DAYS = env.int("PREPARE_AHEAD_DAYS", default=7)
 GUEST_KEEP_DAYS = env.int("GUEST_KEEP_DAYS", default=30)

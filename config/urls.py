@@ -21,7 +21,10 @@ urlpatterns = [
     path("api/v1/", include("games.urls")),
     path("api/v1/", include("leaderboard.urls")),
     path("api/v1/", include("leagues.urls")),
+    path("api/v1/", include("ratings.urls")),
+    path("api/v1/", include("follows.urls")),
     path("api/v1/", include("solver_worker.urls")),
+    path("api/v1/", include("accounts.urls")),
     path("", include("web.urls")),
     # Must stay last: any other /api/ path is a JSON 404, any other path the site's 404 page.
     re_path(r"^api/", views.ApiNotFound.as_view(), name="api-not-found"),

@@ -13,25 +13,32 @@ What the admin keeps to (README, "Administration"):
   "add" in their admins, and no field of theirs is edited in a form.
 - **Every action declares its permission** (``@admin.action(permissions=[...])``); an action the user
   may not run answers 403, and each run is logged with its actor (``LogEntry``, the object's history).
+- **No key is shown**: API tokens are stored as digests (``games.auth``); their admin lists whose and
+  when, and revokes (delete), and never adds. DRF's own token admin (plain keys) is unregistered.
 - **No delete leaves a result held**: a review cannot be deleted (it is decided: cleared or
   disqualified); deleting a submission or an attempt deletes its result with its reviews.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from core.auth import request_player
 from core.errors import ApplicationError
 from games import days
-from games.models import Attempt, Challenge, Result, Review, Submission
+from games.models import ApiToken, Attempt, Challenge, Result, Review, Submission
 from games.pace import finishing_run_start
 from games.selectors import challenge_is_over
 from games.services import reviews, submissions
@@ -289,6 +296,7 @@ REVIEW_FIELDS: list[str] = [
     "kind",
     "holds",
     "reason",
+    "players",
     "others",
     "created_at",
     "decided_by",
@@ -313,6 +321,7 @@ class ReviewAdmin(HidesFutureMoves):
         "game",
         "date",
         "holds",
+        "players",
         "short_reason",
         "decided_by",
         "decided_at",
@@ -348,26 +357,43 @@ class ReviewAdmin(HidesFutureMoves):
         return request.user.has_perm("games.change_review")
 
     def change_view(self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None) -> Any:
-        """The review's page, with the decision buttons for a user who may decide (posted back here)."""
+        """The review's page, with the decision buttons the user may press (each its permission; posted back here)."""
         if request.method == "POST" and "_decision" in request.POST:
             return self._decide_from_page(request, object_id)
-        context = {**(extra_context or {}), "may_decide": self.has_decide_permission(request)}
+        buttons = [(name, d.button) for name, d in DECISIONS.items() if request.user.has_perm(d.permission)]
+        context = {**(extra_context or {}), "decisions": buttons}
         return super().change_view(request, object_id, form_url, context)
 
     def _decide_from_page(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        if not self.has_decide_permission(request):
+        decision = DECISIONS.get(request.POST["_decision"])
+        if decision is None or not request.user.has_perm(decision.permission):
             raise PermissionDenied
         review = self.get_object(request, object_id)
         if review is None:  # not there, or of a day not over for a user without the permission
             raise Http404
-        decision = request.POST["_decision"]
-        if decision not in DECISIONS:
-            raise PermissionDenied
-        self._decide(request, review, decision)
+        if decision is REVALIDATE:
+            return self._revalidate(request, review)
+        self._decide(request, review, request.POST["_decision"])
         return HttpResponseRedirect(request.path)
 
+    def _revalidate(self, request: HttpRequest, review: Review) -> HttpResponse:
+        """The result's log replayed again (``submissions.submission_revalidate``): the result, and the
+        reviews it holds or anchors, are made anew (staff's decisions carried over). Logged on the
+        submission and on the new review, which the page goes on to; to the queue when there is none."""
+        submission_id, kind, holds = review.result.submission_id, review.kind, review.holds
+        done = submissions.submission_revalidate(submission_id=submission_id)
+        self.log_done(request, done, f"Re-validated from review {review.pk}: {done.status}.")
+        new = Review.objects.filter(result__submission_id=submission_id, kind=kind, holds=holds).first()
+        if new is None:
+            self.message_user(request, f"Re-validated: {done.status}; the result is no longer under this review.")
+            return HttpResponseRedirect(reverse("admin:games_review_changelist"))
+        self.log_done(request, new, f"Re-validated its submission {submission_id}: {done.status}.")
+        self.message_user(request, f"Re-validated: {done.status}.")
+        return HttpResponseRedirect(reverse("admin:games_review_change", args=[new.pk]))
+
     def _decide(self, request: HttpRequest, review: Review, decision: str) -> bool:
-        service, done = DECISIONS[decision]
+        service, done = DECISIONS[decision].service, DECISIONS[decision].done
+        assert service is not None
         try:
             service(review_id=review.pk, staff=request_player(request))
         except ApplicationError as exc:
@@ -451,7 +477,63 @@ class ReviewAdmin(HidesFutureMoves):
         self.message_user(request, f"{done} result(s) disqualified.")
 
 
-DECISIONS = {  # the review page's buttons and the list's actions: the service, and what the history says
-    "clear": (reviews.review_clear, "Cleared: a person played it"),
-    "disqualify": (reviews.review_disqualify, "Disqualified the result"),
+@dataclass(frozen=True)
+class Decision:
+    """A button of the review's page: its service, what the history says, and the permission it needs."""
+
+    button: str
+    permission: str
+    service: Callable[..., Any] | None = None  # (review_id, staff); None: the page's own (re-validate)
+    done: str = ""
+
+
+REVALIDATE = Decision(button="Re-validate: replay the log again", permission="games.change_submission")
+DECISIONS = {  # the review page's buttons (clear and disqualify also the list's actions)
+    "clear": Decision(
+        button="Clear: a person played it",
+        permission="games.change_review",
+        service=reviews.review_clear,
+        done="Cleared: a person played it",
+    ),
+    "disqualify": Decision(
+        button="Disqualify the result",
+        permission="games.change_review",
+        service=reviews.review_disqualify,
+        done="Disqualified the result",
+    ),
+    "revalidate": REVALIDATE,
 }
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """Whose tokens, and since when; deleting one revokes it (``games.auth``: every cache drops it at once,
+    another process's copy within its seconds). The key was shown once, to the client: nothing here has it."""
+
+    list_display = ["user", "created", "expires"]
+    list_select_related = ["user"]
+    search_fields = ["user__username"]
+    ordering = ["-created"]
+    fields = ["user", "created", "expires"]
+    readonly_fields = ["user", "created", "expires"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # made by a registration or a login, whose answer alone shows the key
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="expires")
+    def expires(self, obj: ApiToken) -> Any:
+        return obj.created + dt.timedelta(days=settings.API_TOKEN_DAYS)
+
+
+def _unregister_plain_tokens() -> None:
+    """DRF's token admin lists keys in plain text (its table is emptied by migration games 0014)."""
+    from rest_framework.authtoken.models import TokenProxy
+
+    if admin.site.is_registered(TokenProxy):
+        admin.site.unregister(TokenProxy)
+
+
+_unregister_plain_tokens()

@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.contrib.auth import authenticate
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, serializers, status
-from rest_framework.authtoken.models import Token
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -16,6 +15,7 @@ from games import services
 from games.auth import token_for_login, token_revoke
 from games.errors import BadRequest
 from games.fields import StrictStringField
+from games.models import ApiToken
 
 
 class CredentialsInput(serializers.Serializer):
@@ -74,8 +74,8 @@ class TokenApi(APIView):
                 outcome.failure()
                 raise exceptions.AuthenticationFailed("wrong username or password")
             outcome.success()
-        token = token_for_login(user)  # a new one once the last has expired
-        response = Response({"username": user.get_username(), "token": token.key})
+        key = token_for_login(user)  # a new token, shown this once (its digest is what is stored)
+        response = Response({"username": user.get_username(), "token": key})
         limits.device_cookie_set(response, outcome, secure=request.is_secure())  # this client is known now
         return response
 
@@ -90,6 +90,6 @@ class LogoutApi(APIView):
 
     @extend_schema(operation_id="auth_logout", request=None, responses={204: None})
     def post(self, request: Request) -> Response:
-        if isinstance(request.auth, Token):
-            token_revoke(request.auth.key)
+        if isinstance(request.auth, ApiToken):
+            token_revoke(request.auth.digest)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core.errors import BadRequest, Conflict, NotFound
+from core.errors import BadRequest, Conflict, Forbidden, NotFound
 
-__all__ = ["BadRequest", "Conflict", "DayOver", "IllegalMove", "InvalidDate", "NotFound", "UnknownGame"]
+__all__ = ["BadRequest", "Conflict", "DayOver", "IllegalMove", "InvalidDate", "NotFound", "PlayerBanned", "UnknownGame"]
 
 
 class InvalidDate(BadRequest):
@@ -27,3 +27,9 @@ class DayOver(Conflict):
     """A ranked attempt's day has ended: it takes no more moves, hints or last batches."""
 
     code = "day_over"
+
+
+class PlayerBanned(Forbidden):
+    """A banned player (``models.PlayerBan``) asked for something a ban takes away: a ranked game."""
+
+    code = "player_banned"

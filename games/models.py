@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Now
 from django.utils import timezone
 
 from engine import GAME_IDS, GAMES
@@ -322,6 +323,9 @@ class Result(models.Model):
                 name="result_board_order",
             ),
             models.Index(fields=["player", "ranked", "finished_at"]),
+            # The held results only (a handful): /metrics counts them, and the orphaned among them, at
+            # every scrape without reading the whole table (config/metrics.py).
+            models.Index(fields=["id"], condition=Q(held=True), name="result_held"),
         ]
 
     def __str__(self) -> str:
@@ -342,8 +346,10 @@ class Guest(models.Model):
 
 
 class Review(models.Model):
-    """A ranked result staff should look at: held off the boards (an implausible pace), or only
-    flagged (another player ranked on the same challenge from the same address or browser).
+    """A ranked result staff should look at: held off the boards (an implausible pace, or SPEC section 7's
+    disclosures shared between identities: one review per held result and kind), or only flagged
+    (players ranked on the same challenge from the same address or browser: one review per address or
+    browser and day, naming them).
 
     Staff decide in the admin: clear (a held result goes on the boards) or disqualify; who and when
     are recorded. See ``games.services.reviews``.
@@ -364,8 +370,18 @@ class Review(models.Model):
     holds = models.BooleanField(help_text="While open, the result is on no public board.")
     reason = models.TextField()
     others = models.JSONField(
-        default=list, db_default=[], blank=True, help_text="The other players concerned (usernames)."
+        default=list,
+        db_default=[],
+        blank=True,
+        help_text="The players concerned (usernames; at most reviews.NAMES_SHOWN, the count is in players).",
     )
+    # A plain flag is one row per address (or browser) and day, whichever result raised it first (``result``):
+    # however many players share an address, it makes one row, naming at most NAMES_SHOWN of them.
+    origin = models.CharField(
+        max_length=32, blank=True, default="", db_default="", help_text="A flag's keyed hash of the address or browser."
+    )
+    day = models.DateField(null=True, blank=True, help_text="A flag's day.")
+    players = models.PositiveIntegerField(default=0, db_default=0, help_text="How many players the review names.")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN, db_default=Status.OPEN)
     created_at = models.DateTimeField(auto_now_add=True)
     decided_by = models.ForeignKey(
@@ -375,7 +391,16 @@ class Review(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        constraints = [models.UniqueConstraint(fields=["result", "kind"], name="review_one_per_result_kind")]
+        constraints = [
+            # A hold: one per result and kind (each held result is decided on its own).
+            models.UniqueConstraint(
+                fields=["result", "kind"], condition=Q(holds=True), name="review_one_hold_per_result"
+            ),
+            # A plain flag: one per origin and day, whatever the number of players behind it.
+            models.UniqueConstraint(
+                fields=["kind", "origin", "day"], condition=Q(holds=False), name="review_one_flag_per_origin_day"
+            ),
+        ]
         indexes = [models.Index(fields=["status", "created_at"])]
 
     def __str__(self) -> str:
@@ -393,3 +418,41 @@ class PlayerNameKey(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key!r} of {self.user_id}"
+
+
+class ApiToken(models.Model):
+    """An API client's token, stored as its SHA-256 digest only (``games.auth``): the key itself is shown
+    once, in the answer that made it (register, log in), and nothing stored (a database dump, the cache,
+    the admin) gives it back. A key is 160 random bits, so one unsalted digest is as hard to reverse as
+    the key is to guess, and a lookup by digest is one index read."""
+
+    digest = models.CharField(max_length=64, primary_key=True, help_text="SHA-256 of the key, in hex.")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    created = models.DateTimeField(default=timezone.now, db_default=Now())
+
+    class Meta:
+        verbose_name = "API token"
+        indexes = [models.Index(fields=["user", "created"])]
+
+    def __str__(self) -> str:
+        return f"API token of {self.user_id} made {self.created:%Y-%m-%d %H:%M}"
+
+
+class PlayerBan(models.Model):
+    """A player banned from the boards: none of their results counts (``selectors.counted_results``), so
+    they are on no board, in PostgreSQL or on the Redis mirror; their profile is hidden, and a ranked
+    start is refused with a message that says why. They can still sign in, export their data and delete
+    their account. Made and lifted by ``accounts.services`` (player_ban / player_unban), which log who."""
+
+    player = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ban")
+    reason = models.TextField(blank=True, help_text="Shown to the player.")
+    banned_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        permissions = [("ban_player", "Can ban and unban players")]
+
+    def __str__(self) -> str:
+        return f"ban of {self.player_id}"

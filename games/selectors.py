@@ -17,7 +17,7 @@ from core.held import held
 from engine import GAME_IDS, GAMES, State, deal, find_rules, play_log, visible
 from games import days
 from games.errors import InvalidDate, NotFound, UnknownGame
-from games.models import Attempt, Challenge, Guest, Result, Submission
+from games.models import Attempt, Challenge, Guest, PlayerBan, Result, Submission
 
 logger = logging.getLogger(__name__)
 
@@ -89,9 +89,32 @@ COUNTED = Q(results__ranked=True, results__disqualified=False, results__submissi
 
 
 def counted_results() -> QuerySet[Result]:
-    """Results that count: ranked, of a valid submission, not disqualified (and not held for review)."""
-    return Result.objects.filter(ranked=True, disqualified=False, submission__status=Submission.Status.VALID).filter(
-        held=False
+    """Results that count: ranked, of a valid submission, not disqualified (and not held for review), of a
+    player who is not banned (``PlayerBan``: NOT EXISTS by the result's own player_id, like the guests)."""
+    return (
+        Result.objects.filter(ranked=True, disqualified=False, submission__status=Submission.Status.VALID)
+        .filter(held=False)
+        .filter(~Exists(PlayerBan.objects.filter(player_id=OuterRef("player_id"))))
+    )
+
+
+def player_ban_get(*, player_id: int) -> PlayerBan | None:
+    """The player's ban, or None (``PlayerBan``)."""
+    return PlayerBan.objects.filter(player_id=player_id).first()
+
+
+def player_hidden(*, username: str) -> bool:
+    """Whether the profile of ``username`` is hidden from everybody: the player is banned."""
+    return PlayerBan.objects.filter(player__username=username).exists()
+
+
+def player_banned_message(ban: PlayerBan) -> str:
+    """What a banned player is told, wherever they are refused."""
+    why = f" Reason: {ban.reason}" if ban.reason else ""
+    return (
+        "Your account is banned from the boards: your results are on no board and new ranked games are "
+        f"refused.{why} You can still download your data or delete your account (/api/v1/me/export, "
+        "/api/v1/me/delete)."
     )
 
 
@@ -273,8 +296,8 @@ def challenges_archived(*, days_back: int) -> list[Challenge]:
 def player_username(*, username: str) -> tuple[str, bool] | None:
     """The stored spelling of a player's name and whether the player is a guest (whose internal name
     means nothing to anybody: pages say "Guest"), or None when there is no such player."""
-    user = User.objects.filter(username=username).only("username").first()
-    if user is None:
+    user = User.objects.filter(username=username, ban__isnull=True).only("username").first()
+    if user is None:  # (a banned player's page is hidden: PlayerBan)
         return None
     return user.get_username(), Guest.objects.filter(user_id=user.pk).exists()
 

@@ -8,6 +8,7 @@ from celery import shared_task
 from django.db import OperationalError
 
 from games import services
+from games.models import Submission
 from games.services.calibration import difficulty_calibrate
 
 
@@ -23,7 +24,10 @@ from games.services.calibration import difficulty_calibrate
     time_limit=90,
 )
 def validate_submission(submission_id: int) -> str:
-    return str(services.submission_validate(submission_id=submission_id).status)
+    try:
+        return str(services.submission_validate(submission_id=submission_id).status)
+    except Submission.DoesNotExist:
+        return "gone"  # its player was deleted in the meantime (accounts.services.player_delete), games and all
 
 
 @shared_task(name="games.resend_pending_submissions", soft_time_limit=60, time_limit=90)

@@ -31,7 +31,7 @@ from games.apis import AfterTheDayOutput, after_the_day_data
 from games.errors import NotFound
 from games.fields import StrictIntegerField, game_field, move_list, validated, validated_query
 from games.models import Submission
-from games.selectors import parse_challenge_path
+from games.selectors import parse_challenge_path, player_hidden
 from games.services.attempts import attempt_submit
 from leaderboard.errors import PlayerNotFound
 from leaderboard.selectors.boards import BoardView, leaderboard_view, leaderboard_view_rendered
@@ -51,6 +51,8 @@ from leaderboard.serializers import (
     board_data,
     game_links,
 )
+from ratings.apis import RatingOutput
+from ratings.selectors import player_ratings
 
 AROUND_RADIUS = 5
 USERNAME_MAX_LENGTH = 150
@@ -58,9 +60,11 @@ USERNAME_MAX_LENGTH = 150
 
 def refuse_impossible_username(username: str) -> None:
     """A 404 for a name no player can have (a NUL byte, which PostgreSQL refuses in a query, or too long),
-    before any query."""
+    before any query; and for a banned player, whose profile is hidden."""
     if "\x00" in username or len(username) > USERNAME_MAX_LENGTH:
         raise PlayerNotFound(f"There is no player named {username[:USERNAME_MAX_LENGTH]!r}.")
+    if player_hidden(username=username):  # a banned player's profile is hidden (games.models.PlayerBan)
+        raise PlayerNotFound(f"There is no player named {username!r}.")
 
 
 class LeaderboardApi(APIView):
@@ -264,12 +268,19 @@ class PlayerApi(APIView):
         last_played_date = serializers.DateField(allow_null=True)
         last_won_date = serializers.DateField(allow_null=True)
         recent = RecentSerializer(many=True, help_text="The last 30 ranked results, newest day first.")
+        ratings = RatingOutput(
+            many=True,
+            required=False,
+            help_text="The rating in each game rated at least once (history: GET /players/{username}/ratings/{game}).",
+        )
 
     @extend_schema(operation_id="player", responses=OutputSerializer)
     def get(self, request: Request, username: str) -> Response:
         refuse_impossible_username(username)
         profile = player_profile(username=username, today=dates.today())
-        return Response(self.OutputSerializer(profile).data)
+        body = self.OutputSerializer(profile).data
+        body["ratings"] = RatingOutput(player_ratings(username=profile.username), many=True).data
+        return Response(body)
 
 
 @extend_schema_serializer(component_name="PlayerStatsBucket")

@@ -49,3 +49,16 @@ class PlayerStats(models.Model):
         if self.last_won_date is None or self.last_won_date < today - dt.timedelta(days=1):
             return 0
         return self.current_streak
+
+
+class BoardRepair(models.Model):
+    """A challenge whose Redis board is to be rebuilt from PostgreSQL: written in the transaction that
+    changed its board behind the mirror's back (a player banned, unbanned or deleted), deleted once the
+    board is rebuilt (``services.leaderboard_boards_repair``). Redis down, or the process gone between
+    the commit and the rebuild, leaves the row for beat's ``leaderboard.repair_boards`` (every minute)."""
+
+    challenge = models.OneToOneField("games.Challenge", on_delete=models.CASCADE, related_name="+")
+    marked_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"board of challenge {self.challenge_id} to repair"

@@ -12,16 +12,19 @@ the board from PostgreSQL.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
+from collections.abc import Iterable
 
 import redis
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.utils import timezone
 
 from games import days as dates
 from games.models import Challenge, Result
 from leaderboard import redis_store
-from leaderboard.models import PlayerStats
+from leaderboard.models import BoardRepair, PlayerStats
 from leaderboard.selectors.boards import leaderboard_board_rows
 from leaderboard.selectors.profiles import player_stats_compute
 
@@ -110,3 +113,71 @@ def leaderboard_rebuild(*, challenge_id: int) -> bool:
     except redis.RedisError:
         logger.exception("leaderboard: could not rebuild %s", keys.all)
         return False
+
+
+def leaderboard_boards_mark(*, challenge_ids: Iterable[int]) -> None:
+    """Inside the transaction that changes these challenges' boards behind the mirror's back (a player
+    banned, unbanned or deleted): record that their Redis boards are to be rebuilt (``BoardRepair``, in
+    PostgreSQL with the change), and rebuild them once it commits. What is not rebuilt then (Redis down,
+    the process gone) beat's ``leaderboard.repair_boards`` rebuilds within a minute of Redis being back."""
+    ids = sorted(set(challenge_ids))
+    if not ids:
+        return
+    now = timezone.now()
+    BoardRepair.objects.bulk_create(
+        [BoardRepair(challenge_id=pk, marked_at=now) for pk in ids],
+        update_conflicts=True,
+        unique_fields=["challenge"],
+        update_fields=["marked_at"],
+    )
+    transaction.on_commit(lambda: leaderboard_boards_repair(challenge_ids=ids))
+
+
+def leaderboard_boards_repair_pending() -> list[int]:
+    """Rebuild every board still marked (``BoardRepair``); the ids still not repaired (Redis down)."""
+    return leaderboard_boards_repair(challenge_ids=BoardRepair.objects.values_list("challenge_id", flat=True))
+
+
+def leaderboard_boards_repair(*, challenge_ids: Iterable[int]) -> list[int]:
+    """Rebuild the Redis boards of these challenges from PostgreSQL (call after the commit that changed
+    them). A board that cannot be rebuilt is dropped, so that the next read rebuilds it; either way its
+    ``BoardRepair`` mark (if any, and not renewed meanwhile) is deleted. If Redis is down even for the
+    drop, the mark stays for beat (:func:`leaderboard_boards_mark`); meanwhile a page naming a result
+    that no longer counts is noticed and read from PostgreSQL (``selectors._StaleBoard``), and the
+    board's max age (``redis_store``) bounds the rest. Returns the ids not repaired (none without Redis:
+    there is no mirror to repair)."""
+    ids = sorted(set(challenge_ids))
+    client = redis_store.get_client()
+    if client is None:
+        BoardRepair.objects.filter(challenge_id__in=ids).delete()
+        return []
+    failed: list[int] = []
+    for challenge in Challenge.objects.filter(pk__in=ids).order_by("pk"):
+        started = timezone.now()
+        keys = redis_store.board_keys(challenge=challenge)
+        try:
+            rebuilt = redis_store.board_rebuild(
+                client, keys, functools.partial(leaderboard_board_rows, challenge=challenge.pk)
+            )
+            if not rebuilt:
+                redis_store.board_invalidate(client, keys)
+        except redis.RedisError:
+            logger.warning("leaderboard: could not repair %s after a player left or joined it", keys.all)
+            try:
+                redis_store.board_invalidate(client, keys)
+            except redis.RedisError:
+                failed.append(challenge.pk)
+                continue
+        BoardRepair.objects.filter(challenge_id=challenge.pk, marked_at__lte=started).delete()
+    if failed:
+        logger.error("leaderboard: Redis boards of challenges %s not repaired yet (Redis down?)", failed)
+    return failed
+
+
+def leaderboard_player_boards_mark(*, player_id: int) -> None:
+    """Inside the transaction of a ban or an unban: the player's results leave or join their boards. Their
+    boards are marked for repair (:func:`leaderboard_boards_mark`) and their statistics recomputed after
+    the commit."""
+    challenge_ids = Result.objects.filter(player_id=player_id, ranked=True).values_list("challenge_id", flat=True)
+    leaderboard_boards_mark(challenge_ids=list(challenge_ids))
+    transaction.on_commit(lambda: player_stats_recompute(player_id=player_id))

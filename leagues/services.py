@@ -127,6 +127,31 @@ def league_guest_merge(*, guest_id: int, account_id: int) -> None:
         Membership.objects.filter(player_id=guest_id).update(player_id=account_id)
 
 
+def leagues_owner_deleted(*, player_id: int) -> dict[str, list[int]]:
+    """Before a player's row is deleted (``accounts.services.player_delete``, in its transaction): each
+    league they own passes to its longest-standing other member (the earliest to join, then the lowest
+    membership id), so its other members keep their league and its boards; a league of the player alone
+    is deleted. Their own memberships go with the row (cascade). Returns the ids ``transferred`` and
+    ``deleted``."""
+    transferred: list[int] = []
+    deleted: list[int] = []
+    for league in League.objects.select_for_update().filter(owner_id=player_id).order_by("pk"):
+        heir = (
+            Membership.objects.filter(league=league)
+            .exclude(player_id=player_id)
+            .order_by("joined_at", "pk")
+            .values_list("player_id", flat=True)
+            .first()
+        )
+        if heir is None:
+            deleted.append(league.pk)  # (before the delete, which clears the instance's pk)
+            league.delete()
+        else:
+            League.objects.filter(pk=league.pk).update(owner_id=heir)
+            transferred.append(league.pk)
+    return {"transferred": transferred, "deleted": deleted}
+
+
 def guests_owning_leagues(*, guest_ids: list[int]) -> set[int]:
     """The guests among ``guest_ids`` who own a league that another player belongs to."""
     others = Membership.objects.filter(league__owner_id__in=guest_ids).exclude(player_id=F("league__owner_id"))

@@ -127,8 +127,9 @@ class Options(NamedTuple):
     prefix: Sequence[SearchMove] = ()  # search: moves played first (checked; lines start after them)
     width: int = 0  # beam: states kept a level
     cap: int = BEAM_CAP  # beam: moves a state's closure may try
-    prune: bool = False  # search: Lemma S at every position entered (``dead.never_all_up``)
-    dominate: bool = False  # search: Lemma W (``dominance``): positions no better than one in the table left out
+    prune: bool = False  # search: never-all-up at every position entered (``dead.never_all_up``)
+    # search: dead weight in the waste (``reference.dead_weight``): positions no better than one in the table left out
+    dominate: bool = False
 
 
 class Compiled:
@@ -184,7 +185,7 @@ class Compiled:
         return BeamOutcome("solved" if out.status == 0 else "unknown", moves[0], out.nodes, out.best_left, moves[1])
 
     def image(self, root: SearchState, *, deadline: float, max_positions: int | None = None) -> ImageOutcome:
-        """``abstract.search`` in C: Lemma A's image game from ``root`` (one-deck Klondike); "lost"
+        """``reference.image.search`` in C: the image game from ``root`` (one-deck Klondike); "lost"
         proves ``root`` lost, "won" comes with the image's line (``abstract.realize``). A full table
         ends it as "unknown"."""
         assert _core is not None

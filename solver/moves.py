@@ -10,9 +10,9 @@ Other reductions, each because the skipped move leads to a position with the sam
 all empty columns are alike (only the first is a target), and a whole column never moves
 to an empty column. A card the redeal would bring back that is also reachable in the
 current pass is only offered in the current pass (same position, passes left >= ).
-Klondike also leaves out (``safe``) foundation cards Lemma K would put straight back
-(Corollary K) and partial-run moves whose exposed card has no use in sight (Lemma P); the
-one-card two-deck games twin shuffles with no use in sight (Lemma T).
+Klondike also leaves out (``safe``) foundation cards the worry-back safe move would put straight back
+(safe cards stay up) and partial-run moves whose exposed card has no use in sight (partial runs need a use); the
+one-card two-deck games twin shuffles with no use in sight (twin shuffles need a use).
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ def gen_moves(
 ) -> list[SearchMove]:
     """Legal moves (up to key equivalence), best first; with ``rng``, each score gets a
     random bonus below ``noise`` first (restarts use this to vary the order). In the one-card
-    two-deck games, twin shuffles Lemma T in ``safe`` shows no shortest win starts with are
+    two-deck games, twin shuffles that the twin-shuffle rule in ``safe`` shows no shortest win starts with are
     left out (``twins=False`` only for the tests that check the lemma against the oracle).
 
     The kinds are scored in this order (the sort is stable: equal scores keep it): column
@@ -160,7 +160,7 @@ def _column_moves(scan: _Scan, scored: list[tuple[float, SearchMove]], *, twins:
     king_only = st.king_only
     w = WEIGHTS
     klondike = st.klondike
-    # Lemma T (``safe``): one card moves at a time, two decks; with more than one empty
+    # Twin shuffles need a use (``safe``): one card moves at a time, two decks; with more than one empty
     # column neither kind of twin shuffle is ever left out.
     twin_rule = twins and st.two and not st.runs and not klondike and nempty <= 1
     for a, col in enumerate(cols):
@@ -188,7 +188,7 @@ def _column_moves(scan: _Scan, scored: list[tuple[float, SearchMove]], *, twins:
                 and builds[col[rest - 1] * 52 + base]
                 and _twin_idle(st, base, col[rest - 1], playable, tops, parents)
             ):
-                # Lemma T: a twin shuffle off ``under`` whose exposed card has no use in sight
+                # twin shuffles need a use: a twin shuffle off ``under`` whose exposed card has no use in sight
                 if nempty:
                     to_empty = False
                 else:
@@ -196,13 +196,13 @@ def _column_moves(scan: _Scan, scored: list[tuple[float, SearchMove]], *, twins:
             if not dests and not to_empty:
                 continue
             if klondike and rest > down[a] and longest == size - down[a]:
-                # Klondike partial-run moves (Lemma P in ``safe``): only when the card they
+                # Klondike partial-run moves (partial runs need a use, in ``safe``): only when the card they
                 # expose can be used next.
                 faceup = scan.faceup
                 if reach < 0:
                     reach = _first_movable(col, down[a], a, parents, faceup, empty >= 0)
                 if not (rest > reach or col[rest - 1] in playable or _twin_at_hand(base, faceup, st.talon, st.found)):
-                    continue  # Lemma P: no shortest win starts with this move
+                    continue  # Partial runs need a use: no shortest win starts with this move
             score = _column_move_score(scan, a, n, longest, w)
             for b in dests:
                 scored.append((score, column_to_column(a, b, n)))
@@ -275,8 +275,8 @@ def _talon_moves(scan: _Scan, scored: list[tuple[float, SearchMove]], *, restart
 
 
 def _foundation_moves(scan: _Scan, scored: list[tuple[float, SearchMove]]) -> None:
-    """Klondike: a foundation's top card back to a column, unless Lemma K would put it straight
-    back (Corollary K in ``safe``: no shortest win starts with that move)."""
+    """Klondike: a foundation's top card back to a column, unless the worry-back safe move would put it straight
+    back (safe cards stay up, in ``safe``: no shortest win starts with that move)."""
     st = scan.st
     found = st.found
     parents, tops, empty = scan.parents, scan.tops, scan.empty
@@ -313,7 +313,7 @@ def _twin_idle(
     tops: dict[int, list[int]],
     parents: tuple[tuple[int, ...], ...],
 ) -> bool:
-    """Lemma T's conditions (1), (2), (4) and (5) for moving ``c`` off ``u`` (``safe``): ``u``
+    """the twin-shuffle rule's conditions (1), (2), (4) and (5) for moving ``c`` off ``u`` (``safe``): ``u``
     cannot go up, no parent of ``u`` is a column's top, and no card that builds on ``c``,
     nor any other than ``c``'s copies that builds on ``u``, is a column's top or can be
     brought to the waste's top."""

@@ -36,8 +36,8 @@ Klondike (cards may come back from the foundations, draw 1 or 3). The lemma abov
 because a child of ``c`` can come back down onto it. Instead (the classical "worry-back"
 rule, the condition Solvitaire uses, for which Blake and Gent give a proof):
 
-Lemma K. Let ``c`` (rank r, suit s, pile s at r) be a column's top, or the waste's top with
-draw 1 (or, Corollary S below, any talon card with draw 1 and unlimited redeals), such that
+The worry-back safe move. Let ``c`` (rank r, suit s, pile s at r) be a column's top, or the waste's top with
+draw 1 (or, the safe move from the talon, below, any talon card with draw 1 and unlimited redeals), such that
 both suits of the other colour have at least r cards up and the other suit of c's colour
 (its *twin*) at least r-1. Then moving ``c`` up is safe.
 Proof. Call *low* the cards below these levels: other-colour ranks < r, twin ranks < r-1,
@@ -64,15 +64,15 @@ holds only ``c``.
   * When W has every card up, so has S'.
 So S' can be won. The skipped line has fewer moves than W, which gives a second rule:
 
-Corollary K. A pile's top card ``z`` (rank k) that would be safe by Lemma K if it were a
+Safe cards stay up. A pile's top card ``z`` (rank k) that would be safe by the worry-back safe move if it were a
 column's top (both other-colour suits at least k, twin at least k-1) is never taken down:
 if a winning line from P began by putting ``z`` onto a column (position Q, z a column top),
-Lemma K applied to Q (Q with z up is P) gives a winning line from P with fewer moves that
+the worry-back safe move applied to Q (Q with z up is P) gives a winning line from P with fewer moves that
 never moves z. So a shortest winning line from P (counted in moves other than draws,
 which K+ folds in) never starts with such a move, and leaving these moves out keeps a
 winning successor of every winnable position (``gen_moves`` skips them).
 
-Lemma P (Klondike: which partial-run moves to try). In a real Klondike position every
+Partial runs need a use (Klondike: which partial-run moves to try). In a real Klondike position every
 column's face-up cards form one run (built down in alternate colours): a card is only ever
 turned with nothing on it, and only built cards are put on it. A *partial* move takes the
 run from ``v`` up off a face-up card ``u`` it is built on, and so puts it on ``u'``, the
@@ -84,7 +84,7 @@ before it,
       on) face up in another column, or is a king while a column is empty; or
   (c) ``v'`` (the other card of v's rank and colour) is face up in a column, anywhere in
       the talon, or the top card of its foundation.
-Claim: from a winnable S some shortest winning line (counted as in Corollary K) starts
+Claim: from a winnable S some shortest winning line (counted as for safe cards staying up) starts
 with a move the generator keeps. Proof.
   * Postponing. Let W = P I1 .. Ik M ... win from S, where M is the first move after P
     that moves ``u``, puts a card on it, or moves ``v``. Then I1 .. Ik P M ... wins too.
@@ -95,7 +95,7 @@ with a move the generator keeps. Proof.
     ``u'`` (covered), so it touches the same cards without P: a move onto or off R's top part
     (R holds no king, so no part of it goes to an empty column), a move elsewhere, a draw or
     a foundation move. Both columns stay non-empty and turn no card. Afterwards P is legal.
-    The safe moves played after each move are the same both ways: Lemma K never plays ``u``
+    The safe moves played after each move are the same both ways: the worry-back safe move never plays ``u``
     or ``u'`` up while ``v``, which builds on both, is in a column.
   * In a shortest W, M does not move ``v`` as the bottom card of what it moves: ``v`` can go
     only onto ``u`` (then dropping P and M gives the same position in two moves fewer) or up
@@ -120,12 +120,12 @@ with a move the generator keeps. Proof.
   * So take a shortest winning line; while it starts with a partial move the generator
     drops, postpone that move to just before its M. The line stays a shortest win and its
     first non-partial move comes one place sooner, so this ends with a line whose first
-    move is a non-partial move (kept, by Corollary K and the reductions in ``moves``) or a
+    move is a non-partial move (kept, by safe cards staying up and the reductions in ``moves``) or a
     kept partial move.
 Only column a's shape is assumed, so ``gen_moves`` applies the rule only where column a's
 face-up cards are one run (always, in real positions).
 
-Lemma T (twin shuffles in the one-card two-deck games: Forty Thieves, Lucas, Limited,
+Twin shuffles need a use (twin shuffles in the one-card two-deck games: Forty Thieves, Lucas, Limited,
 Maria, Forty and Eight). One card moves at a time, and the two copies of a card are the
 same integer (interchangeable). A *twin shuffle* moves a column's top ``c`` off the card
 ``u`` below it that it is built on, either onto ``u'``, the other copy of ``u``, on top of
@@ -139,7 +139,7 @@ move is a *non-shuffle*. Such a move P is left out when, in the position S befor
   (5) the same for every card other than ``c`` that builds on ``u`` (Maria: the two copies
       of c's rank in the other suit of c's colour; with same-suit building there is none).
 Claim: from a winnable S some shortest winning line (counted in solver moves, K+ draws
-folded in, as in Corollary K) starts with a move the generator keeps. Proof.
+folded in, as for safe cards staying up) starts with a move the generator keeps. Proof.
   * Closure: shuffles alone keep (1)-(5). A shuffle changes no foundation and no talon (so
     (1) and the talon part of (4)-(5) stay); it never empties a column (the parent stays)
     and an empty target is used up (so (3) stays). A card z that is not a column's top
@@ -170,14 +170,14 @@ folded in, as in Corollary K) starts with a move the generator keeps. Proof.
     starts with a non-shuffle (always generated, up to the equivalences in ``moves``) or
     a kept shuffle.
 Klondike has no twin shuffles to leave out: a card's two parents there differ in suit and
-only a king (built on nothing) may go to an empty column; Lemma P is its analogue.
+only a king (built on nothing) may go to an empty column; partial runs needing a use is its analogue.
 
-Aces satisfy Lemma K always and twos whenever both aces of the other colour are up.
+Aces satisfy the worry-back safe move always and twos whenever both aces of the other colour are up.
 With draw 3 a card leaving the waste changes how later passes are grouped in threes, so
 there only column tops are played automatically.
 
-Corollary S (Klondike, draw 1, unlimited redeals: a safe card from anywhere in the talon).
-Lemma K holds for ``c`` anywhere in the talon, not only on the waste's top: its proof never
+The safe move from the talon (Klondike, draw 1, unlimited redeals: a safe card from anywhere in the talon).
+the worry-back safe move holds for ``c`` anywhere in the talon, not only on the waste's top: its proof never
 uses where in the talon ``c`` lies. W's talon with ``c`` left out is S' talon at every step:
 a draw that turns ``c`` is skipped, a draw past ``c`` buries it in W and nothing in S', so
 whenever W plays the waste's top, that card is S' waste's top too; a redeal turns both
@@ -186,7 +186,7 @@ all the passes W has. Bringing ``c`` up takes draws (and maybe a redeal) first, 
 move folds in; with draw 1 and unlimited redeals, positions that differ only in how many
 cards are drawn (``p``) reach one another by draws alone, so they are one position (``p`` is
 not in the key, see ``state``), and S after the K+ move is S' up to ``p``. So the move is safe
-and is played without branching. Draws are not counted in a line's length (Corollary K), so
+and is played without branching. Draws are not counted in a line's length (safe cards stay up), so
 the line from S' is still no longer than W, and the other lemmas' postponements compare two
 lines with the same talon, where this rule plays the same cards. Where passes are limited a
 draw uses part of a pass, and with draw 3 it regroups later passes: there the rule does not
@@ -198,68 +198,10 @@ lost, in 12.6 M nodes instead of 38.4 M, and seed 39, lost, in 75 M instead of m
 
 from __future__ import annotations
 
-from engine.moves import W2F
-
-from .state import SearchMove, SearchState, column_to_foundation, stock_positions
-
-_OTHER_COLOUR = ((1, 2), (0, 3), (0, 3), (1, 2))
-
-
-def is_safe(st: SearchState, card: int) -> bool:
-    r = card >> 2
-    s = card & 3
-    f = st.found
-    if st.two:
-        if r == 0:
-            return True  # an ace: its suit's second pile is empty (the other ace at most is up)
-        if st.suit_build:
-            return f[2 * s + 1] == r  # both piles of the suit at r (the lower one is the second)
-        if f[2 * s + 1] != r:
-            return False  # both piles of its own suit must be at r too (see the lemma)
-        t, u = _OTHER_COLOUR[s]
-        return f[2 * t + 1] >= r and f[2 * u + 1] >= r
-    return f[s] == r and klondike_safe(f, r, s)
+OTHER_COLOUR = ((1, 2), (0, 3), (0, 3), (1, 2))
 
 
 def klondike_safe(f: list[int], r: int, s: int) -> bool:
-    """Lemma K's levels for a card of rank r and suit s (its own pile is not checked)."""
-    t, u = _OTHER_COLOUR[s]
+    """The worry-back safe move's levels for a card of rank r and suit s (its own pile is not checked)."""
+    t, u = OTHER_COLOUR[s]
     return f[t] >= r and f[u] >= r and f[3 - s] >= r - 1
-
-
-def safe_cards(st: SearchState) -> list[int]:
-    """The cards ``is_safe`` accepts in this position (at most one per suit: a safe card
-    has the rank of its suit's lower pile), for scanning the tops quickly."""
-    f = st.found
-    if st.two and st.suit_build:  # the card at each suit's lower pile (see is_safe)
-        return [r * 4 + s for s, r in enumerate(f[1::2]) if r < 13]
-    out = []
-    if st.two:
-        for s in range(4):
-            r = f[2 * s + 1]
-            if r < 13 and is_safe(st, r * 4 + s):
-                out.append(r * 4 + s)
-        return out
-    for s in range(4):
-        r = f[s]
-        if r < 13 and klondike_safe(f, r, s):
-            out.append(r * 4 + s)
-    return out
-
-
-def safe_move(st: SearchState) -> SearchMove | None:
-    cards = safe_cards(st)
-    if not cards:
-        return None
-    for i, col in enumerate(st.cols):
-        if col and col[-1] in cards:
-            return column_to_foundation(i)
-    p = st.p
-    if p and st.draw == 1 and st.talon[p - 1] in cards:
-        return SearchMove(W2F, -1, -1, 1, p - 1, 0, 0, 0)
-    if st.klondike and st.draw == 1 and st.passes < 0:
-        # Lemma K for any talon card (Corollary S): brought up by its K+ move, the stock first
-        for j, draws, redeal, after in stock_positions(st):
-            if st.talon[j] in cards:
-                return SearchMove(W2F, -1, -1, 1, j, draws, redeal, after)
-    return None

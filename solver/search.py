@@ -14,15 +14,17 @@ complete: evicting entries (when it is full) only makes positions be explored ag
 keys of the current path are kept, so the loop cannot cycle. It does need (1) two
 positions with the same key to be interchangeable (see ``state.key``: columns sorted,
 foundation piles per suit as a multiset, the talon exactly), (2) the generated moves to
-reach every successor up to that equivalence, or (Corollary K, Lemmas P, T, F in ``safe``) a
-winning one whenever the position can be won (see ``moves``), (3) the moves played without branching
-to be safe (see ``safe``). No depth limit is used. A root position whose cards can never
-all leave their places (Lemma D in ``dead``) is lost without searching. With ``prune``, a
-position that Lemma S (``dead.never_all_up``) proves lost is entered (its key goes into the
-table) but opens no moves: it has no win, so (2) still holds of every position that has one.
-With ``dominate``, a position is also pruned when the key of a position Lemma W finds no worse
-(``dominance``: dead-weight waste cards put up) is in the table; the argument then counts moves
-to a win (``dominance`` gives it), and its conclusion is the same.
+reach every successor up to that equivalence, or a winning one whenever the position can be
+won (safe cards stay up, partial runs and twin shuffles need a use: ``safe``; see ``moves``),
+(3) the moves played without branching to be safe (see ``safe``). No depth limit is used. A
+root position whose cards can never all leave their places (frozen cards,
+``reference.frozen``) is lost without searching. With ``prune``, a position that never-all-up
+(``dead.never_all_up``) proves lost is entered (its key goes into the table) but opens no
+moves: it has no win, so (2) still holds of every position that has one. With ``dominate``, a
+position is also pruned when the key of a position that dead weight in the waste finds no worse
+(``reference.dead_weight``: dead-weight waste cards put up) is in the table; the argument then
+counts moves
+to a win (``reference.dead_weight`` gives it), and its conclusion is the same.
 """
 
 from __future__ import annotations
@@ -79,9 +81,9 @@ class Searcher(Protocol):
     ) -> SearchOutcome:
         """A depth-first search from ``root`` after ``prefix`` (its lines start after it): a
         complete one, or with ``rng`` a restart (move order jittered; it proves nothing). With
-        ``prune`` every position entered is first given to Lemma S (``dead.never_all_up``): one
-        it proves lost opens no moves. With ``dominate`` (where ``dominance.applies``) a position
-        no better than one in the table by Lemma W is left out as if its own key were there."""
+        ``prune`` every position entered is first given to never-all-up (``dead.never_all_up``): one
+        it proves lost opens no moves. With ``dominate`` (where ``reference.dead_weight.applies``) a position
+        no better than one in the table by dead weight in the waste is left out as if its own key were there."""
 
     def beam(
         self, root: SearchState, *, deadline: float, max_nodes: int | None, width: int, cap: int = BEAM_CAP
@@ -92,5 +94,5 @@ class Searcher(Protocol):
         """The beam widths to try, in turn (within the memory bound)."""
 
     def image(self, root: SearchState, *, deadline: float, max_positions: int | None = None) -> ImageOutcome:
-        """Lemma A (``abstract``): Klondike's image game searched from ``root``'s image; "lost"
+        """The image game (``abstract``): Klondike's image game searched from ``root``'s image; "lost"
         proves ``root`` lost, "won" comes with a line ``abstract.realize`` makes a win of."""

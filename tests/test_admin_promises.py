@@ -354,7 +354,7 @@ def test_every_admin_action_of_ours_declares_its_permission() -> None:
     """A new action without `permissions=` would be open to every staff user who can see the list."""
     from django.contrib import admin as django_admin
 
-    ours = ("games", "leaderboard", "leagues", "solver_worker")
+    ours = ("games", "leaderboard", "leagues", "solver_worker", "auth")
     checked = 0
     for model, model_admin in django_admin.site._registry.items():
         if model._meta.app_label not in ours:
@@ -366,3 +366,29 @@ def test_every_admin_action_of_ours_declares_its_permission() -> None:
                 assert callable(getattr(model_admin, f"has_{permission}_permission", None)), (action, permission)
             checked += 1
     assert checked >= 8
+
+
+def test_revalidate_on_the_review_page_needs_the_submission_permission_and_is_logged() -> None:
+    review = played()
+    submission = review.result.submission
+    validations = submission.validations
+    url = reverse("admin:games_review_change", args=[review.pk])
+
+    decider, _ = make_staff("view_review", "change_review")  # may clear or disqualify, not re-validate
+    page = decider.get(url).content.decode()
+    assert 'value="revalidate"' not in page and page.count('name="_decision"') == 2
+    before = state()
+    assert decider.post(url, {"_decision": "revalidate"}).status_code == 403
+    assert state() == before and not LogEntry.objects.exists()
+
+    revalidator, user = make_staff("view_review", "change_submission")
+    page = revalidator.get(url).content.decode()
+    assert 'value="revalidate"' in page and 'value="clear"' not in page  # only what it may press
+    assert revalidator.post(url, {"_decision": "clear"}).status_code == 403
+    response = revalidator.post(url, {"_decision": "revalidate"})
+    assert response.status_code == 302
+    submission.refresh_from_db()
+    assert submission.validations == validations + 1 and submission.status == Submission.Status.VALID
+    assert history(user, submission) == [f"Re-validated from review {review.pk}: valid."]
+    # The log holds no implausible pace: the new result is under no review, and the page goes to the queue.
+    assert not Review.objects.exists() and response["Location"] == reverse("admin:games_review_changelist")

@@ -18,7 +18,20 @@ import pytest
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Every package of the service, top layer first, as the layers contract lists them.
-PACKAGES = ["config", "web", "leagues", "leaderboard", "solver_worker", "games", "core", "solver", "engine"]
+PACKAGES = [
+    "config",
+    "web",
+    "accounts",
+    "leagues",
+    "follows",
+    "leaderboard",
+    "solver_worker",
+    "ratings",
+    "games",
+    "core",
+    "solver",
+    "engine",
+]
 
 LINT_IMPORTS = "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
 
@@ -124,8 +137,15 @@ def packages_tree(root: Path, imports: dict[str, str] | None = None) -> None:
     for package in PACKAGES:
         (root / package).mkdir(parents=True, exist_ok=True)
         (root / package / "__init__.py").write_text("")
-    for module in named_modules():  # a contract naming a module that does not exist fails as a whole
-        (root / (module.replace(".", "/") + ".py")).touch()
+    names = named_modules()
+    for module in sorted(names):  # a contract naming a module that does not exist fails as a whole
+        path = root / module.replace(".", "/")
+        if any(other.startswith(module + ".") for other in names):  # a package: solver.reference
+            path.mkdir(parents=True, exist_ok=True)
+            (path / "__init__.py").touch()
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.with_suffix(".py").touch()
     for module, text in (imports or {}).items():
         (root / module).write_text(text)
 
@@ -161,6 +181,9 @@ def test_the_pure_packages_contract_catches_a_framework_import(tmp_path: Path, p
         ("solver_worker/tasks.py", "import leaderboard\n", "solver_worker.tasks -> leaderboard"),
         ("leaderboard/services.py", "import leagues\n", "leaderboard.services -> leagues"),
         ("leagues/apis.py", "from web import views\n", "leagues.apis -> web"),
+        ("ratings/services.py", "import leaderboard\n", "ratings.services -> leaderboard"),
+        ("follows/selectors.py", "import leagues\n", "follows.selectors -> leagues"),
+        ("leaderboard/apis.py", "from follows import selectors\n", "leaderboard.apis -> follows"),
         ("web/views.py", "from config import urls\n", "web.views -> config"),
     ],
 )
@@ -180,6 +203,8 @@ def test_the_layers_contract_catches_a_lower_package_importing_a_higher_one(
     ("module", "text"),
     [
         ("solver/api.py", "from . import reference\n"),
+        ("solver/dead.py", "def f():\n    from .reference.frozen import lost\n"),
+        ("solver/options.py", "from solver.reference import searches\n"),
         ("solver_worker/services.py", "from solver.reference import PYTHON\n"),
         ("games/services.py", "def f():\n    import solver.reference\n"),
     ],
@@ -189,3 +214,27 @@ def test_the_service_never_reaches_the_python_reference_searches(tmp_path: Path,
     result = lint_imports(tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "never runs the Python reference searches BROKEN" in result.stdout, result.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("text", ["from .reference import PYTHON\n", "from .reference.safe import safe_move\n"])
+def test_the_solver_s_public_names_never_come_from_the_reference(tmp_path: Path, text: str) -> None:
+    packages_tree(tmp_path, {"solver/__init__.py": text})
+    result = lint_imports(tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "public names never come from the reference BROKEN" in result.stdout, result.stdout
+
+
+def test_every_solver_module_is_on_one_side_of_the_reference_fence() -> None:
+    """Each module of the solver is the service's (a source of the contract that keeps the reference
+    out of it) or the reference's (named by the contract on the package's public names): a new module
+    is checked by the contracts from the start."""
+    contracts = tomllib.loads((BASE_DIR / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    fence = next(c for c in contracts if c["name"] == "the service never runs the Python reference searches")
+    names = next(c for c in contracts if c["name"] == "the solver's public names never come from the reference")
+    solver = BASE_DIR / "solver"
+    service = {f"solver.{p.stem}" for p in solver.glob("*.py") if p.stem != "__init__"}
+    reference = {"solver.reference"} | {f"solver.reference.{p.stem}" for p in (solver / "reference").glob("*.py")}
+    reference.discard("solver.reference.__init__")
+    assert service == {m for m in fence["source_modules"] if m.startswith("solver.")}
+    assert reference == set(names["forbidden_modules"])

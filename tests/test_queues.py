@@ -27,7 +27,8 @@ names = ["games.validate_submission", "games.resend_pending_submissions", "games
          "solver_worker.prepare_challenge", "solver_worker.verify_seed", "solver_worker.solve_seed",
          "solver_worker.review_sweep", "solver_worker.review_attempt", "games.delete_idle_guests",
          "solver_worker.winnable_position", "web.send_password_reset", "games.calibrate_difficulty",
-         "games.clear_expired_sessions", "solver_worker.check_challenges"]
+         "games.clear_expired_sessions", "solver_worker.check_challenges", "leaderboard.repair_boards",
+         "ratings.rate_closed_days"]
 print(json.dumps({
     "routes": {n: app.amqp.router.route({}, n)["queue"].name for n in names},
     "registered": [n for n in names if n in app.tasks],
@@ -74,8 +75,10 @@ def test_solver_work_and_validations_go_to_separate_queues() -> None:
         "games.calibrate_difficulty": "validation",  # a fit on the days over: seconds
         "games.clear_expired_sessions": "validation",
         "solver_worker.check_challenges": "solver",  # replays: CPU, beside the solver's work
+        "leaderboard.repair_boards": "validation",  # quick: a few boards rebuilt from PostgreSQL
+        "ratings.rate_closed_days": "validation",  # a day of 10,000 players in 7 s; a sweep starts none after 120 s
     }
-    assert len(s["registered"]) == 15  # type: ignore[arg-type]
+    assert len(s["registered"]) == 17  # type: ignore[arg-type]
     assert s["consumed"] == ["prepare", "solver", "validation", "winnable"]  # a worker without -Q does all four
     assert s["beat"] == [
         "games.calibrate_difficulty",
@@ -83,6 +86,8 @@ def test_solver_work_and_validations_go_to_separate_queues() -> None:
         "games.close_expired_attempts",
         "games.delete_idle_guests",
         "games.resend_pending_submissions",
+        "leaderboard.repair_boards",
+        "ratings.rate_closed_days",
         "solver_worker.check_challenges",
         "solver_worker.prepare_upcoming_days",
         "solver_worker.review_sweep",

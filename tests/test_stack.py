@@ -69,6 +69,10 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         s.stop()
 
 
+def json_lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
 def api(stack: Stack, path: str, *, token: str | None = None, **kwargs: Any) -> Any:
     headers = {"Authorization": f"Token {token}"} if token else {}
     return request(f"{stack.url}/api/v1/{path}", headers=headers, **kwargs)
@@ -194,6 +198,14 @@ def test_the_production_processes_prepare_a_day_and_rank_players(stack: Stack) -
     assert value(rf'dailypatience_celery_queue_length\{{queue="{stack.validation_queue}"\}}') == 0
     assert value(r"dailypatience_broker_up") == 1
     assert value(r'dailypatience_challenge_solver_seconds\{days_ahead="0",game="klondike"\}') > 0
+    # Celery's liveness and task figures (config/monitoring.py): beat and a worker on every queue alive,
+    # the validations counted by outcome with their durations.
+    assert value(r"dailypatience_beat_heartbeat_age_seconds") < 60
+    for queue in (stack.validation_queue, stack.solver_queue, stack.winnable_queue, stack.prepare_queue):
+        assert value(rf'dailypatience_worker_heartbeat_age_seconds\{{queue="{queue}"\}}') < 60, queue
+    validate = r'task="games.validate_submission"'
+    assert value(rf'dailypatience_celery_tasks_total\{{state="succeeded",{validate}\}}') >= 2
+    assert value(rf"dailypatience_celery_task_duration_seconds_count\{{{validate}\}}") >= 2
     moves_posted = value(
         r'django_http_requests_latency_seconds_by_view_method_count\{method="POST",view="attempt-moves"\}'
     )
@@ -204,6 +216,26 @@ def test_the_production_processes_prepare_a_day_and_rank_players(stack: Stack) -
     assert echoed.headers.get("X-Request-ID") == "stack-test-1" and echoed.headers.get("Server") == "nginx"
     proxied = [json.loads(line) for line in stack.log("access").read_text().splitlines()]
     assert any(r["request_id"] == "stack-test-1" and r["status"] == 200 for r in proxied), proxied[-5:]
+    # Every line of the web process is JSON (gunicorn's own and its access lines included), and the id the
+    # proxy made for a request without one is the id gunicorn and the service saw.
+    # (An access line is written once the answer is sent: waited for, not expected at once.)
+    wait_for(
+        "gunicorn's access line with the request id",
+        lambda: any(
+            r["logger"] == "gunicorn.access" and r.get("request_id") == "stack-test-1"
+            for r in json_lines(stack.log("web"))  # every line parses, or this fails
+        ),
+        stack,
+        "web",
+    )
+    made = request(f"{stack.url}/api/v1/health").headers.get("X-Request-ID")
+    assert made
+    wait_for(
+        "the proxy's access line with the id it made",
+        lambda: any(r["request_id"] == made for r in json_lines(stack.log("access"))),
+        stack,
+        "web",
+    )
 
     # Static files come from the proxy, compressed, hashed names cached for a year.
     manifest = json.loads((stack.static_root / "staticfiles.json").read_text())["paths"]

@@ -27,9 +27,9 @@ from django.core import signing
 from django.core.mail import send_mail
 from django.db import transaction
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 
 from games import services
+from games.models import ApiToken
 
 CONFIRM_SALT = "daily-patience.email-confirm"
 WAY_BACK_SALT = "daily-patience.email-way-back"
@@ -125,5 +125,5 @@ def way_back_apply(*, token: str) -> User | None:
         # session hash too, so every session of the account ends, and pending links die with it.
         user.set_password(secrets.token_urlsafe(32))
         user.save(update_fields=["email", "password"])
-        Token.objects.filter(user=user).delete()
+        ApiToken.objects.filter(user=user).delete()
     return user

@@ -120,3 +120,19 @@ def reset_mail_send(*, email: str, domain: str, use_https: bool) -> None:
             subject_template_name=RESET_SUBJECT,
             email_template_name=RESET_BODY,
         )
+
+
+class AccountDeleteForm(forms.Form):
+    """Deleting one's own account: the password (a guest has none) and a confirmation (accounts.selfservice)."""
+
+    password = forms.CharField(
+        label="Your password",
+        strip=False,
+        required=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+    confirm = forms.BooleanField(
+        label="Yes, delete my account, my games and my results for good",
+        required=True,
+        error_messages={"required": "Tick the box to confirm: nothing can be brought back."},
+    )

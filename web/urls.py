@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from web import views
+from web import friends, views
 
 app_name = "web"
 
@@ -13,6 +13,7 @@ urlpatterns = [
     path("favicon.ico", views.favicon, name="favicon"),
     path(f"play/{DAY}", views.play, name="play"),
     path(f"board/{DAY}", views.board, name="board"),
+    path(f"friends/{DAY}", friends.friends_board, name="friends-board"),
     path("games/<int:attempt_id>", views.game_review, name="game"),
     path("archive", views.archive, name="archive"),
     path("players/<str:username>", views.player, name="player"),
@@ -25,6 +26,7 @@ urlpatterns = [
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/guest/", views.guest_play, name="guest"),
     path("accounts/account/", views.account, name="account"),
+    path("accounts/delete/", views.account_delete, name="account_delete"),
     path("accounts/email/confirm/<str:token>/", views.email_confirm, name="email_confirm"),
     path("accounts/email/way-back/<str:token>/", views.email_way_back, name="email_way_back"),
     path("accounts/password-reset/", views.PasswordResetView.as_view(), name="password_reset"),

@@ -28,6 +28,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_POST
 
+from accounts import selfservice
 from core import limits
 from core.auth import request_player
 from core.errors import ApplicationError
@@ -42,8 +43,8 @@ from leaderboard.selectors import ranks as rank_selectors
 from leaderboard.selectors import stats as stats_selectors
 from leagues import selectors as league_selectors
 from leagues.errors import LeagueNotFound
-from web import email_address
-from web.forms import EmailForm, LoginForm, ResetForm, SignupForm, reset_mail_send
+from web import email_address, friends
+from web.forms import AccountDeleteForm, EmailForm, LoginForm, ResetForm, SignupForm, reset_mail_send
 
 ARCHIVE_DAYS = 60
 
@@ -121,6 +122,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "day": day,
             "coming": len(GAME_IDS) - len(challenges),
             "games_total": len(GAME_IDS),
+            "friends": friends.home_friends(request),
         },
     )
 
@@ -226,7 +228,12 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
     if found is None:
         raise Http404(f"there is no player {username!r}")
     name, guest = found
-    context = {"username": name, "shown_name": "Guest" if guest else name, "guest": guest}
+    context = {
+        "username": name,
+        "shown_name": "Guest" if guest else name,
+        "guest": guest,
+        **friends.profile_follow(request, username=name, guest=guest),
+    }
     return render(request, "web/player.html", context)
 
 
@@ -410,7 +417,34 @@ def account(request: HttpRequest) -> HttpResponse:
             email_address.confirm_link_send(user=user, email=new)
             email_address.old_address_tell(user=user, old=user.email, new=new)
             sent = new
-    return render(request, "web/account.html", {"form": form, "saved": saved, "sent": sent})
+    ban = selectors.player_ban_get(player_id=user.pk)
+    banned = selectors.player_banned_message(ban) if ban else ""
+    context = {"form": form, "saved": saved, "sent": sent, "banned": banned}
+    return render(request, "web/account.html", context)
+
+
+@login_required
+def account_delete(request: HttpRequest) -> HttpResponse:
+    """Delete one's own account (a guest's too): the password and a confirmation, as POST /api/v1/me/delete."""
+    user = request_player(request)
+    guest = services.player_is_guest(user)
+    form = AccountDeleteForm(request.POST if request.method == "POST" else None)
+    if guest:
+        del form.fields["password"]  # a guest has none: its session is its only key
+    if request.method == "POST" and form.is_valid():
+        try:
+            selfservice.account_delete_self(
+                request=request, player=user, password=form.cleaned_data.get("password") or "", confirmed=True
+            )
+        except limits.Throttled as exc:
+            form.add_error(None, exc.message)
+            return render(request, "web/account_delete.html", {"form": form, "guest": guest}, status=429)
+        except selfservice.WrongPassword:
+            form.add_error("password", "That is not your password: nothing was deleted.")
+        else:
+            auth.logout(request)
+            return render(request, "web/account_deleted.html")
+    return render(request, "web/account_delete.html", {"form": form, "guest": guest})
 
 
 def email_confirm(request: HttpRequest, token: str) -> HttpResponse:

@@ -17,8 +17,9 @@ from engine import (
     hint,
 )
 from games import days
-from games.errors import Conflict, NotFound
+from games.errors import Conflict, NotFound, PlayerBanned
 from games.models import Attempt, Challenge, Submission
+from games.selectors import player_ban_get, player_banned_message
 from games.services.moves import attempt_for_update, day_over, log_close, new_tail, refuse_unless_in_play
 from games.services.positions import AttemptFacts, attempt_position, position_remember
 from games.services.submissions import enqueue_validation
@@ -44,6 +45,8 @@ def attempt_start(*, player: User, challenge: Challenge, origin: str = "", brows
     open_attempt, has_ranked = _attempts_so_far(player=player, challenge=challenge)
     _refuse_if_open(open_attempt)
     ranked = challenge.date == today and not has_ranked
+    if ranked and (ban := player_ban_get(player_id=player.pk)) is not None:
+        raise PlayerBanned(player_banned_message(ban))  # only a ranked start pays for the look-up
     # In a request (autocommit) the INSERT stands alone: a unique violation breaks no transaction. Inside
     # a caller's transaction it gets a savepoint, so that the caller's transaction survives the race.
     creating = transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext()

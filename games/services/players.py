@@ -10,10 +10,10 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
-from rest_framework.authtoken.models import Token
 
 from core import names
 from games import days, hooks
+from games.auth import token_create
 from games.errors import BadRequest, Conflict
 from games.models import Attempt, Guest, PlayerNameKey, Result
 from games.services.reviews import result_review_claimed
@@ -99,8 +99,8 @@ def player_register(*, username: str, password: str) -> tuple[str, str]:
     """Create a player and return its stored name and an API token (see :func:`player_create`)."""
     with transaction.atomic():
         user = player_create(username=username, password=password)
-        token = Token.objects.create(user=user)
-    return user.get_username(), token.key
+        key = token_create(user=user)  # shown this once: only its digest is stored
+    return user.get_username(), key
 
 
 def guest_create() -> User:

@@ -11,6 +11,9 @@ results flagged for a shared origin, and staff's decisions.
   (:func:`result_review_claimed`). A ranked result of a player when another player has a ranked attempt
   on the same challenge from the same address or browser and nothing holds it is **flagged** (a signal
   for staff, not a sanction: the result stays on the boards): established accounts behind one address.
+  Flags are one review per address (or browser) and day, naming the day's ranked players from there
+  (at most :data:`NAMES_SHOWN`, with their count): a campus behind one address makes one row, not one
+  per player naming all the others. Holds stay one review per held result, apart from flags.
 - In the admin (:func:`review_clear`, :func:`review_disqualify`): staff clear a review (a held result
   goes on the boards once no open review holds it) or disqualify the result; who and when are recorded.
 
@@ -40,6 +43,7 @@ from games.pace import DAY_WINNERS, pace_verdict, whole_game_verdict
 # rank on one challenge from one browser are flagged, whatever address they come from.
 BROWSER_COOKIE = "dp_browser"
 BROWSER_COOKIE_SECONDS = 2 * 365 * 24 * 60 * 60
+NAMES_SHOWN = 20  # names a review lists; past it "and N more" (the count is Review.players)
 
 
 def origin_hash(*, kind: str, value: str) -> str:
@@ -173,51 +177,77 @@ def _judge_shared(*, result: Result, attempt: Attempt, flag: bool) -> None:
             if disclosed[other.pk]:
                 holders.add(other.player.get_username())
         where = "client address" if kind == Review.Kind.ADDRESS else "browser"
-        decided = Review.objects.filter(result=result, kind=kind).exclude(status=Review.Status.OPEN).exists()
+        decided = (
+            Review.objects.filter(result=result, kind=kind, holds=True).exclude(status=Review.Status.OPEN).exists()
+        )
         if holders and not decided:  # (a claim never reopens what staff decided)
             _hold(result)
             names = sorted(holders)
             Review.objects.update_or_create(
                 result=result,
                 kind=kind,
+                holds=True,
                 defaults={
-                    "holds": True,
-                    "others": names,
+                    "others": names[:NAMES_SHOWN],
+                    "players": len(names),
                     "reason": (
-                        f"Held: hidden cards of this deal were disclosed to {', '.join(names)} from the same "
+                        f"Held: hidden cards of this deal were disclosed to {_listed(names)} from the same "
                         f"{where} before this game ended (identities share their disclosures)."
                     ),
                     "status": Review.Status.OPEN,
                 },
             )
             continue
-        if not flag:
-            continue
-        ranked = sorted({other.player.get_username() for other in same if other.ranked})
-        if ranked:
-            Review.objects.get_or_create(
-                result=result,
-                kind=kind,
-                defaults={
-                    "holds": False,
-                    "others": ranked,
-                    "reason": f"Flagged: {', '.join(ranked)} also ranked on this challenge from the same {where}.",
-                },
-            )
+        if flag and any(other.ranked for other in same):
+            _flag_origin(result=result, kind=kind, value=value, day=challenge.date, where=where)
 
 
-def reviews_decided(result: Result) -> dict[str, tuple[str, int | None, dt.datetime | None]]:
-    """Staff's decisions on a result's reviews, by kind: kept across a revalidation (which replaces the result)."""
+def _listed(names: list[str]) -> str:
+    shown = ", ".join(names[:NAMES_SHOWN])
+    return shown + (f" and {len(names) - NAMES_SHOWN} more" if len(names) > NAMES_SHOWN else "")
+
+
+def _flag_origin(*, result: Result, kind: str, value: str, day: dt.date, where: str) -> None:
+    """The day's flag of this address or browser, made by the first result it concerns and brought up to
+    date by the next ones: the day's ranked players from there, named up to NAMES_SHOWN, and counted.
+    Two queries whatever their number; a flag staff decided stays decided (its names still grow)."""
+    concerned = (
+        Attempt.objects.filter(**{kind_field(kind): value}, ranked=True, challenge__date=day)
+        .values_list("player__username", flat=True)
+        .distinct()
+        .order_by("player__username")
+    )
+    names = list(concerned[: NAMES_SHOWN + 1])
+    count = len(names) if len(names) <= NAMES_SHOWN else concerned.count()
+    shown = names[:NAMES_SHOWN]
+    more = f" and {count - len(shown)} more" if count > len(shown) else ""
+    reason = f"Flagged: {count} players ranked on {day} from the same {where}: {', '.join(shown)}{more}."
+    fields = {"others": shown, "players": count, "reason": reason}
+    review, made = Review.objects.get_or_create(
+        kind=kind, origin=value, day=day, holds=False, defaults={"result": result, **fields}
+    )
+    if not made:
+        Review.objects.filter(pk=review.pk).update(**fields)
+
+
+Decisions = dict[tuple[str, bool], tuple[str, int | None, dt.datetime | None]]
+
+
+def reviews_decided(result: Result) -> Decisions:
+    """Staff's decisions on a result's reviews, by kind and hold: kept across a revalidation (which
+    replaces the result, and with it the reviews it holds or anchors)."""
     return {
-        r.kind: (r.status, r.decided_by_id, r.decided_at) for r in result.reviews.exclude(status=Review.Status.OPEN)
+        (r.kind, r.holds): (r.status, r.decided_by_id, r.decided_at)
+        for r in result.reviews.exclude(status=Review.Status.OPEN)
     }
 
 
-def reviews_redecide(result: Result, decided: dict[str, tuple[str, int | None, dt.datetime | None]]) -> None:
+def reviews_redecide(result: Result, decided: Decisions) -> None:
     """Apply :func:`reviews_decided` to the new result's reviews of the same kinds (in the caller's transaction)."""
-    for review in result.reviews.filter(kind__in=list(decided)):
-        review.status, review.decided_by_id, review.decided_at = decided[review.kind]
-        review.save(update_fields=["status", "decided_by", "decided_at"])
+    for review in result.reviews.filter(kind__in=[kind for kind, _holds in decided]):
+        if (review.kind, review.holds) in decided:
+            review.status, review.decided_by_id, review.decided_at = decided[(review.kind, review.holds)]
+            review.save(update_fields=["status", "decided_by", "decided_at"])
     if result.held and not result.reviews.filter(holds=True, status=Review.Status.OPEN).exists():
         result.held = False
         result.save(update_fields=["held"])

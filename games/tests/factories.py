@@ -9,7 +9,6 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, Permission
 from django.test import Client
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
 from games import days
 from games.models import Challenge
@@ -30,7 +29,10 @@ def make_user(username: str | None = None, *, new: bool = False) -> AbstractBase
 
 
 def token_for(user: AbstractBaseUser) -> str:
-    return Token.objects.get_or_create(user=user)[0].key
+    """A new API token of ``user`` (its key: only its digest is stored, so each call makes one)."""
+    from games.auth import token_create
+
+    return token_create(user=user)
 
 
 def make_challenge(

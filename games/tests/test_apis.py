@@ -331,7 +331,9 @@ def test_register_and_token() -> None:
     response = api.post("auth/register", {"username": "ada", "password": "analytical-engine-1843"})
     assert response.status_code == 201 and response.json()["token"]
     token = api.post("auth/token", {"username": "ada", "password": "analytical-engine-1843"}).json()["token"]
-    assert token == response.json()["token"]
+    assert token != response.json()["token"]  # each login its own token (only digests are stored)
+    for key in (token, response.json()["token"]):
+        assert Api(key).get("leagues").status_code == 200
     assert_error(api.post("auth/register", {"username": "ADA", "password": "analytical-engine-1843"}), 409)
     assert_error(api.post("auth/token", {"username": "ada", "password": "wrong"}), 401)
     assert_error(api.post("auth/register", {"username": "bob", "password": "123"}), 400)

@@ -321,3 +321,32 @@ def test_a_claim_does_not_reopen_a_hold_staff_cleared(clock: Any, on_commit: Any
     result = Result.objects.get(player=account)
     assert not result.held and board() == ["claimer"]
     assert Review.objects.get(result=result, kind=Review.Kind.BROWSER).status == Review.Status.CLEARED
+
+
+def test_players_behind_one_address_make_one_flag_naming_a_bounded_few_and_holds_stay_apart(
+    clock: Any, on_commit: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A campus behind one address: one flag for the address and day (the players counted, a few named),
+    never one row per player naming all the others; SPEC section 7's holds stay one review per held
+    result, apart from it."""
+    from games.services import reviews
+
+    monkeypatch.setattr(reviews, "NAMES_SHOWN", 3)
+    make_challenge(game="klondike", seed=SEED)
+    campus = [Api(token_for(make_user(f"student{i}"))) for i in range(7)]
+    attempts = [start(api, address="203.0.113.7") for api in campus]
+    for api, attempt_id in zip(campus, attempts, strict=True):
+        submit(api, attempt_id, on_commit)
+    flags = list(Review.objects.filter(holds=False))
+    assert len(flags) == 1
+    flag = flags[0]
+    assert (flag.kind, flag.players, flag.others) == (Review.Kind.ADDRESS, 7, ["student0", "student1", "student2"])
+    assert flag.reason.endswith("student0, student1, student2 and 4 more.") and flag.day == days.today()
+    assert len(board()) == 7  # flags are signals: everyone stays on the board
+
+    look(Api(token_for(services.guest_create())), clock, address="203.0.113.7", browser="guest-browser")
+    late = Api(token_for(make_user("late")))
+    assert person_win(late, clock, on_commit, address="203.0.113.7", browser="late-browser")["review"] is not None
+    hold = Review.objects.get(holds=True)
+    assert hold.result.player.username == "late" and hold.kind == Review.Kind.ADDRESS and hold.players == 1
+    assert Review.objects.filter(holds=False).count() == 1 and "late" not in board()

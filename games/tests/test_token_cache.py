@@ -10,9 +10,9 @@ from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
-from rest_framework.authtoken.models import Token
 
 from games import auth
+from games.models import ApiToken
 from games.tests.factories import make_user, token_for
 
 pytestmark = pytest.mark.django_db
@@ -25,7 +25,7 @@ def _client(token: str) -> Client:
 
 
 def _token_queries(capture: CaptureQueriesContext) -> list[str]:
-    return [q["sql"] for q in capture.captured_queries if "authtoken_token" in q["sql"]]
+    return [q["sql"] for q in capture.captured_queries if "games_apitoken" in q["sql"]]
 
 
 def test_the_second_request_reads_the_token_from_the_cache_not_the_database() -> None:
@@ -41,15 +41,16 @@ def test_the_second_request_reads_the_token_from_the_cache_not_the_database() ->
 def test_the_cache_holds_a_digest_of_the_token_never_the_token() -> None:
     key = token_for(make_user())
     assert _client(key).get(ME).status_code == 200
-    cache_key = auth._token_cache_key(key)
+    cache_key = auth._token_cache_key(auth.token_digest(key))
     assert key not in cache_key and cache.get(cache_key) is not None
+    assert key not in repr(cache.get(cache_key))
 
 
 def test_a_deleted_token_is_refused_at_once() -> None:
     key = token_for(make_user())
     client = _client(key)
     assert client.get(ME).status_code == 200
-    Token.objects.filter(key=key).get().delete()
+    ApiToken.objects.filter(digest=auth.token_digest(key)).get().delete()
     assert client.get(ME).status_code == 401
 
 
@@ -72,11 +73,11 @@ def test_a_deleted_user_is_refused_at_once() -> None:
 
 def test_a_renamed_user_is_seen_at_once() -> None:
     user = make_user()
-    client = _client(token_for(user))
+    key = token_for(user)
+    client = _client(key)
     assert client.get(ME).status_code == 200
     user.username = "renamed-player"
     user.save()
-    key = Token.objects.get(user=user).key
     assert auth.CachedTokenAuthentication().authenticate_credentials(key)[0].username == "renamed-player"
 
 
@@ -93,12 +94,13 @@ def test_fields_not_cached_are_read_from_the_database() -> None:
 @pytest.mark.parametrize("key", ["", "x" * 40, "a" * 39, "not a token at all"])
 def test_unknown_tokens_are_refused_and_not_cached(key: str) -> None:
     assert _client(key).get(ME).status_code == 401
-    assert cache.get(auth._token_cache_key(key)) is None
+    assert cache.get(auth._token_cache_key(auth.token_digest(key))) is None
 
 
 def test_an_unreadable_cache_falls_back_to_the_database(monkeypatch: pytest.MonkeyPatch) -> None:
     user = make_user()
-    client = _client(token_for(user))
+    key = token_for(user)
+    client = _client(key)
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise ConnectionError("cache down")
@@ -106,7 +108,6 @@ def test_an_unreadable_cache_falls_back_to_the_database(monkeypatch: pytest.Monk
     monkeypatch.setattr(cache, "get", broken)
     monkeypatch.setattr(cache, "set", broken)
     assert client.get(ME).status_code == 200
-    key = Token.objects.get(user=user).key
     assert auth.CachedTokenAuthentication().authenticate_credentials(key)[0].username == user.username
 
 
@@ -140,7 +141,8 @@ def test_a_token_older_than_its_days_is_refused_and_a_login_gives_a_new_one(sett
     with time_machine.travel(dt.datetime.now(dt.UTC) + dt.timedelta(days=31)):
         refused = client.get(ME)
         assert refused.status_code == 401 and "expired" in refused.json()["error"]["message"]
-        assert not Token.objects.filter(key=key).exists() and cache.get(auth._token_cache_key(key)) is None
+        digest = auth.token_digest(key)
+        assert not ApiToken.objects.filter(digest=digest).exists() and cache.get(auth._token_cache_key(digest)) is None
         assert client.get(ME).status_code == 401  # from the database now: no such token
         login = Client().post(
             "/api/v1/auth/token",
@@ -151,15 +153,38 @@ def test_a_token_older_than_its_days_is_refused_and_a_login_gives_a_new_one(sett
         assert _client(login.json()["token"]).get(ME).status_code == 200
 
 
-def test_a_login_keeps_a_token_that_still_lasts() -> None:
-    user = make_user()
-    key = token_for(user)
+def _login(user: Any) -> str:
     login = Client().post(
         "/api/v1/auth/token",
         {"username": user.username, "password": "not-a-common-pass-42"},
         content_type="application/json",
     )
-    assert login.json()["token"] == key
+    assert login.status_code == 200
+    return str(login.json()["token"])
+
+
+def test_each_login_gives_a_new_token_and_the_earlier_ones_still_work() -> None:
+    user = make_user()
+    key = token_for(user)
+    again = _login(user)
+    assert again != key and len(again) == 40 and int(again, 16) >= 0  # the key format clients know
+    assert _client(key).get(ME).status_code == 200 and _client(again).get(ME).status_code == 200
+
+
+def test_a_player_keeps_at_most_so_many_tokens_the_oldest_going_first() -> None:
+    import datetime as dt
+
+    import time_machine
+
+    user = make_user()
+    start = dt.datetime.now(dt.UTC)
+    keys = []
+    for i in range(auth.TOKENS_PER_USER + 2):
+        with time_machine.travel(start + dt.timedelta(minutes=i), tick=False):
+            keys.append(_login(user))
+    assert ApiToken.objects.filter(user=user).count() == auth.TOKENS_PER_USER
+    assert [_client(k).get(ME).status_code for k in keys[:3]] == [401, 401, 200]
+    assert _client(keys[-1]).get(ME).status_code == 200
 
 
 def test_a_new_password_revokes_every_token_at_once() -> None:
@@ -168,7 +193,7 @@ def test_a_new_password_revokes_every_token_at_once() -> None:
     assert client.get(ME).status_code == 200  # cached
     user.set_password("another long passphrase 7")
     user.save()
-    assert client.get(ME).status_code == 401 and not Token.objects.filter(user=user).exists()
+    assert client.get(ME).status_code == 401 and not ApiToken.objects.filter(user=user).exists()
     other = make_user()
     other_client = _client(token_for(other))
     other.email = "x@example.com"
@@ -182,7 +207,7 @@ def test_logout_revokes_the_token_it_is_sent_with() -> None:
     client = _client(key)
     assert client.get(ME).status_code == 200
     assert client.post("/api/v1/auth/logout").status_code == 204
-    assert client.get(ME).status_code == 401 and not Token.objects.filter(key=key).exists()
+    assert client.get(ME).status_code == 401 and not ApiToken.objects.filter(digest=auth.token_digest(key)).exists()
     assert client.post("/api/v1/auth/logout").status_code == 401
     assert Client().post("/api/v1/auth/logout").status_code == 401  # nobody to log out
 

@@ -8,6 +8,7 @@ from django.db.models import Q
 from games.models import Result, Submission
 from games.selectors import board_results, result_share_text
 from leaderboard.selectors.boards import leaderboard_around, leaderboard_rank, leaderboard_results
+from ratings.standing import ahead_of_percent
 
 
 def result_rank(result: Result) -> int | None:
@@ -81,6 +82,8 @@ def submission_result(submission: Submission) -> dict[str, object] | None:
         "rank": rank,
         "board": result_board(result),
         "board_total": total,
+        # Of the other players ranked on the day's board at this moment (the board grows through the day).
+        "ahead_of_percent": None if day_board is None else ahead_of_percent(rank=day_board[0], total=day_board[1]),
         "share": result_share_text(result, rank if day_board is not None else None, total),
     }
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
 from games import days as dates
+from games.tests.factories import token_for
 from leaderboard.tests.factories import make_challenge, make_result, make_user
 
 pytestmark = pytest.mark.django_db
@@ -169,8 +169,8 @@ def test_around_me(board: dict[str, Any], backend: str) -> None:
 
 
 def test_around_me_without_a_result(board: dict[str, Any], backend: str) -> None:
-    token = Token.objects.create(user=make_user("spectator"))
-    body = Client().get(board["url"], {"around": "me"}, HTTP_AUTHORIZATION=f"Token {token.key}").json()
+    token = token_for(make_user("spectator"))
+    body = Client().get(board["url"], {"around": "me"}, HTTP_AUTHORIZATION=f"Token {token}").json()
     assert body["entries"] == []
     assert body["me"] == {"rank": None, "entry": None}
     assert body["total"] == 11  # the day's board: the assisted result is on the board of all results only

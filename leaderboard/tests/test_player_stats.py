@@ -13,6 +13,7 @@ from django.test import Client
 
 from games.models import Guest, Result
 from games.selectors import result_share_text
+from games.tests.factories import token_for
 from leaderboard.selectors.ranks import result_share
 from leaderboard.selectors.stats import NOT_WON, TIME_EDGES_S, current_streak, player_game_stats, stats_bucket
 from leaderboard.tests.factories import make_challenge, make_result, make_user
@@ -276,8 +277,6 @@ def test_api_stats_of_a_player(client: Client) -> None:
 
 
 def test_api_own_stats_through_the_session_and_a_token(client: Client) -> None:
-    from rest_framework.authtoken.models import Token
-
     guest = make_user("guest-2")
     Guest.objects.create(user=guest)
     play(guest, 0)
@@ -285,8 +284,8 @@ def test_api_own_stats_through_the_session_and_a_token(client: Client) -> None:
     with time_machine.travel(at(TODAY), tick=False):
         mine = client.get("/api/v1/players/guest-2/stats").json()
         public = Client().get("/api/v1/players/guest-2/stats").json()
-        token = Token.objects.create(user=guest)
-        by_token = Client().get("/api/v1/players/guest-2/stats", HTTP_AUTHORIZATION=f"Token {token.key}").json()
+        token = token_for(guest)
+        by_token = Client().get("/api/v1/players/guest-2/stats", HTTP_AUTHORIZATION=f"Token {token}").json()
     assert (mine["own"], mine["overall"]["played"]) == (True, 1)
     assert (public["own"], public["overall"]["played"]) == (False, 0)
     assert by_token["own"] is True and by_token["overall"]["played"] == 1
@@ -346,8 +345,10 @@ def test_a_submissions_result_carries_the_rank_of_the_days_board_and_its_size() 
     mine = submission_result(a.submission)
     assert mine is not None and (mine["rank"], mine["board_total"], mine["board"]) == (2, 2, "day")
     assert "rank 2 of 2" in str(mine["share"])
+    assert mine["ahead_of_percent"] == 0  # of the other players ranked at this moment: ahead of none
     theirs = submission_result(assisted.submission)
     assert theirs is not None and (theirs["rank"], theirs["board_total"], theirs["board"]) == (1, None, "all")
+    assert theirs["ahead_of_percent"] is None  # on the day's board only
 
 
 def test_the_day_boundary_is_the_challenge_time_zones_midnight(settings: Any) -> None:
@@ -407,7 +408,6 @@ def test_a_rank_in_a_share_says_it_is_of_the_board_at_the_time_of_sharing() -> N
 def test_my_day_through_the_api_is_the_callers_own() -> None:
     from engine import GAME_IDS
     from games import days
-    from games.tests.factories import token_for
 
     me = make_user()
     today = days.today()

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import AbstractBaseUser
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
 from games import days
+from games.tests.factories import token_for
 from leaderboard.tests.factories import make_challenge, make_result, make_user
 from leagues import services
 from leagues.models import League, Membership
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db
 def client_for(user: AbstractBaseUser | None) -> Client:
     if user is None:
         return Client()
-    token = Token.objects.get_or_create(user=user)[0].key
+    token = token_for(user)
     return Client(HTTP_AUTHORIZATION=f"Token {token}")
 
 

@@ -1,10 +1,10 @@
 /* The compiled search core: the types and the boundary between its files.
  *
- *   state.c   the position (state.py): play/undo, hashed key, safe moves (safe.py), Lemma D (dead.py)
+ *   state.c   the position (state.py): play/undo, hashed key, safe moves (safe.py), frozen cards (reference/frozen.py)
  *   moves.c   move generation and order (moves.py), the weights tables, restarts' generator
- *   search.c  the transposition table and the depth-first loop (reference.py's search)
- *   beam.c    the stock-step beam (beam.py, reference.py's python_beam)
- *   image.c   Lemma A: Klondike's image game searched for proofs of loss (abstract.py)
+ *   search.c  the transposition table and the depth-first loop (reference/searches.py's search)
+ *   beam.c    the stock-step beam (beam.py, reference/searches.py's python_beam)
+ *   image.c   Klondike's image game searched for proofs of loss (abstract.py, reference/image.py)
  *   module.c  the Python binding: positions and options in, an Outcome out (core.py)
  *
  * The same moves, order, safe moves, key and verdicts as the Python modules it mirrors (the proofs
@@ -104,8 +104,8 @@ typedef struct {
     double seconds, table_mb;
     long long max_nodes; /* < 0: no cap */
     int keep_best;       /* search: keep the line to the fewest cards left */
-    int prune;           /* search: Lemma S (never_all_up) at every position entered: a lost one opens no moves */
-    int dominate;        /* search: Lemma W: a position no better than one in the table is left out */
+    int prune;           /* search: never-all-up (dead.never_all_up) at every position entered: a lost one opens no moves */
+    int dominate;        /* search: dead weight in the waste: a position no better than one in the table is left out */
     int width, cap;      /* beam: states kept per level, moves per state's closure */
     Rng rng;             /* rng.on: a restart (move order jittered; it proves nothing) */
 } Options;
@@ -128,7 +128,7 @@ void undo(State *s, const Move *m, const Hist *h);
 void talon_drew(State *s);
 void talon_rehash(State *s);
 void key_of(const State *s, uint64_t *lo, uint64_t *hi);
-int dominator_keys(const State *s, uint64_t *lo, uint64_t *hi); /* Lemma W (dominance.py) */
+int dominator_keys(const State *s, uint64_t *lo, uint64_t *hi); /* dead weight in the waste (reference/dead_weight.py) */
 int klondike_safe(const int *f, int r, int su);
 int stock_routes(const State *s, Route *out);
 int safe_move(const State *s, Move *m);
@@ -141,7 +141,7 @@ void gen_moves(const State *s, MoveList *ml, Rng *rng);
 /* search.c, beam.c: 0 (the outcome filled; free it with outcome_free) or -1 (no memory) */
 int search_position(const State *root, const Options *o, Outcome *out);
 int beam_position(const State *root, const Options *o, Outcome *out);
-/* image.c: Lemma A's image game (abstract.py); -2: not a one-deck Klondike position within its limits */
+/* image.c: the image game (abstract.py, reference/image.py); -2: not a one-deck Klondike position within its limits */
 void image_init(void); /* its card masks, once, when the module loads */
 int image_position(const State *s, const Options *o, Outcome *out);
 void outcome_free(Outcome *out);

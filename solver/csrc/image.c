@@ -1,4 +1,4 @@
-/* Lemma A (abstract.py, the reference; the arguments are in docs/solver.md): Klondike's image game, which
+/* Klondike's image game (reference/image.py, the reference; the arguments are in docs/solver-proofs.md), which
  * forgets where face-up cards lie, searched exhaustively. "Unsolvable" proves the position lost; "solved"
  * comes with the image's line, which abstract.realize makes a win of. Images are kept exactly (128 bits,
  * no hashing into fewer), and a full table ends the search as unknown, never as a verdict. */
@@ -100,7 +100,7 @@ static int free_parent(uint64_t vis, uint64_t placed, int empty, int x) {
     return pop(vis & PAR[x]) - pop(placed & TYPE[x]) > 0;
 }
 
-/* The image moves, in abstract.py's order; Lemma K's safe card alone when there is one. */
+/* The image moves, in reference/image.py's order; the worry-back safe card alone when there is one. */
 static size_t image_moves(const Img *I, IMove *out) {
     uint64_t surf = 0, placed = I->placed;
     int empty = 0;
@@ -137,7 +137,7 @@ static size_t image_moves(const Img *I, IMove *out) {
             int x = f * 4 + s;
             if ((vis >> x & 1) && pop(vis & TYPE[x]) - pop(placed & KIDS[x]) > 0) out[n++] = (IMove){UP, (unsigned char)x, 0, 0};
         }
-        if (f && !klondike_safe(I->found, f - 1, s)) { /* Corollary K */
+        if (f && !klondike_safe(I->found, f - 1, s)) { /* safe cards stay up */
             int x = (f - 1) * 4 + s;
             if (free_parent(vis, placed, empty, x)) out[n++] = (IMove){DOWN, (unsigned char)x, 0, 0};
         }

@@ -237,7 +237,7 @@ done:
     return result;
 }
 
-/* image(state, options) -> Outcome: Lemma A's search (status 1: the position is lost; nodes: positions). */
+/* image(state, options) -> Outcome: the image game's search (status 1: the position is lost; nodes: positions). */
 static PyObject *core_image(PyObject *self, PyObject *args) {
     PyObject *st, *opts, *result = NULL;
     if (!PyArg_ParseTuple(args, "OO", &st, &opts)) return NULL;
@@ -299,7 +299,7 @@ static PyObject *core_init(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* never_all_up(state) -> bool: Lemma S on a position (dead.never_all_up's mirror). */
+/* never_all_up(state) -> bool: never-all-up on a position (dead.never_all_up's mirror). */
 static PyObject *core_never_all_up(PyObject *self, PyObject *args) {
     PyObject *st;
     if (!PyArg_ParseTuple(args, "O", &st)) return NULL;
@@ -319,8 +319,8 @@ static PyMethodDef methods[] = {
     {"beam", core_beam, METH_VARARGS, "beam(state, options) -> Outcome: one stock-step beam (status 0 or 2)."},
     {"init", core_init, METH_VARARGS, "init(move_weights, beam_weights): the weights tables, by field name."},
     {"entry_bytes", core_entry_bytes, METH_NOARGS, "Bytes per table entry."},
-    {"never_all_up", core_never_all_up, METH_VARARGS, "never_all_up(state) -> bool: Lemma S (dead.py)."},
-    {"image", core_image, METH_VARARGS, "image(state, options) -> Outcome: Lemma A (abstract.py); status 1: lost."},
+    {"never_all_up", core_never_all_up, METH_VARARGS, "never_all_up(state) -> bool: never-all-up (dead.py)."},
+    {"image", core_image, METH_VARARGS, "image(state, options) -> Outcome: the image game (abstract.py, reference/image.py); status 1: lost."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_core", "The compiled search core (see core.py).", -1,

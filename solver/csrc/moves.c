@@ -65,7 +65,7 @@ static int twin_at_hand(const State *s, int card, const signed char *fu) {
     return s->found[twin & 3] == (twin >> 2) + 1;
 }
 
-/* Lemma T's conditions (1), (2), (4), (5) for moving c off u (moves.py's _twin_idle);
+/* the twin-shuffle rule's conditions (1), (2), (4), (5) for moving c off u (moves.py's _twin_idle);
  * ``near``: the column tops and the talon cards a stock move reaches, one bit per card. */
 static int twin_idle(const State *s, int c, int u, uint64_t playable, uint64_t tops, uint64_t near) {
     if ((playable >> u) & 1) return 0;
@@ -99,7 +99,7 @@ void gen_moves(const State *s, MoveList *ml, Rng *rng) {
         }
     }
     int twin_rule = s->two && !s->runs && !s->klondike && nempty <= 1;
-    uint64_t topbits = 0, nearbits = 0; /* Lemma T: computed on first need */
+    uint64_t topbits = 0, nearbits = 0; /* twin shuffles need a use: computed on first need */
     int bits_done = 0;
     signed char fu[52];
     int fu_done = 0;
@@ -138,7 +138,7 @@ void gen_moves(const State *s, MoveList *ml, Rng *rng) {
                 bits_done = 1;
             }
             if (twin_rule && rest && s->builds[col[rest - 1] * 52 + base] &&
-                twin_idle(s, base, col[rest - 1], playable, topbits, nearbits)) { /* Lemma T */
+                twin_idle(s, base, col[rest - 1], playable, topbits, nearbits)) { /* twin shuffles need a use */
                 if (nempty) {
                     to_empty = 0;
                 } else {

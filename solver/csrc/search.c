@@ -226,7 +226,7 @@ int open_frame(Search *S, int n, int safe, long long slot) {
     return 2;
 }
 
-/* Lemma W: some position no better than this one (dominance.py) is in the table. */
+/* dead weight in the waste: some position no better than this one (reference/dead_weight.py) is in the table. */
 static int dominated(const Search *S) {
     uint64_t lo[MAXTALON + 1], hi[MAXTALON + 1];
     int n = dominator_keys(S->s, lo, hi);
@@ -265,7 +265,7 @@ static int enter(Search *S) {
         S->nomem = 1;
         return -1;
     }
-    if (S->prune && never_all_up(s)) return open_frame(S, 0, safe, slot); /* Lemma S: lost, no moves */
+    if (S->prune && never_all_up(s)) return open_frame(S, 0, safe, slot); /* never-all-up: lost, no moves */
     gen_moves(s, &S->ml, &S->rng);
     return open_frame(S, S->ml.n, safe, slot);
 }
@@ -313,7 +313,7 @@ static int run(Search *S, double seconds, long long cap, long long *depth_out) {
         *depth_out = 0;
         return ST_SOLVED;
     }
-    if (lost(S->s)) { /* the root's Lemma D, as search.py: a proof, whatever the mode */
+    if (lost(S->s)) { /* the root's frozen cards, as reference/searches.py: a proof, whatever the mode */
         *depth_out = 0;
         S->best_left = 1 << 30; /* search.py returns no figures with this verdict */
         S->best.n = 0;
@@ -391,7 +391,7 @@ int search_position(const State *root, const Options *o, Outcome *out) {
     memcpy(s, root, sizeof(State));
     S->keep_best = o->keep_best;
     S->prune = o->prune;
-    S->dominate = o->dominate && s->two && !s->klondike && s->draw == 1 && s->p_in_key; /* dominance.applies */
+    S->dominate = o->dominate && s->two && !s->klondike && s->draw == 1 && s->p_in_key; /* reference.dead_weight.applies */
     S->rng = o->rng;
     size_t buckets = table_buckets(o->table_mb, o->max_nodes);
     if (table_init(&S->table, buckets) < 0) goto done;

@@ -121,7 +121,7 @@ void talon_drew(State *s) {
     check_talon_hash(s);
 }
 
-/* The key's columns and foundations (``found``: the position's own or Lemma W's), before the talon. */
+/* The key's columns and foundations (``found``: the position's own or dead weight's), before the talon. */
 static void key_base(const State *s, const int *found, uint64_t *a, uint64_t *b) {
     *a = *b = 0;
     for (int i = 0; i < s->ncols; i++) {
@@ -143,7 +143,7 @@ static void key_with(const State *s, const int *found, uint64_t ta, uint64_t tb,
 
 void key_of(const State *s, uint64_t *lo, uint64_t *hi) { key_with(s, s->found, s->th[0], s->th[1], lo, hi); }
 
-/* Lemma W (dominance.py): the waste indexes of the dead-weight cards, bottom first. */
+/* dead weight in the waste (reference/dead_weight.py): the waste indexes of the dead-weight cards, bottom first. */
 static int dead_weight(const State *s, int *idx) {
     int n = 0;
     for (int i = 0; i < s->p; i++) {
@@ -188,10 +188,10 @@ static void key_put_up(const State *s, const int *idx, int n, uint64_t *lo, uint
     key_with(s, found, ta, tb, lo, hi);
 }
 
-/* The keys of the positions Lemma W finds no worse than ``s`` (at most MAXTALON + 1): each
+/* The keys of the positions dead weight in the waste finds no worse than ``s`` (at most MAXTALON + 1): each
  * dead-weight card put up alone, then all of them (more than one). How many. A single card at
  * waste index i shifts the waste cards above it down one place: p is in the key in every game
- * Lemma W applies to (dominance.applies), so its talon hash is ``s``'s with the terms of places
+ * dead weight in the waste applies to (reference.dead_weight.applies), so its talon hash is ``s``'s with the terms of places
  * i..p-1 replaced, kept as suffix sums over the waste: each single key costs O(1) after one pass. */
 int dominator_keys(const State *s, uint64_t *lo, uint64_t *hi) {
     int idx[MAXTALON], n = dead_weight(s, idx);
@@ -467,7 +467,7 @@ int safe_move(const State *s, Move *m) {
         *m = (Move){W2F, -1, -1, 0, 1, (short)(s->p - 1), 0, 0};
         return 1;
     }
-    if (s->klondike && s->draw == 1 && s->passes < 0) { /* Corollary S (safe.py) */
+    if (s->klondike && s->draw == 1 && s->passes < 0) { /* the safe move from the talon (safe.py) */
         Route r[MAXROUTES];
         int n = stock_routes(s, r);
         for (int q = 0; q < n; q++)
@@ -479,7 +479,7 @@ int safe_move(const State *s, Move *m) {
     return 0;
 }
 
-/* ---- cards that can never leave their places (dead.py, Lemma D) ----------------------- */
+/* ---- cards that can never leave their places (frozen cards; reference/frozen.py) ----------------------- */
 
 #define WASTE_PLACE MAXCOLS /* the waste's place index (dead.py's WASTE) */
 
@@ -488,7 +488,7 @@ typedef struct {
     unsigned char card;
 } Member;
 
-/* Mirrors dead.lost: true when the largest set of cards that can only leave their places by
+/* Mirrors reference.frozen.lost: true when the largest set of cards that can only leave their places by
  * themselves and break none of (F), (P), (E) is not empty. */
 int lost(const State *s) {
     int wn[52];
@@ -607,7 +607,7 @@ int lost(const State *s) {
     return result;
 }
 
-/* ---- cards that can never go up past a one-pass stock (dead.py, Lemma S) ---------------- */
+/* ---- cards that can never go up past a one-pass stock (dead.py, never_all_up) ---------------- */
 
 /* Mirrors dead.never_all_up (the statement and its proof are there): the least sets of places
  * that may be left (mc, mt) and of cards that may go up (uc, ut), closed once per stage (pass,

@@ -1,4 +1,4 @@
-"""Lemma A (``solver.abstract``): Klondike proofs of loss in the game that forgets where face-up cards
+"""the image game (``solver.abstract``): Klondike proofs of loss in the game that forgets where face-up cards
 lie. The image game wins whenever the deal can be won (docs/solver-proofs.md has the argument), so "lost"
 there is a proof; these tests hold it to the engine's own exhaustive search and to known wins."""
 
@@ -13,11 +13,12 @@ import time
 import pytest
 
 from engine import deal
-from solver import api, solve_deal
-from solver.abstract import realize, search
+from solver import SolveOptions, solve_deal
+from solver.abstract import realize
 from solver.core import Compiled
 from solver.log import to_log, wins
 from solver.reference import PYTHON
+from solver.reference.image import search
 from solver.search import SOLVED, UNSOLVABLE
 from solver.state import SearchState
 
@@ -28,8 +29,9 @@ STUDY = pathlib.Path(__file__).resolve().parents[2] / "docs" / "winnability"
 
 @pytest.mark.parametrize("game", ["klondike", "klondike-3"])
 def test_the_image_game_decides_as_the_engines_exhaustive_search(game: str) -> None:
-    """Random small positions shaped like real ones: the image game's verdict is the engine's (Lemma A: a
-    lost image is a lost position; Claim 2: a won image's line, realized, is a win the engine accepts)."""
+    """Random small positions shaped like real ones: the image game's verdict is the engine's (a
+    lost image is a lost position; "a won image is a win": a won image's line, realized, is a win
+    the engine accepts)."""
     rng = random.Random(f"abstract-{game}")
     seen: collections.Counter[tuple[bool, str]] = collections.Counter()
     for _ in range(110):
@@ -104,14 +106,14 @@ def test_the_core_refuses_what_it_cannot_hold() -> None:
 LOST_BY_IMAGE = 1000048  # Klondike, lost: 80,140 image positions; the deal's own search needs 6.25 M nodes
 
 
-def test_solve_deal_proves_a_loss_through_the_image_game_within_its_share(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_solve_deal_proves_a_loss_through_the_image_game_within_its_share() -> None:
     """A node budget (deterministic): the complete search's share ends undecided, the image game's
     share proves the loss. Without the phase the deal stays undecided."""
     d = deal("klondike", LOST_BY_IMAGE)
     out = solve_deal(d, seconds=120, max_nodes=1_000_000)
     assert out.status == UNSOLVABLE and out.stats.get("image") == 1, out.stats
-    monkeypatch.setattr(api, "IMAGE_SHARE", 0)
-    assert solve_deal(d, seconds=120, max_nodes=1_000_000).status == "unknown"
+    no_image = SolveOptions(image_share=0)
+    assert solve_deal(d, seconds=120, max_nodes=1_000_000, options=no_image).status == "unknown"
 
 
 def test_the_python_reference_offers_the_same_phase() -> None:
@@ -122,11 +124,11 @@ def test_the_python_reference_offers_the_same_phase() -> None:
 WON_BY_IMAGE = 1000127  # Klondike: no 10 s or 30 s solve had decided it; its image is won in 28,428 positions
 
 
-def test_solve_deal_wins_through_the_image_game(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_solve_deal_wins_through_the_image_game() -> None:
     """A node budget: the complete search's share ends undecided, the image game's line is the win."""
     d = deal("klondike", WON_BY_IMAGE)
     out = solve_deal(d, seconds=120, max_nodes=2_000_000)
     assert out.status == SOLVED and out.stats.get("image_won") == 1 and "image_unrealized" not in out.stats
     assert out.moves is not None and wins(d, out.moves)
-    monkeypatch.setattr(api, "IMAGE_SHARE", 0)
-    assert solve_deal(d, seconds=120, max_nodes=2_000_000).status == "unknown"
+    no_image = SolveOptions(image_share=0)
+    assert solve_deal(d, seconds=120, max_nodes=2_000_000, options=no_image).status == "unknown"

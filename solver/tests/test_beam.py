@@ -9,12 +9,13 @@ import pytest
 
 from engine import deal
 from engine.moves import T2T, W2F, W2T
-from solver import api, core, solve_deal
-from solver.beam import DRAW_STEP as DRAW
-from solver.beam import REDEAL_STEP as REDEAL
-from solver.beam import beam_applies, beam_bytes, kplus, widths_within
+from solver import SolveOptions, core, solve_deal
+from solver.beam import beam_applies, beam_bytes, widths_within
 from solver.log import to_log, wins
 from solver.reference import python_beam
+from solver.reference.beam import DRAW_STEP as DRAW
+from solver.reference.beam import REDEAL_STEP as REDEAL
+from solver.reference.beam import kplus
 from solver.state import SearchMove, SearchState
 
 from .test_search import blocked, make_deal
@@ -133,13 +134,13 @@ def test_a_deal_the_restarts_miss_is_won_by_the_beam():
     assert_win_replays(d, c)
 
 
-def test_the_schedule_runs_the_beam_between_the_complete_search_and_the_restarts(monkeypatch):
+def test_the_schedule_runs_the_beam_between_the_complete_search_and_the_restarts():
     d = deal("forty-thieves", 1000007)
     with_beam = solve_deal(d, seconds=600, max_nodes=2_000_000, shorten_log=False)
     assert with_beam.status == "solved" and with_beam.stats["beams"] >= 1
     assert wins(d, with_beam.moves)
-    monkeypatch.setattr(api, "BEAM_SHARE", 0.0)
-    without = solve_deal(d, seconds=600, max_nodes=2_000_000, shorten_log=False)
+    no_beam = SolveOptions(beam_share=0.0)
+    without = solve_deal(d, seconds=600, max_nodes=2_000_000, shorten_log=False, options=no_beam)
     assert without.stats["beams"] == 0
     assert without.status == "unknown"
 

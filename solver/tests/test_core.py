@@ -22,7 +22,7 @@ from solver.state import SearchState
 from .test_search import blocked
 from .test_search_helpers import brute_force, klondike_endgame, random_endgame
 
-LEMMA_S_GAMES = [
+NEVER_ALL_UP_GAMES = [
     "forty-thieves",
     "josephine",
     "lucas",
@@ -86,9 +86,9 @@ def test_same_complete_searches_and_oracle_on_small_positions(game):
     assert oracle >= 4
 
 
-@pytest.mark.parametrize("game", LEMMA_S_GAMES)
-def test_same_lemma_s_as_python(game):
-    """The core's Lemma S (``never_all_up``) says what ``dead.never_all_up`` says, position for
+@pytest.mark.parametrize("game", NEVER_ALL_UP_GAMES)
+def test_same_never_all_up_as_python(game):
+    """The core's never-all-up (``never_all_up``) says what ``dead.never_all_up`` says, position for
     position: random small ones and random play-outs of real deals."""
     rng = random.Random(f"core-lemma-s-{game}")
     fired = 0
@@ -109,9 +109,9 @@ def test_same_lemma_s_as_python(game):
     assert fired >= 20
 
 
-@pytest.mark.parametrize("game", LEMMA_S_GAMES)
+@pytest.mark.parametrize("game", NEVER_ALL_UP_GAMES)
 def test_same_pruned_search_as_python(game):
-    """With Lemma S at every position entered (``prune``): the same nodes, lines and verdicts as the
+    """With never-all-up at every position entered (``prune``): the same nodes, lines and verdicts as the
     Python search, on small positions searched to the end and on the first 300 nodes of a real
     deal; where the engine can search exhaustively, its verdict."""
     rng = random.Random(f"core-prune-{game}")
@@ -169,12 +169,12 @@ def test_a_prefix_played_by_the_core_is_the_position_after_it():
 @pytest.mark.parametrize("game", GAME_IDS)
 def test_same_solve_as_python_under_a_node_budget(game):
     """The whole schedule (complete search, then restarts grown from the best line) under a
-    node budget: the same verdicts, nodes, restarts and logs with either core. (The Lemma S
-    games run Lemma S at every position, milliseconds each in Python: a smaller budget.)"""
-    lemma_s = game in LEMMA_S_GAMES
-    for seed in (1,) if lemma_s else (1, 2):
+    node budget: the same verdicts, nodes, restarts and logs with either core. (The never-all-up
+    games run it at every position, milliseconds each in Python: a smaller budget.)"""
+    pruned = game in NEVER_ALL_UP_GAMES
+    for seed in (1,) if pruned else (1, 2):
         d = deal(game, seed)
-        budget = 3_000 if lemma_s else 30_000
+        budget = 3_000 if pruned else 30_000
         py = solve_deal(d, seconds=600, max_nodes=budget, shorten_log=False, searcher=reference.PYTHON)
         c = solve_deal(d, seconds=600, max_nodes=budget, shorten_log=False)
         assert (c.status, c.nodes, c.depth, c.moves) == (py.status, py.nodes, py.depth, py.moves)

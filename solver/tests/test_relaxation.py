@@ -8,13 +8,14 @@ converse fails: drawing one reaches waste cards drawing three never shows."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 
 import pytest
 
 from engine import GAME_IDS, deal, find_rules
-from solver import api, solve_deal
+from solver import SolveOptions, api, solve_deal
 from solver.core import Compiled
 from solver.search import UNSOLVABLE
 from solver.state import SearchState
@@ -70,17 +71,17 @@ def test_the_relaxed_search_calls_lost_only_what_exhaustive_search_of_draw_3_fin
     assert fired >= 5
 
 
-def test_solve_deal_proves_draw_3_lost_by_the_draw_1_search_within_its_share(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_solve_deal_proves_draw_3_lost_by_the_draw_1_search_within_its_share() -> None:
     """A node budget (deterministic), the image game left out (it proves this deal lost first): draw 3's
     own complete search gets 10% of 5 M nodes and ends undecided; the draw-1 search's 15% is enough for
     its proof. Without the phase the same budget decides nothing."""
-    monkeypatch.setattr(api, "IMAGE_SHARE", 0)
+    no_image = SolveOptions(image_share=0)
     d = deal("klondike-3", LOST_DRAW_1)
-    proven = solve_deal(d, seconds=120, max_nodes=5_000_000)
+    proven = solve_deal(d, seconds=120, max_nodes=5_000_000, options=no_image)
     assert proven.status == "unsolvable" and proven.stats["relaxed"] == 1
-    assert proven.stats["relaxed_nodes"] <= api.RELAXED_SHARE * 5_000_000
-    monkeypatch.setattr(api, "RELAXED_SHARE", 0)
-    assert solve_deal(d, seconds=120, max_nodes=5_000_000).status == "unknown"
+    assert proven.stats["relaxed_nodes"] <= no_image.relaxed_share * 5_000_000
+    neither = dataclasses.replace(no_image, relaxed_share=0)
+    assert solve_deal(d, seconds=120, max_nodes=5_000_000, options=neither).status == "unknown"
 
 
 def test_a_draw_3_win_is_still_found_and_draw_1_has_no_such_phase() -> None:

@@ -11,13 +11,13 @@ import pytest
 
 from engine import GAME_IDS, Deal, State, deal, find_rules, parse_card
 from engine.moves import F2T, T2T, W2F
-from solver import SolveResult, difficulty, solve, solve_deal
+from solver import SolveOptions, SolveResult, difficulty, solve, solve_deal
 from solver import moves as moves_module
-from solver import reference as search_module
-from solver.dead import lost
 from solver.log import wins
 from solver.moves import gen_moves, stock_positions
-from solver.safe import is_safe, safe_move
+from solver.reference import searches as search_module
+from solver.reference.frozen import lost
+from solver.reference.safe import is_safe, safe_move
 from solver.shorten import shorten
 from solver.state import SearchState
 
@@ -290,8 +290,8 @@ def test_safe_rule_two_decks_needs_both_piles():
 
 
 def test_klondike_worry_back_rule_and_no_take_back_of_safe_cards():
-    """Lemma K: a card goes up when the other colour is up to its rank - 1 and its twin suit
-    to its rank - 2 (1-based); Corollary K: such a card is never taken back down."""
+    """The worry-back safe move: a card goes up when the other colour is up to its rank - 1 and its twin suit
+    to its rank - 2 (1-based); safe cards stay up: such a card is never taken back down."""
     st = SearchState(deal("klondike", 1))
     three_c, three_d = 2 * 4 + 0, 2 * 4 + 1  # 3C, 3D (rank 0-based, suits CDHS)
     st.found = [2, 2, 2, 1]  # AC 2C, AD 2D, AH 2H, AS
@@ -327,7 +327,7 @@ def fired_positions(make, fired: list, tries: int):
 
 
 def test_klondike_draw_one_plays_a_safe_card_from_anywhere_in_the_talon():
-    """Corollary S: with draw 1 and unlimited redeals a Lemma-K-safe card goes up from the stock
+    """The safe move from the talon: with draw 1 and unlimited redeals a worry-back safe card goes up from the stock
     or from under the waste's top (a K+ move), not only from the waste's top; with draw 3 it
     does not."""
     hearts = [f"{r}H" for r in "3456789TJQ"]
@@ -355,7 +355,7 @@ def test_klondike_draw_one_plays_a_safe_card_from_anywhere_in_the_talon():
 
 @pytest.mark.slow  # about 40 s
 def test_klondike_safe_talon_cards_agree_with_exhaustive_search(monkeypatch):
-    """Random draw-1 positions shaped like real ones, most cards in the stock, where Corollary S
+    """Random draw-1 positions shaped like real ones, most cards in the stock, where the safe move from the talon
     played a card from inside the talon: the verdict of both searches (one pass over the
     positions, not one per search) matches the engine's exhaustive search."""
     fired = []
@@ -386,7 +386,7 @@ def test_klondike_safe_talon_cards_agree_with_exhaustive_search(monkeypatch):
 
 
 def test_klondike_rule_needs_its_twin_suit_within_two():
-    """Without Lemma K's twin-suit condition (other colour only) the solver called this
+    """Without the worry-back safe move's twin-suit condition (other colour only) the solver called this
     winnable position lost: found by the exhaustive oracle, kept as a regression test."""
     d = make_deal(
         "klondike",
@@ -439,7 +439,7 @@ def test_klondike_partial_move_that_frees_a_card_for_the_foundation_is_kept(monk
 
 
 def test_klondike_partial_moves_only_with_a_use_for_the_exposed_card():
-    """Lemma P: moving the 8S off the 9H onto the 9D is offered only when the 9H can go up (a),
+    """Partial runs need a use: moving the 8S off the 9H onto the 9D is offered only when the 9H can go up (a),
     a black ten is face up for it (b), or the 8C is at hand (c)."""
 
     def offered(d):
@@ -495,7 +495,7 @@ def test_klondike_partial_moves_only_with_a_use_for_the_exposed_card():
 @pytest.mark.parametrize("game", ["klondike", "klondike-3"])
 def test_klondike_partial_move_rule_agrees_with_exhaustive_search(game, monkeypatch):
     """Random positions shaped like real Klondike ones (face-up runs over face-down cards)
-    where Lemma P left a partial-run move out: the solver's verdict matches the engine's
+    where partial runs need a use left a partial-run move out: the solver's verdict matches the engine's
     exhaustive search (about 300 such positions agreed when the rule was written). The drops
     are counted in the Python search; the compiled core must give the same verdict."""
     dropped = []
@@ -523,7 +523,7 @@ def test_klondike_partial_move_rule_agrees_with_exhaustive_search(game, monkeypa
 
 
 def test_card_that_can_never_leave_its_column_proves_a_loss():
-    """Lemma D: the queen of spades lies (as the lowest face-up card) on the jack it needs
+    """Frozen cards: the queen of spades lies (as the lowest face-up card) on the jack it needs
     on the foundation first and on both red kings it could move onto; only kings may go to
     an empty column. Lost, proved without a single search node."""
     d = make_deal(
@@ -543,7 +543,7 @@ def test_card_that_can_never_leave_its_column_proves_a_loss():
 
 @pytest.mark.parametrize("game", GAME_IDS)
 def test_never_leaving_cards_agree_with_exhaustive_search(game):
-    """Whenever Lemma D calls a random small position lost, the engine's exhaustive search
+    """Whenever the frozen-cards rule calls a random small position lost, the engine's exhaustive search
     agrees (about 2,900 such positions over all games agreed when the rule was written)."""
     rng = random.Random(f"dead-{game}")
     positions = (
@@ -632,23 +632,21 @@ def test_maria_safe_rule_needs_its_own_suit_piles_level():
     assert_wins(d, solve_deal(d, seconds=10))
 
 
-def test_restarts_grown_from_the_best_line_win_and_replay(monkeypatch):
+def test_restarts_grown_from_the_best_line_win_and_replay():
     """A restart may start from a prefix of the best line so far; its win is that prefix plus
     its own line, and must replay like any other. Forty Thieves seed 2 (under a node budget,
     so deterministic) is won only that way: without prefixes the same budget fails. (Seeds 8,
-    2 and 31 were the examples before Lemma T, the longer, noisier restarts and then Lemma S's
+    2 and 31 were the examples before the twin-shuffle rule, the longer, noisier restarts and then never-all-up's
     pruning changed the search.)"""
-    from solver import api
-
     result = solve("forty-thieves", 2, seconds=120, max_nodes=60_000)
     assert_wins(deal("forty-thieves", 2), result)
-    monkeypatch.setattr(api, "PREFIX_SHARE", 0.0)
-    assert solve("forty-thieves", 2, seconds=120, max_nodes=60_000).status == "unknown"
+    no_prefix = SolveOptions(prefix_share=0.0)
+    assert solve("forty-thieves", 2, seconds=120, max_nodes=60_000, options=no_prefix).status == "unknown"
 
 
 @pytest.mark.parametrize("game", GAME_IDS)
-def test_the_complete_search_prunes_with_lemma_s_in_the_one_card_same_suit_games_only(game):
-    """Lemma S at every position of the complete search (the phase that proves losses) where it
+def test_the_complete_search_prunes_with_never_all_up_in_the_one_card_same_suit_games_only(game):
+    """Never-all-up at every position of the complete search (the phase that proves losses) where it
     proves some (one card moved at a time, built in suit, a stock drawn one card at a time); not in
     Maria or Josephine, where it proved nothing the root check had not and only slowed the search,
     nor in the Klondikes, where it never applies; and never in the restarts, which only look for

@@ -1,4 +1,4 @@
-"""Lemma T (``safe``): twin shuffles in the one-card two-deck games, against the engine's
+"""Twin shuffles need a use (``safe``): twin shuffles in the one-card two-deck games, against the engine's
 exhaustive oracle, and the oracle catching rules that prune too much."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pytest
 
 from engine.moves import T2T
 from solver import core
-from solver import reference as search_module
 from solver.moves import PARENTS, gen_moves
+from solver.reference import searches as search_module
 from solver.state import SearchState
 
 from .test_search_helpers import brute_force, make_deal, random_endgame
@@ -32,7 +32,7 @@ def shuffle_of(st: SearchState, m) -> tuple[int, int, bool] | None:
 
 
 def conditions(st: SearchState, c: int, u: int, into_empty: bool, skip: str = "") -> bool:
-    """Lemma T's conditions (1)-(5), written again from the lemma's text (not ``moves``'
+    """the twin-shuffle rule's conditions (1)-(5), written again from the lemma's text (not ``moves``'
     code); a digit in ``skip`` leaves that condition out (a rule that prunes too much)."""
     tops = {col[-1] for col in st.cols if col}
     nempty = sum(1 for col in st.cols if not col)
@@ -113,7 +113,7 @@ def oracle_disagreements(game: str, skip: str, monkeypatch, positions: int, want
 @pytest.mark.slow
 @pytest.mark.parametrize("game", ONE_CARD)
 def test_twin_rule_agrees_with_exhaustive_search(game, monkeypatch):
-    """Where Lemma T left a twin shuffle out, the verdict is the engine's, wins and losses
+    """Where the twin-shuffle rule left a twin shuffle out, the verdict is the engine's, wins and losses
     alike (about 8,200 such positions over the five games, up to 6 columns and 30 cards,
     agreed when the rule was written);
     the rule is applied through an independent restatement of its conditions, checked equal
@@ -186,7 +186,7 @@ def test_twin_shuffles_left_out_only_without_a_use_in_sight():
 @pytest.mark.slow
 @pytest.mark.parametrize("game", ONE_CARD)
 def test_core_prunes_twin_shuffles_as_python(game, monkeypatch):
-    """Lemma T in the compiled core: node for node the Python search, on random small positions
+    """The twin-shuffle rule in the compiled core: node for node the Python search, on random small positions
     searched to the end (where the rule leaves a move out at the root) and on real deals' first
     12,000 nodes."""
     from engine import deal

@@ -8,8 +8,7 @@ import pytest
 
 from engine import GAME_IDS, MAX_LOG_LENGTH, deal
 from engine.moves import T2T
-from solver import api, core, solve
-from solver import log as log_module
+from solver import SolveOptions, core, solve
 from solver.log import log_length, to_log, wins
 from solver.moves import gen_moves
 from solver.shortcut import shortcut
@@ -84,10 +83,8 @@ def test_a_win_too_long_for_the_service_does_not_end_the_search():
     assert wins(deal(*WANDERING), result.moves)
 
 
-def test_a_win_no_log_can_hold_stays_unknown(monkeypatch):
-    monkeypatch.setattr(api, "MAX_LOG_LENGTH", 20)
-    monkeypatch.setattr(log_module, "MAX_LOG_LENGTH", 20)
-    result = solve("lucas", 2, seconds=60, max_nodes=20_000)
+def test_a_win_no_log_can_hold_stays_unknown():
+    result = solve("lucas", 2, seconds=60, max_nodes=20_000, options=SolveOptions(max_log_length=20))
     assert result.status == "unknown"
     assert result.moves is None
     assert result.stats["too_long"] > 20

@@ -400,8 +400,13 @@ export function showResult(submission, pending) {
           : r.rank ? `On ${board}, below every won game${r.board_total ? ` (${count(r.board_total, "result")})` : ""}.`
             : r.ranked ? "Ranked." : "Practice: not ranked.";
     const time = r.ranked ? ` Time ${clockText(r.play_time_ms, true)}.` : "";
+    // Of the players on the day's board at this moment (it grows through the day), and it says so.
+    const others = (r.board_total || 1) - 1;
+    const ahead = r.ahead_of_percent === null || r.ahead_of_percent === undefined ? ""
+      : ` You finished ahead of ${r.ahead_of_percent}% of today's players (the ${count(others, "other player")} ranked so far).`;
+    panel.dataset.ahead = ahead ? String(r.ahead_of_percent) : "";
     $("result-text").textContent = `${r.won ? "Won" : "Not won"} with score ${r.score} in ${count(r.moves, "move")}` +
-      ` (${count(r.foundation_cards, "card")} home).${time} ${rank}`;
+      ` (${count(r.foundation_cards, "card")} home).${time} ${rank}${ahead}`;
   } else {
     $("result-title").textContent = "Not accepted";
     const error = submission.error || {};

@@ -1,4 +1,4 @@
-"""Lemma S (``dead.never_all_up``): cards that can never go up past a one-pass stock.
+"""Never-all-up (``dead.never_all_up``): cards that can never go up past a one-pass stock.
 
 Every claim is checked against the engine's own exhaustive search (no solver code), on small
 positions made to need each rule and on random ones, and on real deals the study left open."""
@@ -12,7 +12,8 @@ import pytest
 
 from engine import deal
 from solver import solve_deal
-from solver.dead import lost, never_all_up
+from solver.dead import never_all_up
+from solver.reference.frozen import lost
 from solver.state import SearchState
 
 from .test_search_helpers import brute_force, claims_agree_with_exhaustive_search, make_deal, random_endgame
@@ -42,14 +43,14 @@ def test_a_run_uncovers_the_card_under_it():
 def test_two_kings_that_wait_for_each_others_column():
     """Forty Thieves on two columns: each king of spades could only leave for an empty column,
     and each column empties only when a king of spades leaves it (the queens of spades lie
-    under one of them). Lemma D does not see it (a king can go to an empty column); Lemma S
+    under one of them). Frozen cards do not see it (a king can go to an empty column); never-all-up
     does, before any search, and the engine's exhaustive search agrees."""
     tops = ["QC", "KD", "KH", "JS", "KC", "KD", "QH", "JS"]
     d = make_deal("forty-thieves", [["KH", "KS"], ["QS", "QS", "KS"]], ["KC"], tops, columns=2)
     assert brute_force(d) is False
     assert never_all_up(SearchState(d)) and not lost(SearchState(d))
     result = solve_deal(d, seconds=5)
-    assert result.status == "unsolvable" and result.nodes == 0 and result.stats["lemma_s"] == 1
+    assert result.status == "unsolvable" and result.nodes == 0 and result.stats["never_all_up"] == 1
     # The queens anywhere else (the stock brings them): won, and no claim.
     d = make_deal("forty-thieves", [["KH", "KS"], ["KS"]], ["KC", "QS", "QS"], tops, columns=2)
     assert brute_force(d) is True and not never_all_up(SearchState(d))
@@ -57,7 +58,7 @@ def test_two_kings_that_wait_for_each_others_column():
 
 @pytest.mark.parametrize("game", ONE_PASS)
 def test_every_claim_agrees_with_exhaustive_search(game):
-    """Whenever Lemma S calls a random small position lost, the engine's exhaustive search
+    """Whenever never-all-up calls a random small position lost, the engine's exhaustive search
     agrees (350 such positions over the five games when the rule was written)."""
     rng = random.Random(f"lemma-s-{game}")
     positions = (
@@ -116,10 +117,10 @@ def test_it_keeps_out_of_klondike():
     [("forty-thieves", 1000162), ("forty-thieves", 1000759), ("josephine", 1000257), ("forty-and-eight", 1000140)],
 )
 def test_study_deals_it_proves_lost_at_once(game, seed):
-    """Deals the study's searches left open at 10 s: Lemma S proves them lost before any search
+    """Deals the study's searches left open at 10 s: never-all-up proves them lost before any search
     (Josephine's proofs are Forty Thieves proofs too: the same cards, a game with more moves;
     the Forty and Eight deal with its redeal still to come)."""
     result = solve_deal(deal(game, seed), seconds=5)
-    assert result.status == "unsolvable" and result.nodes == 0 and result.stats["lemma_s"] == 1
+    assert result.status == "unsolvable" and result.nodes == 0 and result.stats["never_all_up"] == 1
     # no line was followed, so no count of cards left (a study row says null, not a sentinel)
     assert "best_left" not in result.stats

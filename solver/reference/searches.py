@@ -15,15 +15,17 @@ from typing import Any
 
 from engine.moves import W2F, W2T
 
-from . import abstract
-from .abstract import Outcome as ImageOutcome
-from .beam import BEAM_CAP, BEAM_WIDTHS, BeamOutcome, kplus, next_step, replay, score
-from .dead import lost, never_all_up
-from .dominance import applies, dominators
-from .moves import gen_moves
+from ..abstract import Outcome as ImageOutcome
+from ..beam import BEAM_CAP, BEAM_WIDTHS, BeamOutcome
+from ..dead import never_all_up
+from ..moves import gen_moves
+from ..search import NO_LINE, SOLVED, UNKNOWN, UNSOLVABLE, SearchOutcome
+from ..state import SearchMove, SearchState
+from . import image
+from .beam import kplus, next_step, replay, score
+from .dead_weight import applies, dominators
+from .frozen import lost
 from .safe import safe_move
-from .search import NO_LINE, SOLVED, UNKNOWN, UNSOLVABLE, SearchOutcome
-from .state import SearchMove, SearchState
 
 CHECK_EVERY = 256
 
@@ -120,12 +122,12 @@ class Reference:
             if st.left == 0:
                 return 1
             key = st.key()
-            if key in table or (dominate and any(k in table for k in dominators(st))):  # Lemma W
+            if key in table or (dominate and any(k in table for k in dominators(st))):  # dead weight in the waste
                 for _ in range(safe):
                     undo(path.pop())
                 return 0
             table.add(key)
-            if prune and never_all_up(st):  # Lemma S: lost, so no move is worth a try
+            if prune and never_all_up(st):  # never-all-up: lost, so no move is worth a try
                 frames.append([[], 0, safe])
                 return 2
             frames.append([gen_moves(st, rng, noise), 0, safe])
@@ -139,7 +141,7 @@ class Reference:
             for _ in range(len(path)):
                 undo(path.pop())
             return SearchOutcome(UNSOLVABLE, [], 0, 0)
-        # Lemma S costs this search milliseconds a position: the clock is read more often
+        # never-all-up costs this search milliseconds a position: the clock is read more often
         r, nodes, depth = descend(st, path, frames, enter, 1 << 62, node_cap, deadline, 0, 8 if prune else CHECK_EVERY)
         if r == 2:
             return SearchOutcome(UNKNOWN, [], nodes, depth, 0, best_left, best_path)
@@ -228,7 +230,7 @@ class Reference:
 
     def image(self, root: SearchState, *, deadline: float, max_positions: int | None = None) -> ImageOutcome:
         cap = 1 << 62 if max_positions is None else max_positions
-        return abstract.search(root, max_positions=cap, seconds=max(0.0, deadline - time.perf_counter()))
+        return image.search(root, max_positions=cap, seconds=max(0.0, deadline - time.perf_counter()))
 
 
 PYTHON = Reference()

@@ -1,11 +1,11 @@
-"""Lemma S (``solver.dead.never_all_up``: proofs of loss without a search) over the winnability
+"""Never-all-up (``solver.dead.never_all_up``: proofs of loss without a search) over the winnability
 study's deals, or positions made from them.
 
-    python bench/lemma_s.py --games josephine,forty-thieves [--status solved] [--limit N]
+    python bench/never_all_up.py --games josephine,forty-thieves [--status solved] [--limit N]
                             [--out FILE.jsonl] [--along-win 0.6,0.8] [--play-out]
 
 For each game: the study's deals of that status (``solved``: the soundness check, where a proof of
-loss would be a bug; ``unknown``: what Lemma S decides that the search left open). Prints per game
+loss would be a bug; ``unknown``: what never-all-up decides that the search left open). Prints per game
 how many came out lost or open, and the median and 90th percentile of seconds per deal.
 ``--along-win`` gives positions along a win the solver finds again (winnable: a proof there is a
 bug too), ``--play-out`` the position at the end of the stock after random play (mostly lost: the
@@ -81,8 +81,8 @@ def play_out(start: Deal, rng: random.Random) -> Deal:
     return state.as_deal()
 
 
-def lemma_s(d: Deal) -> tuple[bool, float]:
-    """Lemma S on ``d``: (lost, seconds)."""
+def never_all_up_timed(d: Deal) -> tuple[bool, float]:
+    """Never-all-up on ``d``: (lost, seconds)."""
     start = time.perf_counter()
     lost = never_all_up(SearchState(d))
     return lost, time.perf_counter() - start
@@ -108,7 +108,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     wrong = 0
-    print(f"study deals '{args.status}', Lemma S (no search), one thread")
+    print(f"study deals '{args.status}', never-all-up (no search), one thread")
     print(f"{'game':<16}{'deals':>7}{'lost':>7}{'open':>7}{'median s':>10}{'p90 s':>8}")
     for game in [g.strip() for g in args.games.split(",") if g.strip()]:
         seeds = study_seeds(game, args.status)[: args.limit]
@@ -117,18 +117,18 @@ def main() -> int:
         for seed, d in positions(game, seeds, args.along_win):
             if args.play_out:
                 d = play_out(d, random.Random(seed))
-            lost, seconds = lemma_s(d)
+            lost, seconds = never_all_up_timed(d)
             if args.play_out:
                 truth = solve_deal(d, seconds=30, max_nodes=300_000).status
-                print(f"  {game} {seed}: solver {truth}, Lemma S {'lost' if lost else 'open'}", flush=True)
+                print(f"  {game} {seed}: solver {truth}, never-all-up {'lost' if lost else 'open'}", flush=True)
                 if lost and truth == "solved":
                     wrong += 1
-                    print(f"UNSOUND: {game} {seed} played out is won but Lemma S calls it lost", flush=True)
+                    print(f"UNSOUND: {game} {seed} played out is won but never-all-up calls it lost", flush=True)
             counts["lost" if lost else "open"] += 1
             times.append(seconds)
             if lost and args.status == "solved" and not args.play_out:  # played out: checked above
                 wrong += 1
-                print(f"UNSOUND: {game} {seed} is won but Lemma S calls it lost", flush=True)
+                print(f"UNSOUND: {game} {seed} is won but never-all-up calls it lost", flush=True)
             if args.out:
                 with open(args.out, "a") as out:
                     out.write(

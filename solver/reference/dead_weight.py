@@ -1,4 +1,4 @@
-"""Lemma W (dead weight in the waste): positions no better than one the search has entered.
+"""Dead weight in the waste: positions no better than one the search has entered.
 
 Where it applies: two decks, nothing face down, a talon drawn one card at a time (Forty Thieves,
 Josephine, Lucas, Limited, Maria, Forty and Eight). Cards never leave a foundation there.
@@ -10,7 +10,7 @@ A card ``c`` (rank r, suit s) lying in the waste is *dead weight* when
 By (i) and ``c`` not being up, a pile of suit s holds exactly r cards, so ``c`` could go up at
 once if it were the waste's top; dead weight stays dead weight (nothing comes down).
 
-Lemma W. Let B be a position, D a non-empty set of dead-weight cards in B's waste, and A the
+Dead weight in the waste. Let B be a position, D a non-empty set of dead-weight cards in B's waste, and A the
 position B with the cards of D taken out of the waste (the rest keeps its order) and put on the
 foundations. If B can be won, so can A, by a line with no more moves other than draws.
 Proof, by following a winning line of B move by move and keeping this invariant, which holds at
@@ -45,20 +45,21 @@ A with a single dead-weight card put up, each in turn, and A with all of them pu
 from P. Suppose the root can be won; among the entered positions that can be won take P with
 the least m(P). P is not won (the search would have stopped). The generator's lemmas (``moves``,
 ``safe``) give a move whose successor Q, after the safe moves, can be won with m(Q) < m(P)
-(Corollary K, Lemmas P and T compare shortest wins; a safe move lengthens none). Q is entered,
-or its key was in the table (an entered position with Q's key, interchangeable with Q), or a
-position A no worse than Q, with m(A) <= m(Q) by Lemma W, was entered: each contradicts the
-choice of P. Lemma S never prunes a position that can be won. So a search that ends without a
+(safe cards stay up, partial runs and twin shuffles needing a use compare shortest wins; a safe
+move lengthens none). Q is entered, or its key was in the table (an entered position with Q's key,
+interchangeable with Q), or a position A no worse than Q, with m(A) <= m(Q) by dead weight in the
+waste, was entered: each contradicts the choice of P. never-all-up never prunes a position that can
+be won. So a search that ends without a
 win proves the root lost, as before.
 """
 
 from __future__ import annotations
 
-from .state import RED, SearchState
+from ..state import RED, SearchState
 
 
 def applies(st: SearchState) -> bool:
-    """Lemma W's games: two decks, nothing face down, the talon drawn one card at a time (with the
+    """The games of dead weight in the waste: two decks, nothing face down, the talon drawn one card at a time (with the
     passes limited, so the stock's place is part of the key: the core's single keys rely on it)."""
     return st.two and not st.klondike and st.draw == 1 and st.p_in_key
 
@@ -88,7 +89,7 @@ def _put_up(st: SearchState, indexes: list[int]) -> SearchState:
 
 
 def dominators(st: SearchState) -> list[bytes]:
-    """The keys of the positions Lemma W says are no worse than ``st``: each dead-weight card put
+    """The keys of the positions dead weight in the waste says are no worse than ``st``: each dead-weight card put
     up alone, then all of them (when more than one)."""
     dead = dead_weight(st)
     keys = [_put_up(st, [i]).key() for i in dead]

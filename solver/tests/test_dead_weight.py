@@ -1,5 +1,6 @@
-"""Lemma W (``dominance``): a position with dead-weight cards in its waste is no better than the
-same position with them up. Checked against the engine's own exhaustive search on small positions
+"""Dead weight in the waste (``reference.dead_weight``): a position with dead-weight cards in its
+waste is no better than the same position with them up. Checked against the engine's own exhaustive
+search on small positions
 (the lemma itself, and the complete search that leaves out dominated positions), the core against
 the Python search node for node, and the proofs of loss it shortens against the plain search's."""
 
@@ -12,7 +13,7 @@ import pytest
 
 from engine import Deal, deal, find_rules, parse_card
 from solver import core, reference
-from solver.dominance import applies, dead_weight, dominators
+from solver.reference.dead_weight import applies, dead_weight, dominators
 from solver.state import SearchState
 
 from .test_core import assert_same, both
@@ -58,8 +59,8 @@ def put_up(d, indexes: list[int]):
 
 @pytest.mark.parametrize(("game", "passes"), GAMES)
 def test_the_position_with_dead_weight_up_wins_whenever_the_position_does(game, passes):
-    """Lemma W itself, by the engine alone: for random small positions with dead weight in the
-    waste, whenever the position can be won, so can each position Lemma W compares it with (each
+    """The rule itself, by the engine alone: for random small positions with dead weight in the
+    waste, whenever the position can be won, so can each position the rule compares it with (each
     dead-weight card up alone, and all of them up). Some comparisons are strict: the position
     is lost and the one with the cards up is won (the waste buried what it needed)."""
     rng = random.Random(f"lemma-w-{game}-{passes}")
@@ -151,7 +152,7 @@ def position(columns, waste, stock, piles):
 
 
 def test_a_card_that_could_go_up_is_not_dead_weight_unless_both_cards_below_it_are():
-    """Why Lemma W asks for both cards of rank r - 1 up, not only a pile one below the card. The
+    """Why dead weight asks for both cards of rank r - 1 up, not only a pile one below the card. The
     engine's exhaustive search on random small positions of four games finds a won position that is
     lost with such a card put up 11 to 18 times in 214 to 365 comparisons a game, also when the other
     pile stands two below. Here the waste's king of hearts could go up on the queen-of-hearts pile;
