@@ -162,6 +162,7 @@ def _counts_not_held(request: pytest.FixtureRequest, settings: Any) -> None:
     checks that is marked ``held_counts``)."""
     if "held_counts" not in request.keywords:
         settings.COUNTS_SECONDS = 0
+        settings.LEADERBOARD_PAGE_HOLD_SECONDS = 0  # the boards' public top pages, the same way
 
 
 @pytest.fixture

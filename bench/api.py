@@ -494,7 +494,7 @@ def make_players_for_load(challenge: object, count: int, rng: random.Random) -> 
     from bench.corpus import playout
     from games.auth import tokens_create
     from games.models import Attempt
-    from leaderboard.selectors import counted_results
+    from games.selectors import counted_results
 
     users = make_users("mover", count)
     attempts = Attempt.objects.bulk_create(Attempt(player=u, challenge=challenge, ranked=True) for u in users)

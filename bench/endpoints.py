@@ -183,12 +183,13 @@ def main() -> None:
         "writes <endpoint>.txt there (collapsed stacks of the thread holding the GIL, a proxy for CPU; the "
         "health windows between are in it)",
     )
+    parser.add_argument("--db", default=DB_NAME, help="the database to create (dropped first): one per concurrent run")
     args = parser.parse_args()
     run = uuid.uuid4().hex[:8]
     env = {
         **os.environ,
         **BENCH_ENV,
-        "DATABASE_URL": f"{PG}/{DB_NAME}",
+        "DATABASE_URL": f"{PG}/{args.db}",
         "REDIS_URL": f"redis://127.0.0.1:6379/{args.redis_db}",
         "CACHE_KEY_PREFIX": f"bench-endpoints-{run}",
         "CELERY_QUEUE": f"bench-endpoints-{run}",
@@ -202,8 +203,8 @@ def main() -> None:
 
 def run_bench(args: argparse.Namespace, env: dict[str, str]) -> None:
     windows = args.pairs * args.requests
-    admin_sql(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-    admin_sql(f"CREATE DATABASE {DB_NAME}")
+    admin_sql(f"DROP DATABASE IF EXISTS {args.db} WITH (FORCE)")
+    admin_sql(f"CREATE DATABASE {args.db}")
     subprocess.run([sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"], cwd=ROOT, env=env, check=True)
     setup_django(env)
     from django.db import connection
@@ -334,7 +335,7 @@ def run_bench(args: argparse.Namespace, env: dict[str, str]) -> None:
         stop(proc, "gunicorn")
         connection.close()
         if not args.keep:
-            admin_sql(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
+            admin_sql(f"DROP DATABASE IF EXISTS {args.db} WITH (FORCE)")
 
 
 if __name__ == "__main__":

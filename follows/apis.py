@@ -18,7 +18,7 @@ from follows.errors import PlayerToFollowNotFound
 from games import days
 from games.fields import game_field, validated
 from games.selectors import parse_challenge_path
-from leaderboard.selectors import result_attempts
+from leaderboard.selectors.boards import result_attempts
 from leaderboard.serializers import BOARDS, DAY_BOARD, BoardPageInput, EntrySerializer, entry_data
 
 USERNAME = OpenApiParameter("username", OpenApiTypes.STR, OpenApiParameter.PATH)

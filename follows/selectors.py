@@ -24,7 +24,7 @@ from engine import GAME_IDS, GAMES
 from follows.models import Follow
 from games import days
 from games.selectors import board_results
-from leaderboard.selectors import LeaderboardPage, board_page_of, leaderboard_challenge_get, leaderboard_results
+from leaderboard.selectors.boards import LeaderboardPage, board_page_of, leaderboard_challenge_get, leaderboard_results
 
 FRIENDS_TODAY_LIMIT = 100
 

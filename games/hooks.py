@@ -2,7 +2,7 @@
 
 ``games`` is below ``leaderboard`` and ``leagues`` (see the layers contract in pyproject.toml):
 it never calls them. They connect receivers to these signals in their ``AppConfig.ready``. (A result's rank is
-read where it is shown, above games, through ``leaderboard.selectors.result_rank``.)
+read where it is shown, above games, through ``leaderboard.selectors.ranks.result_rank``.)
 
 Signals (sent after the commit that made the change, with ``send_robust``: a receiver that
 fails is logged, and never undoes what games stored; the boards are rebuilt from PostgreSQL):

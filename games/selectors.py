@@ -122,7 +122,7 @@ def board_results() -> QuerySet[Result]:
     """The results on the public boards (the day's, league boards, the ranks of profiles): those that
     count, except a guest's, until an account claims it (``services.guest_claim``): a guest, free and
     unlimited, is a way to look at a deal, not a player on the boards. The guest still sees its own
-    result and the rank it would have (``leaderboard.selectors.result_rank``)."""
+    result and the rank it would have (``leaderboard.selectors.ranks.result_rank``)."""
     # NOT EXISTS on the guests table by the result's own player_id: no join through auth_user, so the
     # plan starts from the results asked for, whatever the tables' statistics (a LEFT JOIN ... IS NULL
     # through the user walked every user while games_guest had none).

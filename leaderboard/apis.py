@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+import datetime as dt
+import functools
+from typing import Any, cast
 
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -15,12 +17,14 @@ from drf_spectacular.utils import (
 )
 from rest_framework import exceptions, serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
-from rest_framework.renderers import JSONRenderer
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from core.auth import request_player
+from core.errors import ApplicationError
 from engine import GAME_IDS
 from games import days as dates
 from games.apis import AfterTheDayOutput, after_the_day_data
@@ -30,19 +34,11 @@ from games.models import Submission
 from games.selectors import parse_challenge_path, player_hidden
 from games.services.attempts import attempt_submit
 from leaderboard.errors import PlayerNotFound
-from leaderboard.selectors import (
-    LeaderboardEntry,
-    LeaderboardPage,
-    leaderboard_around,
-    leaderboard_challenge_get,
-    leaderboard_page,
-    leaderboard_top_rendered,
-    player_game_stats,
-    player_profile,
-    player_today_summary,
-    result_attempts,
-    submission_result,
-)
+from leaderboard.selectors.boards import BoardView, leaderboard_view, leaderboard_view_rendered
+from leaderboard.selectors.days import player_today_summary
+from leaderboard.selectors.profiles import player_profile
+from leaderboard.selectors.ranks import submission_result
+from leaderboard.selectors.stats import player_game_stats
 from leaderboard.serializers import (
     ALL_BOARD,
     BOARDS,
@@ -52,7 +48,8 @@ from leaderboard.serializers import (
     MAX_OFFSET,
     EntrySerializer,
     QueryInput,
-    entry_data,
+    board_data,
+    game_links,
 )
 from ratings.apis import RatingOutput
 from ratings.selectors import player_ratings
@@ -123,62 +120,103 @@ class LeaderboardApi(APIView):
     def get(self, request: Request, date: str, game: str) -> HttpResponse:
         day, game = parse_challenge_path(date=date, game=game)
         query = validated_query(self.InputSerializer, request)
-        board: str = query["board"]
-        clean = board == DAY_BOARD
-        user = request.user if request.user.is_authenticated else None
-        if query.get("around") == "me" and user is None:
+        clean = query["board"] == DAY_BOARD
+        player = request.user if request.user.is_authenticated else None
+        around = query.get("around") == "me"
+        if around and player is None:
             raise exceptions.NotAuthenticated("Log in to see your neighbourhood on the board (?around=me).")
+        if player is None and not around:
+            # A public page is the same for every anonymous caller: served rendered from Redis until the
+            # board's next write.
+            return board_response(day=day, game=game, clean=clean, offset=query["offset"], limit=query["limit"])
+        view = leaderboard_view(
+            date=day,
+            game=game,
+            clean=clean,
+            offset=query["offset"],
+            limit=query["limit"],
+            player=player,
+            around=around,
+            radius=AROUND_RADIUS,
+        )
+        return Response(board_data(view))  # OutputSerializer's shape, built directly: see board_data
 
-        challenge = leaderboard_challenge_get(date=day, game=game, today=dates.today(), cached=True)
-        # Once the day is over its ranked games are public: each entry links its replay and review.
-        over = dates.is_over(day)
+    def check_throttles(self, request: Request) -> None:
+        waits = getattr(request._request, "board_throttle_waits", None)
+        if waits is None:
+            super().check_throttles(request)
+        elif waits:  # decided (and counted) once, by anonymous_board: the same refusal as DRF's
+            wait = max((w for w in waits if w is not None), default=None)
+            self.throttled(request, wait)  # type: ignore[arg-type]  # (None: no wait known, as DRF's own)
 
-        def links(entries: list[LeaderboardEntry]) -> dict[int, int] | None:
-            return result_attempts(result_ids=[e.result_id for e in entries]) if over else None
+    @classmethod
+    def as_view(cls, **initkwargs: Any) -> Any:
+        view = super().as_view(**initkwargs)
 
-        if user is None and "around" not in query and query["offset"] == 0:
-            # The public top page is the same for every anonymous caller: served
-            # rendered from Redis until the board's next write.
-            limit: int = query["limit"]
+        @functools.wraps(view)  # (keeps the DRF view's attributes: csrf_exempt, cls for the schema)
+        def board(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+            fast = anonymous_board(request, view_class=cls, **kwargs)
+            return fast if fast is not None else view(request, *args, **kwargs)
 
-            def render(page: LeaderboardPage) -> str:
-                attempts = links(page.entries)
-                body = {
-                    "date": day.isoformat(),
-                    "game": game,
-                    "board": board,
-                    "total": page.total,
-                    "offset": 0,
-                    "limit": limit,
-                    "entries": [entry_data(e, attempts) for e in page.entries],
-                }
-                return JSONRenderer().render(body).decode()  # OutputSerializer's shape, built directly
+        return board
 
-            rendered = leaderboard_top_rendered(
-                challenge=challenge, limit=limit, clean=clean, render=render, variant=":over" if over else ""
-            )
-            return HttpResponse(rendered, content_type="application/json")
 
-        body: dict[str, object] = {"date": day, "game": game, "board": board}
-        if "around" in query and user is not None:  # around=me without a login was refused above
-            around = leaderboard_around(challenge=challenge, player=user, radius=AROUND_RADIUS, clean=clean)
-            offset = around.entries[0].rank - 1 if around.entries else 0
-            body.update(total=around.total, entries=around.entries, offset=offset, limit=len(around.entries))
-        else:
-            page = leaderboard_page(challenge=challenge, offset=query["offset"], limit=query["limit"], clean=clean)
-            body.update(total=page.total, entries=page.entries, offset=query["offset"], limit=query["limit"])
-            if user is not None:
-                around = leaderboard_around(challenge=challenge, player=user, radius=0, clean=clean)
-        shown: list[LeaderboardEntry] = body["entries"]  # type: ignore[assignment]
-        mine: LeaderboardEntry | None = None
-        if user is not None:
-            mine = next((e for e in around.entries if e.player_id == user.pk), None)
-        attempts = links(shown + ([mine] if mine is not None else []))
-        if user is not None:
-            body["me"] = {"rank": around.rank, "entry": None if mine is None else entry_data(mine, attempts)}
-        body["date"] = day.isoformat()
-        body["entries"] = [entry_data(e, attempts) for e in shown]
-        return Response(body)  # OutputSerializer's shape (the schema's), built directly: see entry_data
+def render_board(view: BoardView) -> str:
+    """The board's answer as JSON text (for the page cache), by the API's renderer (DRF's setting)."""
+    renderer = cast("type[BaseRenderer]", api_settings.DEFAULT_RENDERER_CLASSES[0])()
+    rendered = renderer.render(board_data(view), renderer.media_type, {})
+    return rendered if isinstance(rendered, str) else rendered.decode()
+
+
+def board_response(*, day: dt.date, game: str, clean: bool, offset: int, limit: int) -> HttpResponse:
+    rendered = leaderboard_view_rendered(
+        date=day, game=game, clean=clean, offset=offset, limit=limit, render=render_board
+    )
+    return HttpResponse(rendered, content_type="application/json")
+
+
+ANONYMOUS_ACCEPT = frozenset(["", "*/*", "application/json"])  # what DRF's negotiation gives JSON without question
+
+
+def anonymous_board(
+    request: HttpRequest, *, view_class: type[LeaderboardApi], date: str, game: str
+) -> HttpResponseBase | None:
+    """An anonymous GET of a board page, answered without DRF's request cycle (the most read answer of
+    the site, from the page cache: DRF's cycle cost more than the rest of it), or None: the full view
+    answers (a login or a token, ``around``, any other method, an ``Accept`` to negotiate, anything
+    the view refuses). The same checks as the view, in the same order, and the same answer: the
+    query through the view's serializer, the view's throttles (a refusal is handed to the view, which
+    answers it as DRF does without counting the request again), the page cache."""
+    meta = request.META
+    if request.method != "GET" or "HTTP_AUTHORIZATION" in meta or meta.get("HTTP_ACCEPT", "") not in ANONYMOUS_ACCEPT:
+        return None
+    if "format" in meta.get("QUERY_STRING", "") or request.user.is_authenticated:  # (?format= is negotiation)
+        return None
+    try:
+        day, game_id = parse_challenge_path(date=date, game=game)
+        query = validated_query(view_class.InputSerializer, request)
+    except (ApplicationError, serializers.ValidationError):
+        return None
+    if "around" in query:
+        return None
+    view = view_class()
+    view.setup(request, date=date, game=game)  # as Django's as_view does (HEAD, in the Allow header)
+    throttles = view.get_throttles()
+    if throttles:
+        # (a throttle reads the request's META and user: the Django request has both)
+        waits = [t.wait() for t in throttles if not t.allow_request(cast(Request, request), view)]
+        if waits:
+            setattr(request, "board_throttle_waits", waits)  # noqa: B010
+            return None
+        setattr(request, "board_throttle_waits", [])  # noqa: B010  (counted: not again in the view)
+    clean = query["board"] == DAY_BOARD
+    try:
+        response = board_response(day=day, game=game_id, clean=clean, offset=query["offset"], limit=query["limit"])
+    except ApplicationError:
+        return None
+    for header, value in view.default_response_headers.items():  # what DRF's finalize_response adds
+        response[header] = value
+    return response
 
 
 class PlayerApi(APIView):
@@ -209,11 +247,17 @@ class PlayerApi(APIView):
                 allow_null=True,
                 help_text="The game's attempt id once its day is over (ranked games are public then); null before.",
             )
-            replay = serializers.CharField(allow_null=True, help_text="Where the game is watched, after its day.")
-            review = serializers.CharField(allow_null=True, help_text="Where its review is read, after its day.")
+            replay = serializers.SerializerMethodField(help_text="Where the game is watched, after its day.")
+            review = serializers.SerializerMethodField(help_text="Where its review is read, after its day.")
 
             def get_board(self, recent: Any) -> str:
                 return ALL_BOARD if recent.assisted else DAY_BOARD
+
+            def get_replay(self, recent: Any) -> str | None:
+                return game_links(recent.attempt)["replay"]
+
+            def get_review(self, recent: Any) -> str | None:
+                return game_links(recent.attempt)["review"]
 
         username = serializers.CharField()
         played = serializers.IntegerField(help_text="Ranked, valid, not disqualified results.")

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
+from django.conf import settings
+from django.urls import get_script_prefix, reverse
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema_serializer
-from rest_framework import serializers
+from rest_framework import ISO_8601, serializers
+from rest_framework.settings import api_settings
 
 DEFAULT_LIMIT, MAX_LIMIT = 50, 200
 
@@ -45,18 +52,54 @@ class EntrySerializer(serializers.Serializer):
 _DATETIME = serializers.DateTimeField()
 
 
+def datetime_writer() -> Callable[[dt.datetime], str]:
+    """``DateTimeField().to_representation`` for aware datetimes in the API's ISO 8601 (the default; DRF's
+    field otherwise), in the current time zone (looked up once: a page writes 50 times), ``Z`` for UTC."""
+    if not settings.USE_TZ or api_settings.DATETIME_FORMAT != ISO_8601:
+        return _drf_datetime
+    zone = timezone.get_current_timezone()
+
+    def write(value: dt.datetime) -> str:
+        if value.tzinfo is None:
+            return _drf_datetime(value)
+        try:
+            text = value.astimezone(zone).isoformat()
+        except OverflowError:  # (at the ends of time: DRF's field says so its own way)
+            return _drf_datetime(value)
+        return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+    return write
+
+
+def _drf_datetime(value: dt.datetime) -> str:
+    return str(_DATETIME.to_representation(value))
+
+
+_LINK_STAND_IN = 918273645  # an attempt id in a reversed URL, replaced by the real one
+
+
+@lru_cache(maxsize=16)
+def _link_templates(script_prefix: str) -> tuple[str, str]:
+    """The replay and review URLs with ``{}`` for the attempt id, reversed once per script prefix (a board
+    page links 50 games: reversing each cost more than the rest of the entry)."""
+    kwargs = {"attempt_id": _LINK_STAND_IN}
+    return (
+        reverse("attempt-replay", kwargs=kwargs).replace(str(_LINK_STAND_IN), "{}"),
+        reverse("attempt-review", kwargs=kwargs).replace(str(_LINK_STAND_IN), "{}"),
+    )
+
+
 def game_links(attempt_id: int | None) -> dict[str, Any]:
     """The links of a public game (``games.selectors.attempt_is_public``): its replay and its review."""
     if attempt_id is None:
         return {"attempt": None, "replay": None, "review": None}
-    return {
-        "attempt": attempt_id,
-        "replay": f"/api/v1/attempts/{attempt_id}/replay",
-        "review": f"/api/v1/attempts/{attempt_id}/review",
-    }
+    replay, review = _link_templates(get_script_prefix())
+    return {"attempt": attempt_id, "replay": replay.format(attempt_id), "review": review.format(attempt_id)}
 
 
-def entry_data(entry: Any, attempts: dict[int, int] | None = None) -> dict[str, Any]:
+def entry_data(
+    entry: Any, attempts: dict[int, int] | None = None, write_datetime: Callable[[dt.datetime], str] | None = None
+) -> dict[str, Any]:
     """EntrySerializer's shape, built directly (a board page is 50 of them: DRF's field machinery
     cost more than the rest of the request). ``tests`` hold the two to the same output. ``attempts``
     maps result ids to their attempts' ids, given only once the day is over: before, no entry links."""
@@ -68,10 +111,30 @@ def entry_data(entry: Any, attempts: dict[int, int] | None = None) -> dict[str, 
         "moves": entry.moves,
         "play_time_ms": entry.play_time_ms,
         "time": entry.play_time_ms / 1000,
-        "finished_at": _DATETIME.to_representation(entry.finished_at),
+        "finished_at": (write_datetime or datetime_writer())(entry.finished_at),
         "assisted": entry.assisted,
         **game_links(None if attempts is None else attempts.get(entry.result_id)),
     }
+
+
+def board_data(view: Any) -> dict[str, Any]:
+    """The board endpoint's answer (``leaderboard.apis.LeaderboardApi.OutputSerializer``'s shape) for a
+    ``leaderboard.selectors.boards.BoardView``, built directly like :func:`entry_data`; ``me`` only for a
+    logged-in caller. ``tests`` hold it to the serializer's output."""
+    write = datetime_writer()
+    data: dict[str, Any] = {
+        "date": view.date.isoformat(),
+        "game": view.game,
+        "board": DAY_BOARD if view.clean else ALL_BOARD,
+        "total": view.total,
+        "offset": view.offset,
+        "limit": view.limit,
+        "entries": [entry_data(e, view.attempts, write) for e in view.entries],
+    }
+    if view.me is not None:
+        entry = None if view.me.entry is None else entry_data(view.me.entry, view.attempts, write)
+        data["me"] = {"rank": view.me.rank, "entry": entry}
+    return data
 
 
 class QueryInput(serializers.Serializer):

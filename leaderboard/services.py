@@ -25,7 +25,8 @@ from games import days as dates
 from games.models import Challenge, Result
 from leaderboard import redis_store
 from leaderboard.models import BoardRepair, PlayerStats
-from leaderboard.selectors import leaderboard_board_rows, player_stats_compute
+from leaderboard.selectors.boards import leaderboard_board_rows
+from leaderboard.selectors.profiles import player_stats_compute
 
 logger = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from django.dispatch import receiver
 from games import hooks
 from games.models import Challenge
 from leaderboard import services
-from leaderboard.selectors import challenge_cache_clear
+from leaderboard.selectors.boards import challenge_cache_clear
 
 
 @receiver(hooks.result_recorded, dispatch_uid="leaderboard.result_recorded")

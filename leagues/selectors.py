@@ -1,6 +1,6 @@
 """Reads: a player's leagues, one league (members only) and the league boards.
 
-The daily board is the public board (leaderboard.selectors: same rows, same
+The daily board is the public board (leaderboard.selectors.boards: same rows, same
 order) restricted to the league's current members, ranked 1, 2, 3... within
 the league: the day's board (unassisted results only) by default, or the board
 of all results (``clean=False``), the assisted ones marked. The all-time board
@@ -25,14 +25,9 @@ from django.db.models import BigIntegerField, Count, Exists, F, OuterRef, Q, Que
 from django.db.models.functions import Coalesce
 
 from games.models import Guest
+from games.selectors import board_results
 from games.services import player_is_guest
-from leaderboard.selectors import (
-    LeaderboardPage,
-    board_page_of,
-    board_results,
-    leaderboard_challenge_get,
-    leaderboard_results,
-)
+from leaderboard.selectors.boards import LeaderboardPage, board_page_of, leaderboard_challenge_get, leaderboard_results
 from leagues.errors import LeagueNotFound, NotLeagueOwner
 from leagues.models import INVITE_CODE_ALPHABET, INVITE_CODE_LENGTH, League, Membership
 

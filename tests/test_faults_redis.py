@@ -32,7 +32,7 @@ from games import services
 from games.models import Submission
 from games.tests.factories import make_challenge, make_user, token_for
 from leaderboard import redis_store
-from leaderboard.selectors import leaderboard_page
+from leaderboard.selectors.boards import leaderboard_page
 from leaderboard.tests.factories import make_result
 
 # Far above the ~0.5 s one timeout costs, far below the 19 s (and 60 s) it took before.

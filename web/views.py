@@ -38,7 +38,9 @@ from engine import GAME_IDS, GAMES
 from games import days, selectors, services
 from games.models import Challenge
 from games.services.reviews import BROWSER_COOKIE, BROWSER_COOKIE_SECONDS
-from leaderboard import selectors as board_selectors
+from leaderboard.selectors import days as day_selectors
+from leaderboard.selectors import ranks as rank_selectors
+from leaderboard.selectors import stats as stats_selectors
 from leagues import selectors as league_selectors
 from leagues.errors import LeagueNotFound
 from web import email_address, friends
@@ -82,7 +84,7 @@ def home(request: HttpRequest) -> HttpResponse:
     challenges = selectors.challenges_of_day(day=today)
     counts = selectors.challenge_counts(challenges=challenges)
     mine = (
-        board_selectors.player_day_status(player=request.user, challenges=challenges)
+        day_selectors.player_day_status(player=request.user, challenges=challenges)
         if request.user.is_authenticated
         else {}
     )
@@ -97,7 +99,7 @@ def home(request: HttpRequest) -> HttpResponse:
                 "summary": GAMES[c.game].summary,
                 "counts": counts[c.pk],
                 "mine": status,
-                "share": board_selectors.result_share(result) if status and result else "",
+                "share": rank_selectors.result_share(result) if status and result else "",
             }
         )
     signed_in = request.user.is_authenticated
@@ -105,8 +107,8 @@ def home(request: HttpRequest) -> HttpResponse:
     day = None
     if signed_in:  # the streak as the profile and the end of a game count it
         player = request_player(request)
-        stats = board_selectors.player_game_stats(username=player.get_username(), viewer=player, today=today).overall
-        day = board_selectors.player_day_summary(
+        stats = stats_selectors.player_game_stats(username=player.get_username(), viewer=player, today=today).overall
+        day = day_selectors.player_day_summary(
             player=player, day=today, challenges=challenges, streak=stats.current_streak
         )  # as GET /api/v1/me/day (player_today_summary), with the challenges and streak at hand
     return render(

@@ -16,7 +16,7 @@ from django.urls import reverse
 
 from games import services as games_services
 from games.models import PlayerBan, Result, Review
-from leaderboard.selectors import leaderboard_page
+from leaderboard.selectors.boards import leaderboard_page
 from leaderboard.tests.factories import make_challenge, make_result, make_user
 
 pytestmark = pytest.mark.django_db

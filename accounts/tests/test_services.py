@@ -20,7 +20,8 @@ from games.models import Attempt, Guest, PlayerBan, Result, Review
 from games.services.erasure import DELETED_PLAYER
 from leaderboard import redis_store
 from leaderboard.models import BoardRepair, PlayerStats
-from leaderboard.selectors import leaderboard_page, leaderboard_rank, player_stats_compute
+from leaderboard.selectors.boards import leaderboard_page, leaderboard_rank
+from leaderboard.selectors.profiles import player_stats_compute
 from leaderboard.tasks import repair_boards
 from leaderboard.tests.factories import make_challenge, make_result, make_user
 from leagues.models import League, Membership

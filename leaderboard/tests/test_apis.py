@@ -248,7 +248,7 @@ def test_the_direct_entry_shape_is_the_serializers() -> None:
     """The board builds its entries without DRF's field machinery; they must be EntrySerializer's."""
     import datetime as _dt
 
-    from leaderboard.selectors import LeaderboardEntry
+    from leaderboard.selectors.boards import LeaderboardEntry
     from leaderboard.serializers import EntrySerializer, entry_data
 
     for finished in (

@@ -14,14 +14,8 @@ from django.test import Client
 from games.models import Guest, Result
 from games.selectors import result_share_text
 from games.tests.factories import token_for
-from leaderboard.selectors import (
-    NOT_WON,
-    TIME_EDGES_S,
-    current_streak,
-    player_game_stats,
-    result_share,
-    stats_bucket,
-)
+from leaderboard.selectors.ranks import result_share
+from leaderboard.selectors.stats import NOT_WON, TIME_EDGES_S, current_streak, player_game_stats, stats_bucket
 from leaderboard.tests.factories import make_challenge, make_result, make_user
 
 pytestmark = pytest.mark.django_db
@@ -342,7 +336,7 @@ def test_share_text_has_the_time_and_the_rank_of_the_days_board() -> None:
 
 
 def test_a_submissions_result_carries_the_rank_of_the_days_board_and_its_size() -> None:
-    from leaderboard.selectors import submission_result
+    from leaderboard.selectors.ranks import submission_result
 
     today = challenge(0)
     a = make_result(challenge=today, player=make_user(), score=900)
@@ -382,7 +376,7 @@ def test_the_day_boundary_is_the_challenge_time_zones_midnight(settings: Any) ->
 def test_the_day_summary_lists_every_game_in_a_fixed_order_and_shares_squares_only() -> None:
     from engine import GAME_IDS
     from games.models import Attempt
-    from leaderboard.selectors import player_day_summary
+    from leaderboard.selectors.days import player_day_summary
 
     me, other = make_user(), make_user()
     ours = [challenge(0, game) for game in GAME_IDS[:5]]  # the last three games not out yet

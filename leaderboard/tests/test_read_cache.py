@@ -21,8 +21,9 @@ from rest_framework.exceptions import ValidationError
 from games import days as dates
 from games.fields import validated_query
 from games.models import Challenge, Result
-from leaderboard import redis_store, selectors
+from leaderboard import redis_store
 from leaderboard.apis import LeaderboardApi
+from leaderboard.selectors import boards as selectors
 from leaderboard.services import leaderboard_rebuild, leaderboard_record_result, leaderboard_remove_result
 from leaderboard.tests.factories import make_challenge, make_result, make_user
 

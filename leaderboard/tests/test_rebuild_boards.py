@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 
 from games import days
 from leaderboard import redis_store
-from leaderboard.selectors import leaderboard_page
+from leaderboard.selectors.boards import leaderboard_page
 from leaderboard.tests.factories import make_challenge, make_result
 
 pytestmark = pytest.mark.django_db

@@ -16,7 +16,7 @@ from django.test import Client
 from games import days
 from games.tests.factories import token_for
 from leaderboard import redis_store
-from leaderboard.selectors import leaderboard_page
+from leaderboard.selectors.boards import leaderboard_page
 from leaderboard.services import leaderboard_record_result
 from leaderboard.tests.factories import make_challenge, make_result, make_user
 
@@ -69,7 +69,7 @@ def test_boards_are_rebuilt_from_postgresql_after_a_flush(
         assert redis_client.exists(redis_store.board_keys(challenge=challenge).members)  # rebuilt
         assert leaderboard_page(challenge=challenge, offset=0, limit=100, clean=False).source == "redis"
     settings.REDIS_URL = ""  # the database's own ranking, Redis out of the way
-    from leaderboard.selectors import challenge_cache_clear
+    from leaderboard.selectors.boards import challenge_cache_clear
 
     challenge_cache_clear()
     from_database = [board_bodies(client, challenge, token) for challenge in challenges]

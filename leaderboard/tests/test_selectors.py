@@ -12,14 +12,8 @@ import redis
 
 from games.models import Result, Submission
 from leaderboard import redis_store
-from leaderboard.selectors import (
-    _db_page,
-    _db_rank,
-    leaderboard_around,
-    leaderboard_page,
-    leaderboard_rank,
-    player_profile,
-)
+from leaderboard.selectors.boards import _db_page, _db_rank, leaderboard_around, leaderboard_page, leaderboard_rank
+from leaderboard.selectors.profiles import player_profile
 from leaderboard.tests.factories import BASE_TIME, make_challenge, make_result, make_user
 
 pytestmark = pytest.mark.django_db
@@ -368,7 +362,7 @@ def test_default_prefix_names_the_database(settings: Any) -> None:
 def test_the_compiled_entries_query_reads_what_the_orm_reads(clean: bool) -> None:
     """Board entries read by the ORM's query compiled once (stand-in values replaced): the same rows
     as the ORM's own, whatever the ids (counted or not, repeated, another board's, unknown)."""
-    from leaderboard.selectors import _entry_rows, _entry_rows_query
+    from leaderboard.selectors.boards import _entry_rows, _entry_rows_query
 
     challenge, other = make_challenge(date=DAY), make_challenge(date=DAY, game="klondike-3")
     kinds = [

@@ -14,7 +14,8 @@ from django.db import transaction
 from games.models import Result
 from leaderboard import redis_store
 from leaderboard.models import PlayerStats
-from leaderboard.selectors import _db_page, leaderboard_page, leaderboard_rank, player_profile
+from leaderboard.selectors.boards import _db_page, leaderboard_page, leaderboard_rank
+from leaderboard.selectors.profiles import player_profile
 from leaderboard.services import (
     leaderboard_rebuild,
     leaderboard_record_result,
@@ -233,7 +234,7 @@ def test_a_write_during_a_rebuild_is_not_lost(redis_client: redis.Redis) -> None
     def rows_without_the_late_result() -> list[redis_store.BoardRow]:
         nonlocal calls
         calls += 1
-        from leaderboard.selectors import leaderboard_board_rows
+        from leaderboard.selectors.boards import leaderboard_board_rows
 
         rows = [r for r in leaderboard_board_rows(challenge=challenge) if calls > 1 or r.result_id != late.pk]
         if calls == 1:  # the late result's writer runs between the read and the EXEC

@@ -10,7 +10,7 @@ import pytest
 
 from games.models import Submission
 from leaderboard.errors import BoardNotFound
-from leaderboard.selectors import leaderboard_page
+from leaderboard.selectors.boards import leaderboard_page
 from leaderboard.tests.factories import BASE_TIME, make_challenge, make_result, make_user
 from leagues.models import League, Membership
 from leagues.selectors import (

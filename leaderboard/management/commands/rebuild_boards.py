@@ -17,7 +17,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from games import days
 from games.models import Challenge
 from leaderboard import redis_store
-from leaderboard.selectors import leaderboard_results
+from leaderboard.selectors.boards import leaderboard_results
 from leaderboard.services import leaderboard_rebuild
 
 
