@@ -359,7 +359,8 @@ def _entry_rows(challenge_id: int, result_ids: list[int], clean: bool) -> list[t
     params = [value.get(p, p) if isinstance(p, int) and not isinstance(p, bool) else p for p in template]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return cursor.fetchall()
+        rows: list[tuple[Any, ...]] = cursor.fetchall()
+        return rows
 
 
 def _entries_for(challenge: Challenge, result_ids: list[int], first_rank: int, clean: bool) -> list[LeaderboardEntry]:

@@ -17,7 +17,7 @@ MAX_OFFSET = 1_000_000_000  # far past any board, and a number every database ta
 
 
 @extend_schema_serializer(component_name="LeaderboardEntry")
-class EntrySerializer(serializers.Serializer):
+class EntrySerializer(serializers.Serializer[Any]):
     rank = serializers.IntegerField()
     player = serializers.CharField()
     won = serializers.BooleanField()
@@ -74,7 +74,7 @@ def entry_data(entry: Any, attempts: dict[int, int] | None = None) -> dict[str, 
     }
 
 
-class QueryInput(serializers.Serializer):
+class QueryInput(serializers.Serializer[Any]):
     """A query's parameters: one given empty (``?offset=``) is refused, not read as its default."""
 
     def to_internal_value(self, data: Any) -> dict[str, Any]:
@@ -86,7 +86,8 @@ class QueryInput(serializers.Serializer):
             }
             if blank:
                 raise serializers.ValidationError(blank)
-        return super().to_internal_value(data)
+        internal: dict[str, Any] = super().to_internal_value(data)
+        return internal
 
 
 class PageInput(QueryInput):
