@@ -25,11 +25,11 @@ from django.db.models import BigIntegerField, Count, Exists, F, OuterRef, Q, Que
 from django.db.models.functions import Coalesce
 
 from games.models import Guest
+from games.selectors import board_results
 from games.services import player_is_guest
 from leaderboard.selectors import (
     LeaderboardPage,
     board_page_of,
-    board_results,
     leaderboard_challenge_get,
     leaderboard_results,
 )
