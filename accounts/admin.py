@@ -66,7 +66,7 @@ class BannedFilter(admin.SimpleListFilter):
         return queryset
 
 
-class ResultInline(admin.TabularInline):
+class ResultInline(admin.TabularInline[Result, User]):
     """The player's results, newest first: read here, decided on the review queue."""
 
     model = Result
@@ -117,7 +117,7 @@ admin.site.unregister(User)
 
 
 @admin.register(User)
-class PlayerAdmin(UserAdmin):
+class PlayerAdmin(UserAdmin[User]):
     list_display = ["username", "email", "guest", "banned", "results", "is_staff", "date_joined", "last_login"]
     list_filter = [GuestFilter, BannedFilter, "is_staff", "is_superuser", "is_active"]
     inlines = [ResultInline]

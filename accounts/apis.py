@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth import logout
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -58,7 +60,7 @@ class MeDeleteApi(APIView):
     permission_classes = [IsAuthenticated]
     throttle_scope = "auth"
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(serializers.Serializer[Any]):
         password = StrictStringField(max_length=256, required=False, default="", help_text="A guest has none.")
         confirm = serializers.BooleanField(help_text="true: yes, delete everything for good.")
 

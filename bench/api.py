@@ -50,6 +50,13 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+    from redis import Redis
+
+    from games.models import Challenge
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -105,7 +112,7 @@ def setup_django(env: dict[str, str]) -> None:
     django.setup()
 
 
-def seed_board(players: int, rng: random.Random) -> object:
+def seed_board(players: int, rng: random.Random) -> Challenge:
     """Today's challenge and ``players`` ranked valid results on it; the Redis board built once."""
     from games import days
     from games.models import Attempt, Challenge, Result, Submission
@@ -128,7 +135,7 @@ def seed_board(players: int, rng: random.Random) -> object:
         for a in attempts
     )
     results = []
-    for attempt, submission in zip(attempts, submissions, strict=True):
+    for attempt, submission, finished_at in zip(attempts, submissions, finished, strict=True):
         won = rng.random() < 0.35
         moves = rng.randint(90, 400)
         results.append(
@@ -143,7 +150,7 @@ def seed_board(players: int, rng: random.Random) -> object:
                 moves=moves,
                 foundation_cards=52 if won else rng.randint(0, 40),
                 play_time_ms=rng.randint(60_000, 1_800_000),
-                finished_at=attempt.finished_at,
+                finished_at=finished_at,
                 disqualified=rng.random() < 0.01,
             )
         )
@@ -157,7 +164,7 @@ def seed_board(players: int, rng: random.Random) -> object:
     return challenge
 
 
-def make_users(prefix: str, count: int) -> list:
+def make_users(prefix: str, count: int) -> list[User]:
     from django.contrib.auth import get_user_model
     from django.contrib.auth.hashers import make_password
 
@@ -168,7 +175,7 @@ def make_users(prefix: str, count: int) -> list:
     )
 
 
-def redis_client(url: str):
+def redis_client(url: str) -> Redis:
     import redis
 
     return redis.Redis.from_url(url)
@@ -183,7 +190,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def stop(proc: subprocess.Popen | None, name: str) -> None:
+def stop(proc: subprocess.Popen[bytes] | None, name: str) -> None:
     if proc is None or proc.poll() is not None:
         return
     proc.send_signal(signal.SIGTERM)
@@ -203,7 +210,7 @@ def http_get(url: str, timeout: float = 5.0) -> tuple[int, bytes, str]:
         return exc.code, exc.read(), exc.headers.get("Content-Type", "")
 
 
-def wait_http(url: str, proc: subprocess.Popen, log_path: Path, timeout: float = 60.0) -> None:
+def wait_http(url: str, proc: subprocess.Popen[bytes], log_path: Path, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -280,7 +287,7 @@ async def _python_load(host: str, port: int, client: Client | str, connections: 
         reader = writer = None
         while time.perf_counter() < deadline:
             try:
-                if writer is None:
+                if reader is None or writer is None:
                     reader, writer = await asyncio.open_connection(host, port)
                 request = client.request(i, host, port)
                 t0 = time.perf_counter()
@@ -426,11 +433,11 @@ def summarise(runs: list[Run]) -> Summary:
     return Summary(requests / seconds if seconds else 0.0, p50, p99, requests, errors, cpu_ms)
 
 
-def verify(port: int, path: str, check: object = None) -> dict:
+def verify(port: int, path: str, check: object = None) -> dict[str, Any]:
     status, body, content_type = http_get(f"http://127.0.0.1:{port}{path}")
     if status != 200 or "application/json" not in content_type:
         raise SystemExit(f"GET {path}: {status} {content_type}\n{body[:500]!r}")
-    data = json.loads(body)
+    data: dict[str, Any] = json.loads(body)
     if callable(check):
         check(data)
     return data
@@ -452,7 +459,7 @@ def measure_http(
             )
         return wrk_or_python(port, path, connections, seconds)
 
-    def board_ok(data: dict) -> None:
+    def board_ok(data: dict[str, Any]) -> None:
         entries = data.get("entries")
         if not isinstance(entries, list) or len(entries) != min(50, data.get("total", 0)) or data["total"] < 1:
             raise SystemExit(f"unexpected board: {str(data)[:300]}")
@@ -488,7 +495,9 @@ def measure_http(
     return {name: summarise(r) for name, r in runs.items()}
 
 
-def make_players_for_load(challenge: object, count: int, rng: random.Random) -> tuple[list, list[str]]:
+def make_players_for_load(
+    challenge: Challenge, count: int, rng: random.Random
+) -> tuple[list[tuple[str, int, list[str]]], list[str]]:
     """``count`` new players with tokens and an open ranked attempt each, a long legal line to play;
     and tokens of ``count`` of the seeded players (for ?around=me)."""
     from bench.corpus import playout
@@ -508,7 +517,7 @@ def make_players_for_load(challenge: object, count: int, rng: random.Random) -> 
 # --- Submissions ------------------------------------------------------------------------------
 
 
-def make_pending(challenge: object, prefix: str, count: int, rng: random.Random) -> list[int]:
+def make_pending(challenge: Challenge, prefix: str, count: int, rng: random.Random) -> list[int]:
     """``count`` new players, each with a finished ranked attempt and a pending submission of a playout."""
     from bench.corpus import playout
     from games.models import Attempt, Submission
@@ -537,7 +546,11 @@ def count_invalid(ids: list[int]) -> int:
 
 
 def measure_worker(
-    challenge: object, args: argparse.Namespace, env: dict[str, str], tmp: Path, procs: dict[str, subprocess.Popen]
+    challenge: Challenge,
+    args: argparse.Namespace,
+    env: dict[str, str],
+    tmp: Path,
+    procs: dict[str, subprocess.Popen[bytes]],
 ) -> tuple[float, float]:
     from config.celery import app
     from games.models import Submission
@@ -656,7 +669,7 @@ def main() -> None:
     redis_url = f"redis://127.0.0.1:6379/{args.redis_db}"
     env = {**os.environ, **BENCH_ENV, "DATABASE_URL": f"{PG}/{DB_NAME}", "REDIS_URL": redis_url}
     env.pop("DJANGO_SETTINGS_MODULE", None)
-    procs: dict[str, subprocess.Popen] = {}
+    procs: dict[str, subprocess.Popen[bytes]] = {}
     rng = random.Random(20261130)
     tmp = Path(tempfile.mkdtemp(prefix="bench-api-"))
     log(

@@ -26,6 +26,7 @@ import random
 import subprocess
 import sys
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,11 +89,11 @@ def analyse(players: int, guests: float, env: dict[str, str]) -> None:
     # (the guests' results are still on the Redis board built above: rebuild it as the service would)
     from leaderboard.services import leaderboard_rebuild
 
-    leaderboard_rebuild(challenge_id=challenge.pk)  # type: ignore[attr-defined]
+    leaderboard_rebuild(challenge_id=challenge.pk)
     middle = players // 2
-    page = boards.leaderboard_page(challenge=challenge, offset=middle, limit=50, clean=True)  # type: ignore[arg-type]
+    page = boards.leaderboard_page(challenge=challenge, offset=middle, limit=50, clean=True)
     someone = page.entries[25].player_id
-    reads = {
+    reads: dict[str, Callable[[], object]] = {
         "page (Redis)": lambda: boards.leaderboard_page(challenge=challenge, offset=middle, limit=50, clean=True),
         "around (Redis)": lambda: boards.leaderboard_around(challenge=challenge, player=someone, clean=True),
         "page (database)": lambda: boards._db_page(challenge=challenge, offset=middle, limit=50, clean=True),

@@ -37,6 +37,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -162,8 +163,9 @@ def profile_stop(spy: subprocess.Popen[bytes] | None) -> None:
         spy.wait(timeout=60)
 
 
-def http_json(conn: http.client.HTTPConnection, request: Request) -> dict:
-    return json.loads(send(conn, request))
+def http_json(conn: http.client.HTTPConnection, request: Request) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(send(conn, request))
+    return data
 
 
 def main() -> None:
@@ -216,11 +218,11 @@ def run_bench(args: argparse.Namespace, env: dict[str, str]) -> None:
 
     # The whole day, as in service: /daily is held once every deal of the day is ready.
     Challenge.objects.bulk_create(
-        Challenge(date=challenge.date, game=game, seed=1, status=Challenge.Status.READY, difficulty=2)  # type: ignore[attr-defined]
+        Challenge(date=challenge.date, game=game, seed=1, status=Challenge.Status.READY, difficulty=2)
         for game in GAME_IDS
         if game != GAME
     )
-    today = challenge.date.isoformat()  # type: ignore[attr-defined]
+    today = challenge.date.isoformat()
     from games.auth import tokens_create
     from games.models import Result
 

@@ -44,7 +44,7 @@ def counting(groups: dict[str, Counter[object]]) -> Iterator[None]:
             groups["waste"][st.p, tuple(st.found), tuple(st.talon[: st.p])] += 1
         return k
 
-    SearchState.key = counted  # type: ignore[method-assign]
+    SearchState.key = counted  # type: ignore[method-assign,assignment]  # instruments the search for this run
     try:
         yield
     finally:
@@ -72,7 +72,7 @@ def main() -> int:
     for name in ("drawn", "left", "empty"):
         print(
             f"positions by cards {name}:" if name != "empty" else "positions by empty columns:",
-            ", ".join(f"{k}: {v:,}" for k, v in sorted(groups[name].items())),  # type: ignore[type-var]
+            ", ".join(f"{k}: {v:,}" for k, v in sorted(groups[name].items())),
         )
     print(
         f"(cards drawn, foundations) groups: {len(sizes):,}; positions a group: median {sizes[len(sizes) // 2]:,}, "

@@ -313,7 +313,7 @@ def registry() -> CollectorRegistry:
         from prometheus_client import multiprocess
 
         reg = CollectorRegistry()
-        multiprocess.MultiProcessCollector(reg)
+        multiprocess.MultiProcessCollector(reg)  # type: ignore[no-untyped-call]  # unannotated in prometheus_client
         reg.register(_collector)
         return reg
     if not _registered:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import django_stubs_ext
 import environ
 from django.core.exceptions import ImproperlyConfigured
 from redis.backoff import NoBackoff
@@ -19,6 +20,10 @@ from redis.retry import Retry
 from config.logs import logging_config
 from config.secret_strength import HOW_TO_MAKE_ONE, secret_problem
 from config.sentry import init_sentry
+
+# Django's generic classes (ModelAdmin[User], ModelForm[Challenge], fields) take type arguments at run
+# time too, as the strict type check (mypy-apps.ini) asks.
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 

@@ -8,7 +8,7 @@ from follows.models import Follow
 
 
 @admin.register(Follow)
-class FollowAdmin(admin.ModelAdmin):
+class FollowAdmin(admin.ModelAdmin[Follow]):
     list_display = ["follower", "followed", "created_at"]
     search_fields = ["follower__username", "followed__username"]
     raw_id_fields = ["follower", "followed"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
@@ -25,7 +27,7 @@ USERNAME = OpenApiParameter("username", OpenApiTypes.STR, OpenApiParameter.PATH)
 
 
 @extend_schema_serializer(component_name="Follow")
-class FollowOutput(serializers.Serializer):
+class FollowOutput(serializers.Serializer[Any]):
     player = serializers.CharField()
     since = serializers.DateTimeField()
 
@@ -102,7 +104,7 @@ class FollowApi(APIView):
 
 
 @extend_schema_serializer(component_name="FriendResult")
-class FriendResultOutput(serializers.Serializer):
+class FriendResultOutput(serializers.Serializer[Any]):
     player = serializers.CharField()
     game = game_field()
     won = serializers.BooleanField()
@@ -118,7 +120,7 @@ class FriendsTodayApi(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema_serializer(component_name="FriendsToday")
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         date = serializers.DateField()
         results = FriendResultOutput(many=True, help_text="Latest first, at most 100.")
 
@@ -138,7 +140,7 @@ class FriendsBoardApi(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema_serializer(component_name="FriendsBoard")
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         date = serializers.DateField()
         game = game_field()
         board = serializers.ChoiceField(choices=BOARDS, help_text="`day`: unassisted results only; `all`: all.")

@@ -25,12 +25,12 @@ import datetime as dt
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q, QuerySet
+from django.db.models import Model, Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
@@ -67,13 +67,16 @@ def log_future_view(request: HttpRequest, challenge: Challenge | None, what: str
         )
 
 
-class ServiceAdmin(admin.ModelAdmin):
+_M = TypeVar("_M", bound=Model)  # the model an admin below lists
+
+
+class ServiceAdmin(admin.ModelAdmin[_M]):
     """The rules above, for an admin whose rows belong to a challenge (``day_field``: the path of its
     date from the row, e.g. ``challenge__date``)."""
 
     day_field = "challenge__date"
 
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+    def get_queryset(self, request: HttpRequest) -> QuerySet[_M]:
         queryset = super().get_queryset(request)
         if request.user.has_perm(FUTURE_DEAL_PERMISSION):
             return queryset
@@ -104,7 +107,7 @@ class ServiceAdmin(admin.ModelAdmin):
         self.log_change(request, obj, message)
 
 
-class HidesFutureMoves(ServiceAdmin):
+class HidesFutureMoves(ServiceAdmin[_M]):
     """The read-only field ``moves_field`` (a move log), shown as the deal is (``challenge_of`` names the
     row's challenge): to anyone once its day is over, before that only with the permission."""
 
@@ -143,7 +146,7 @@ class HidesFutureMoves(ServiceAdmin):
 
 
 @admin.register(Attempt)
-class AttemptAdmin(HidesFutureMoves):
+class AttemptAdmin(HidesFutureMoves[Attempt]):
     list_display = ["id", "player", "challenge", "ranked", "assisted", "started_at", "finished_at", "length"]
     list_filter = ["ranked", "assisted", "challenge__game"]
     search_fields = ["player__username"]
@@ -172,7 +175,7 @@ class AttemptAdmin(HidesFutureMoves):
         return False  # the server's log of a game: read only
 
 
-class ResultInline(admin.StackedInline):
+class ResultInline(admin.StackedInline[Result, Submission]):
     model = Result
     can_delete = False
     extra = 0
@@ -192,7 +195,7 @@ class ResultInline(admin.StackedInline):
 
 
 @admin.register(Submission)
-class SubmissionAdmin(HidesFutureMoves):
+class SubmissionAdmin(HidesFutureMoves[Submission]):
     list_display = ["id", "player", "game", "date", "status", "created_at", "validated_at", "disqualified"]
     list_filter = ["status", "attempt__challenge__game", "attempt__ranked"]
     search_fields = ["attempt__player__username"]
@@ -309,7 +312,7 @@ REVIEW_FIELDS: list[str] = [
 
 
 @admin.register(Review)
-class ReviewAdmin(HidesFutureMoves):
+class ReviewAdmin(HidesFutureMoves[Review]):
     """The review queue, newest first: why, the log, the server's receipt of each batch, the player's
     history; actions clear (a held result goes on the boards) or disqualify, recorded with who and when."""
 
@@ -506,7 +509,7 @@ DECISIONS = {  # the review page's buttons (clear and disqualify also the list's
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
+class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
     """Whose tokens, and since when; deleting one revokes it (``games.auth``: every cache drops it at once,
     another process's copy within its seconds). The key was shown once, to the client: nothing here has it."""
 

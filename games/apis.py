@@ -37,7 +37,7 @@ from games.services.reviews import BROWSER_COOKIE, origin_hash
 # --- Output shapes ----------------------------------------------------------------------------------
 
 
-class RulesOutput(serializers.Serializer):
+class RulesOutput(serializers.Serializer[Any]):
     id = game_field()
     name = serializers.CharField()
     decks = serializers.IntegerField()
@@ -54,12 +54,12 @@ class RulesOutput(serializers.Serializer):
     summary = serializers.CharField()
 
 
-class CardOutput(serializers.Serializer):
+class CardOutput(serializers.Serializer[Any]):
     card = serializers.CharField()
     up = serializers.BooleanField()
 
 
-class StateOutput(serializers.Serializer):
+class StateOutput(serializers.Serializer[Any]):
     """The visible position: face-down cards are "??", the stock is a count."""
 
     game = game_field()
@@ -79,7 +79,7 @@ class StateOutput(serializers.Serializer):
     )
 
 
-class ChallengeOutput(serializers.Serializer):
+class ChallengeOutput(serializers.Serializer[Any]):
     date = serializers.DateField()
     game = game_field()
     name = serializers.CharField()
@@ -117,7 +117,7 @@ def challenge_data(challenge: Challenge, counts: selectors.ChallengeCounts) -> d
     }
 
 
-class AfterTheDayOutput(serializers.Serializer):
+class AfterTheDayOutput(serializers.Serializer[Any]):
     ready_at = serializers.DateTimeField(
         help_text="The day's end: the review of this game and the day's solution "
         "are published then (the review within minutes)."
@@ -127,7 +127,7 @@ class AfterTheDayOutput(serializers.Serializer):
     solution = serializers.CharField(help_text="Where the day's solution is read, once published.")
 
 
-class AttemptOutput(serializers.Serializer):
+class AttemptOutput(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     date = serializers.DateField(source="challenge.date")
     game = game_field(source="challenge.game")
@@ -197,7 +197,7 @@ class AttemptWithStateOutput(AttemptOutput):
     state = StateOutput()
 
 
-class AttemptBatchOutput(serializers.Serializer):
+class AttemptBatchOutput(serializers.Serializer[Any]):
     """The answer to a batch: the attempt, the new log length and position, not the whole log again."""
 
     id = serializers.IntegerField()
@@ -248,7 +248,7 @@ class GamesApi(APIView):
         return Response(RulesOutput([r.as_dict() for r in GAMES.values()], many=True).data)
 
 
-class DailyOutput(serializers.Serializer):
+class DailyOutput(serializers.Serializer[Any]):
     date = serializers.DateField()
     ends_at = serializers.DateTimeField()
     challenges = ChallengeOutput(many=True)
@@ -289,20 +289,20 @@ class ChallengeApi(APIView):
         return Response(ChallengeOutput(challenge_data(challenge, counts[challenge.pk])).data)
 
 
-class StatsBinOutput(serializers.Serializer):
+class StatsBinOutput(serializers.Serializer[Any]):
     low = serializers.IntegerField(help_text="From (included).")
     high = serializers.IntegerField(help_text="To (excluded).")
     players = serializers.IntegerField()
     won = serializers.IntegerField()
 
 
-class HistogramOutput(serializers.Serializer):
+class HistogramOutput(serializers.Serializer[Any]):
     width = serializers.IntegerField(help_text="Every bin's width (0 when nobody played).")
     bins = StatsBinOutput(many=True)
     mine = serializers.IntegerField(allow_null=True, help_text="The index of the caller's own bin, if they ranked.")
 
 
-class StatsMineOutput(serializers.Serializer):
+class StatsMineOutput(serializers.Serializer[Any]):
     won = serializers.BooleanField()
     moves = serializers.IntegerField()
     play_time_ms = serializers.IntegerField()
@@ -310,7 +310,7 @@ class StatsMineOutput(serializers.Serializer):
     time_bin = serializers.IntegerField(allow_null=True)
 
 
-class DifficultyOutput(serializers.Serializer):
+class DifficultyOutput(serializers.Serializer[Any]):
     rating = serializers.IntegerField(
         allow_null=True,
         help_text="1 (easy) .. 5: the calibrated rating once the model has enough days, else the solver's.",
@@ -325,7 +325,7 @@ class DifficultyOutput(serializers.Serializer):
     seeds_skipped = serializers.IntegerField(help_text="Seeds proven unwinnable before the day's deal.")
 
 
-class DayStatsOutput(serializers.Serializer):
+class DayStatsOutput(serializers.Serializer[Any]):
     date = serializers.DateField()
     game = game_field()
     players = serializers.IntegerField(help_text="Ranked results on the boards (assisted ones included).")
@@ -389,10 +389,10 @@ class AttemptDetailApi(APIView):
         return Response(attempt_data(attempt, services.attempt_position(attempt)))
 
 
-class MovesInput(serializers.Serializer):
+class MovesInput(serializers.Serializer[Any]):
     moves = move_list()
 
-    def get_fields(self) -> dict[str, serializers.Field]:
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
         fields = super().get_fields()
         fields["from"] = StrictIntegerField(min_value=0, help_text="The log length the client believes.")
         return fields
@@ -518,10 +518,10 @@ def _error_answer(request: HttpRequest, exc: Exception) -> HttpResponse:
         # As DRF's view: the first authentication's header, which makes the answer a 401.
         cast(Any, exc).auth_header = CachedTokenAuthentication().authenticate_header(cast(Any, request))
     _parser, renderer, handler = _drf_parts()
-    response = handler(exc, {"request": request, "view": None})
+    response: Response = handler(exc, {"request": request, "view": None})
     response.accepted_renderer = renderer
     response.accepted_media_type = "application/json"
-    response.renderer_context = {}
+    response.renderer_context = {}  # type: ignore[attr-defined]  # DRF sets it in finalize_response; stubs omit it
     response["Allow"] = _ALLOW
     response.render()
     return response
@@ -549,7 +549,7 @@ def _illegal_details(outcome: services.MovesOutcome) -> dict[str, Any]:
     }
 
 
-class FrameOutput(serializers.Serializer):
+class FrameOutput(serializers.Serializer[Any]):
     t = serializers.ListField(
         child=serializers.ListField(child=serializers.CharField()),
         help_text="Columns, bottom to top; a face-down card is ??.",
@@ -564,7 +564,7 @@ class FrameOutput(serializers.Serializer):
     won = serializers.BooleanField()
 
 
-class ReplayOutput(serializers.Serializer):
+class ReplayOutput(serializers.Serializer[Any]):
     moves = serializers.ListField(child=serializers.CharField())
     frames = FrameOutput(many=True, help_text="The position before the first move, then after each move.")
 
@@ -582,7 +582,7 @@ class SolutionApi(APIView):
         return Response(selectors.challenge_solution_replay(challenge))  # plain data, as the replay's pages
 
 
-class ReplayPageOutput(serializers.Serializer):
+class ReplayPageOutput(serializers.Serializer[Any]):
     length = serializers.IntegerField(help_text="Moves in the whole stored log.")
     page = serializers.IntegerField()
     pages = serializers.IntegerField(help_text="Pages of the replay (1 for an empty log: the deal).")
@@ -610,7 +610,7 @@ class AttemptReplayApi(APIView):
         throttles = list(super().get_throttles())
         return [*throttles, ReplayThrottle()] if throttles else throttles
 
-    class Query(serializers.Serializer):
+    class Query(serializers.Serializer[Any]):
         page = serializers.IntegerField(
             min_value=0,
             max_value=MAX_LOG_LENGTH // selectors.REPLAY_PAGE_MOVES,
@@ -637,7 +637,7 @@ class AttemptReplayApi(APIView):
         return Response(selectors.attempt_replay_page(attempt=attempt, page=query["page"]))
 
 
-class HintOutput(serializers.Serializer):
+class HintOutput(serializers.Serializer[Any]):
     move = serializers.CharField(allow_null=True, help_text="A legal move in SPEC notation, or null: none is left.")
     reason = serializers.CharField()
     assisted = serializers.BooleanField(
@@ -665,5 +665,5 @@ class AttemptHintApi(APIView):
         return Response(HintOutput(data).data)
 
 
-def _validated(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
+def _validated(serializer_class: type[serializers.Serializer[Any]], request: Request) -> dict[str, Any]:
     return validated(serializer_class, request.data)

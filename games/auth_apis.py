@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth import authenticate
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, serializers, status
@@ -18,12 +20,12 @@ from games.fields import StrictStringField
 from games.models import ApiToken
 
 
-class CredentialsInput(serializers.Serializer):
+class CredentialsInput(serializers.Serializer[Any]):
     username = StrictStringField(max_length=150, allow_blank=False, trim_whitespace=True)
     password = StrictStringField(max_length=256, allow_blank=False)
 
 
-class TokenOutput(serializers.Serializer):
+class TokenOutput(serializers.Serializer[Any]):
     username = serializers.CharField()
     token = serializers.CharField()
 

@@ -79,7 +79,7 @@ def game_field(**kwargs: Any) -> serializers.ChoiceField:
     return serializers.ChoiceField(choices=list(GAME_IDS), **kwargs)
 
 
-def validated_query(serializer_class: type[serializers.Serializer], request: Any) -> dict[str, Any]:
+def validated_query(serializer_class: type[serializers.Serializer[Any]], request: Any) -> dict[str, Any]:
     """``validated(serializer_class, request.query_params)``, remembered per query string.
 
     A query's validation depends on its text alone, and a hot read (a board's top page) sees the same
@@ -92,11 +92,11 @@ def validated_query(serializer_class: type[serializers.Serializer], request: Any
 
 
 @lru_cache(maxsize=512)
-def _validated_query_text(serializer_class: type[serializers.Serializer], query: str) -> Mapping[str, Any]:
+def _validated_query_text(serializer_class: type[serializers.Serializer[Any]], query: str) -> Mapping[str, Any]:
     return MappingProxyType(validated(serializer_class, QueryDict(query)))
 
 
-def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
+def validated(serializer_class: type[serializers.Serializer[Any]], data: Any) -> dict[str, Any]:
     """Input checked by a serializer: a body or query that is not an object, or fails it, is a 400."""
     if not isinstance(data, Mapping):
         raise BadRequest("the request body is a JSON object")

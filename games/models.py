@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.conf import settings
 from django.db import models
@@ -19,12 +19,20 @@ if TYPE_CHECKING:
 
 GAME_CHOICES = [(g, GAMES[g].name) for g in GAME_IDS]
 
+# The value types of a SeedField (django-stubs' pattern for a custom field: the plugin makes them
+# optional for a nullable one).
+_ST = TypeVar("_ST")
+_GT = TypeVar("_GT")
 
-class SeedField(models.BigIntegerField):
+
+class SeedField(models.BigIntegerField[_ST, _GT]):
     """An unsigned 64-bit seed in a signed bigint column (two's complement), exact on every database.
 
     numeric(20, 0) would be exact on PostgreSQL but SQLite turns large numerics into floats.
     """
+
+    _pyi_private_set_type: int
+    _pyi_private_get_type: int
 
     description = "Unsigned 64-bit integer"
     _HALF = 1 << 63
@@ -41,13 +49,13 @@ class SeedField(models.BigIntegerField):
     def to_python(self, value: object) -> int | None:
         if value is None:
             return None
-        number = int(value)  # type: ignore[call-overload]
+        number: int = int(value)  # type: ignore[call-overload]
         return number + self._FULL if number < 0 else number
 
     def get_prep_value(self, value: object) -> int | None:
         if value is None:
             return None
-        number = int(value)  # type: ignore[call-overload]
+        number: int = int(value)  # type: ignore[call-overload]
         if not 0 <= number < self._FULL:
             raise ValueError(f"seed {number} is outside 0..2^64-1")
         return number - self._FULL if number >= self._HALF else number

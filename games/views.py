@@ -1,3 +1,5 @@
+from typing import Any
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -11,7 +13,7 @@ class HealthApi(APIView):
     authentication_classes: list[type] = []
     permission_classes: list[type] = []
 
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         status = serializers.CharField()
 
     @extend_schema(operation_id="health", responses=OutputSerializer)

@@ -4,7 +4,7 @@ from leaderboard.models import PlayerStats
 
 
 @admin.register(PlayerStats)
-class PlayerStatsAdmin(admin.ModelAdmin):
+class PlayerStatsAdmin(admin.ModelAdmin[PlayerStats]):
     """Read-only: the rows are recomputed from results (leaderboard.services.player_stats_recompute)."""
 
     list_display = ["player", "played", "won", "current_streak", "best_streak", "last_played_date", "updated_at"]

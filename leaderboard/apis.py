@@ -85,9 +85,9 @@ class LeaderboardApi(APIView):
         )
 
     @extend_schema_serializer(component_name="Leaderboard")
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         @extend_schema_serializer(component_name="LeaderboardMe")
-        class MeSerializer(serializers.Serializer):
+        class MeSerializer(serializers.Serializer[Any]):
             rank = serializers.IntegerField(allow_null=True)
             entry = EntrySerializer(allow_null=True)
 
@@ -225,9 +225,9 @@ class PlayerApi(APIView):
     permission_classes = [AllowAny]
 
     @extend_schema_serializer(component_name="PlayerProfile")
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         @extend_schema_serializer(component_name="PlayerRecentResult")
-        class RecentSerializer(serializers.Serializer):
+        class RecentSerializer(serializers.Serializer[Any]):
             date = serializers.DateField()
             game = game_field()
             won = serializers.BooleanField()
@@ -254,10 +254,12 @@ class PlayerApi(APIView):
                 return ALL_BOARD if recent.assisted else DAY_BOARD
 
             def get_replay(self, recent: Any) -> str | None:
-                return game_links(recent.attempt)["replay"]
+                replay: str | None = game_links(recent.attempt)["replay"]
+                return replay
 
             def get_review(self, recent: Any) -> str | None:
-                return game_links(recent.attempt)["review"]
+                review: str | None = game_links(recent.attempt)["review"]
+                return review
 
         username = serializers.CharField()
         played = serializers.IntegerField(help_text="Ranked, valid, not disqualified results.")
@@ -284,7 +286,7 @@ class PlayerApi(APIView):
 
 
 @extend_schema_serializer(component_name="PlayerStatsBucket")
-class StatsBucketOutput(serializers.Serializer):
+class StatsBucketOutput(serializers.Serializer[Any]):
     label = serializers.CharField(help_text="`under 1 min`, `1-2 min`, ... `10+ min`, `not won`.")  # type: ignore[assignment]
     won = serializers.BooleanField(help_text="A bar of won games (by play time), or the bar of games not won.")
     low_ms = serializers.IntegerField(allow_null=True, help_text="Play time from (inclusive); null: from 0.")
@@ -294,7 +296,7 @@ class StatsBucketOutput(serializers.Serializer):
 
 
 @extend_schema_serializer(component_name="PlayerStatsToday")
-class StatsTodayOutput(serializers.Serializer):
+class StatsTodayOutput(serializers.Serializer[Any]):
     won = serializers.BooleanField()
     score = serializers.IntegerField()
     moves = serializers.IntegerField()
@@ -304,7 +306,7 @@ class StatsTodayOutput(serializers.Serializer):
 
 
 @extend_schema_serializer(component_name="PlayerGameStats")
-class GameStatsOutput(serializers.Serializer):
+class GameStatsOutput(serializers.Serializer[Any]):
     game = game_field(allow_null=True, help_text="null: every game together.")
     played = serializers.IntegerField(help_text="Ranked results that count (valid, not disqualified, not held).")
     won = serializers.IntegerField()
@@ -330,7 +332,7 @@ class PlayerStatsApi(APIView):
         game = game_field(required=False, help_text="Only this game in `games` (the overall figures stay).")
 
     @extend_schema_serializer(component_name="PlayerStats")
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         username = serializers.CharField()
         today = serializers.DateField(help_text="The challenge day the figures are as of.")
         own = serializers.BooleanField(
@@ -363,7 +365,7 @@ class DaySummaryApi(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    class DayGameOutput(serializers.Serializer):
+    class DayGameOutput(serializers.Serializer[Any]):
         game = serializers.CharField()
         name = serializers.CharField()
         status = serializers.CharField(
@@ -373,7 +375,7 @@ class DaySummaryApi(APIView):
         square = serializers.CharField(help_text="🟩 won, 🟥 lost, ⬜ anything else.")
 
     @extend_schema_serializer(component_name="DaySummary")
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         day = serializers.DateField()
         games = serializers.ListField(child=serializers.DictField(), help_text="Every game, in the games' order.")
         won = serializers.IntegerField()
@@ -395,7 +397,7 @@ class DaySummaryApi(APIView):
 # --- Submissions: their answers carry the result's rank on the board, which is this app's ----------------
 
 
-class SubmissionOutput(serializers.Serializer):
+class SubmissionOutput(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     attempt = serializers.IntegerField(source="attempt_id")
     status = serializers.CharField()
@@ -413,10 +415,10 @@ class SubmissionOutput(serializers.Serializer):
         return after_the_day_data(submission.attempt)
 
 
-class SubmitInput(serializers.Serializer):
+class SubmitInput(serializers.Serializer[Any]):
     moves = move_list(required=False)
 
-    def get_fields(self) -> dict[str, serializers.Field]:
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
         fields = super().get_fields()
         fields["from"] = StrictIntegerField(min_value=0, required=False)
         return fields

@@ -376,7 +376,7 @@ def board_rebuild(client: redis.Redis, keys: BoardKeys, load_rows: Callable[[], 
     for _ in range(REBUILD_TRIES):
         with client.pipeline(transaction=True) as pipe:
             try:
-                pipe.watch(keys.version)
+                pipe.watch(keys.version)  # type: ignore[no-untyped-call]  # redis-py leaves Pipeline.watch unannotated
                 rows = list(load_rows())
                 entries = [(row, *row_entry(row)) for row in rows]
                 pipe.multi()

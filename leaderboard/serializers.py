@@ -24,7 +24,7 @@ MAX_OFFSET = 1_000_000_000  # far past any board, and a number every database ta
 
 
 @extend_schema_serializer(component_name="LeaderboardEntry")
-class EntrySerializer(serializers.Serializer):
+class EntrySerializer(serializers.Serializer[Any]):
     rank = serializers.IntegerField()
     player = serializers.CharField()
     won = serializers.BooleanField()
@@ -137,7 +137,7 @@ def board_data(view: Any) -> dict[str, Any]:
     return data
 
 
-class QueryInput(serializers.Serializer):
+class QueryInput(serializers.Serializer[Any]):
     """A query's parameters: one given empty (``?offset=``) is refused, not read as its default."""
 
     def to_internal_value(self, data: Any) -> dict[str, Any]:
@@ -149,7 +149,8 @@ class QueryInput(serializers.Serializer):
             }
             if blank:
                 raise serializers.ValidationError(blank)
-        return super().to_internal_value(data)
+        internal: dict[str, Any] = super().to_internal_value(data)
+        return internal
 
 
 class PageInput(QueryInput):

@@ -14,7 +14,7 @@ from django.http import HttpRequest
 from leagues.models import League, Membership
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipInline(admin.TabularInline[Membership, League]):
     model = Membership
     extra = 0
     raw_id_fields = ["player"]
@@ -23,7 +23,7 @@ class MembershipInline(admin.TabularInline):
 
 
 @admin.register(League)
-class LeagueAdmin(admin.ModelAdmin):
+class LeagueAdmin(admin.ModelAdmin[League]):
     list_display = ["name", "owner", "members", "invite_code", "created_at"]
     search_fields = ["name", "owner__username", "invite_code"]
     date_hierarchy = "created_at"

@@ -45,7 +45,7 @@ NAME_PATTERN_MESSAGE = (
 
 
 @extend_schema_serializer(component_name="League")
-class LeagueOutput(serializers.Serializer):
+class LeagueOutput(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     name = serializers.CharField()
     owner = serializers.CharField(source="owner.username")
@@ -65,7 +65,7 @@ class LeaguesApi(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema_serializer(component_name="LeagueCreateInput")
-    class CreateInput(serializers.Serializer):
+    class CreateInput(serializers.Serializer[Any]):
         # The pattern bounds the trimmed length: a maxLength in the schema would count the spaces around.
         name = StrictStringField(
             allow_blank=False, trim_whitespace=True, pattern=NAME_PATTERN, pattern_message=NAME_PATTERN_MESSAGE
@@ -113,7 +113,7 @@ class LeagueJoinApi(APIView):
         return [*throttles, JoinThrottle()] if throttles else throttles
 
     @extend_schema_serializer(component_name="LeagueJoinInput")
-    class Input(serializers.Serializer):
+    class Input(serializers.Serializer[Any]):
         invite_code = StrictStringField(
             allow_blank=False,
             trim_whitespace=True,
@@ -145,7 +145,7 @@ class LeagueDetailApi(APIView):
     @extend_schema_serializer(component_name="LeagueDetail")
     class DetailOutput(LeagueOutput):
         @extend_schema_serializer(component_name="LeagueMember")
-        class MemberOutput(serializers.Serializer):
+        class MemberOutput(serializers.Serializer[Any]):
             player = serializers.CharField()
             joined_at = serializers.DateTimeField()
             owner = serializers.BooleanField()
@@ -213,7 +213,7 @@ class LeagueDailyBoardApi(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema_serializer(component_name="LeagueDailyBoard")
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         league = serializers.IntegerField()
         date = serializers.DateField()
         game = game_field()
@@ -260,9 +260,9 @@ class LeagueAllTimeBoardApi(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema_serializer(component_name="LeagueAllTimeBoard")
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         @extend_schema_serializer(component_name="LeagueAllTimeBoardEntry")
-        class EntryOutput(serializers.Serializer):
+        class EntryOutput(serializers.Serializer[Any]):
             rank = serializers.IntegerField()
             player = serializers.CharField()
             wins = serializers.IntegerField()

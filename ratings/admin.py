@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.db.models import Model
 from django.http import HttpRequest
 
 from ratings.models import Rating, RatingHistory, RatingRun
 
 
-class ReadOnly(admin.ModelAdmin):
+class ReadOnly(admin.ModelAdmin[Model]):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 

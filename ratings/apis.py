@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from drf_spectacular.types import OpenApiTypes
@@ -38,7 +40,7 @@ def rated_player(username: str) -> User:
 
 
 @extend_schema_serializer(component_name="PlayerRating")
-class RatingOutput(serializers.Serializer):
+class RatingOutput(serializers.Serializer[Any]):
     game = game_field()
     rating = serializers.IntegerField(
         help_text="The shown rating: OpenSkill's conservative estimate (mu - 3 sigma) x 40 + 1000; a new player "
@@ -53,7 +55,7 @@ class RatingOutput(serializers.Serializer):
 
 
 @extend_schema_serializer(component_name="PlayerRatingPoint")
-class RatingPointOutput(serializers.Serializer):
+class RatingPointOutput(serializers.Serializer[Any]):
     date = serializers.DateField()
     rating = serializers.IntegerField(help_text="The shown rating after the day.")
     change = serializers.IntegerField(help_text="Against the rating before the day.")
@@ -77,12 +79,12 @@ class PlayerRatingHistoryApi(APIView):
     permission_classes = [AllowAny]
 
     @extend_schema_serializer(component_name="PlayerRatingHistory")
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         username = serializers.CharField()
         game = game_field()
         history = RatingPointOutput(many=True, help_text="After each rated day, oldest first.")
 
-    class QueryInput(serializers.Serializer):
+    class QueryInput(serializers.Serializer[Any]):
         limit = serializers.IntegerField(min_value=1, max_value=HISTORY_DAYS, default=HISTORY_DAYS, required=False)
 
     @extend_schema(

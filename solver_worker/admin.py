@@ -37,7 +37,7 @@ from solver_worker.models import GameReview
 from solver_worker.tasks import prepare_challenge
 
 
-class ChallengeForm(forms.ModelForm):
+class ChallengeForm(forms.ModelForm[Challenge]):
     replace_seed = forms.IntegerField(
         required=False,
         min_value=0,
@@ -51,7 +51,7 @@ class ChallengeForm(forms.ModelForm):
         fields = ["date", "game", "published"]
 
 
-class SeedVerificationInline(admin.TabularInline):
+class SeedVerificationInline(admin.TabularInline[SeedVerification, Challenge]):
     """Each verification an admin asked for, with the solver task's status (reload the page to follow it)."""
 
     model = SeedVerification
@@ -65,7 +65,7 @@ class SeedVerificationInline(admin.TabularInline):
 
 
 @admin.register(Challenge)
-class ChallengeAdmin(ServiceAdmin):
+class ChallengeAdmin(ServiceAdmin[Challenge]):
     form = ChallengeForm
     day_field = "date"
     list_display = [
@@ -295,7 +295,7 @@ class ChallengeAdmin(ServiceAdmin):
 
 
 @admin.register(GameReview)
-class GameReviewAdmin(ServiceAdmin):
+class GameReviewAdmin(ServiceAdmin[GameReview]):
     """Reviews as the solver made them: read only (a review is remade by deleting its row)."""
 
     list_display = ["attempt", "status", "outcome", "winnable_after", "lost_after", "tries", "seconds", "finished_at"]

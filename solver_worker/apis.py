@@ -60,21 +60,21 @@ def _with(view: APIView, throttles: list[BaseThrottle]) -> list[BaseThrottle]:
     return [*default, *throttles] if default else default
 
 
-class PlayedMoveOutput(serializers.Serializer):
+class PlayedMoveOutput(serializers.Serializer[Any]):
     ply = serializers.IntegerField(help_text="The move's number along the line played (undone moves left out).")
     index = serializers.IntegerField(help_text="Its 0-based index in the stored log.")
     move = serializers.CharField()
     words = serializers.CharField()
 
 
-class ProbeOutput(serializers.Serializer):
+class ProbeOutput(serializers.Serializer[Any]):
     after_move = serializers.IntegerField()
     verdict = serializers.ChoiceField(choices=["winnable", "lost", "undecided"])
     nodes = serializers.IntegerField()
     seconds = serializers.FloatField()
 
 
-class ReviewOutput(serializers.Serializer):
+class ReviewOutput(serializers.Serializer[Any]):
     """What the review proves. Positions are counted in moves of the line played: "after move k"."""
 
     outcome = serializers.ChoiceField(choices=["won", "lost", "gave_up_winnable", "never_winnable", "undecided"])
@@ -111,7 +111,7 @@ class ReviewOutput(serializers.Serializer):
     probes = ProbeOutput(many=True)
 
 
-class AttemptReviewOutput(serializers.Serializer):
+class AttemptReviewOutput(serializers.Serializer[Any]):
     attempt = serializers.IntegerField()
     player = serializers.CharField(help_text="Who played it.")
     date = serializers.DateField()
@@ -187,7 +187,7 @@ def _review_data(view: reviews.ReviewView) -> dict[str, Any]:
     return dict(AttemptReviewOutput(data).data)
 
 
-class ReviewWinPageOutput(serializers.Serializer):
+class ReviewWinPageOutput(serializers.Serializer[Any]):
     length = serializers.IntegerField(help_text="Moves in the whole line (played, then the win).")
     page = serializers.IntegerField()
     pages = serializers.IntegerField()
@@ -220,7 +220,7 @@ class AttemptReviewWinApi(APIView):
     def get_throttles(self) -> list[BaseThrottle]:
         return _with(self, [ReviewWinThrottle()])
 
-    class Query(serializers.Serializer):
+    class Query(serializers.Serializer[Any]):
         page = serializers.IntegerField(
             min_value=0,
             max_value=2 * MAX_LOG_LENGTH // REPLAY_PAGE_MOVES,
@@ -245,7 +245,7 @@ class AttemptReviewWinApi(APIView):
         return Response(reviews.review_win_page(view=view, page=query["page"]))
 
 
-class TryFromHereOutput(serializers.Serializer):
+class TryFromHereOutput(serializers.Serializer[Any]):
     attempt = serializers.IntegerField(help_text="The new practice attempt, already at the position.")
     moves = serializers.IntegerField(help_text="Moves stored to reach it (the line played up to there).")
     play = serializers.CharField(help_text="The table's page, where the attempt goes on.")
@@ -283,7 +283,7 @@ class AttemptReviewTryApi(APIView):
         return Response(TryFromHereOutput(data).data, status=201)
 
 
-class WinnableOutput(serializers.Serializer):
+class WinnableOutput(serializers.Serializer[Any]):
     attempt = serializers.IntegerField()
     moves = serializers.IntegerField(
         help_text="The length of the stored log the answer is for: a page whose log is longer has moved on "

@@ -191,9 +191,10 @@ def test_a_moves_batch_is_one_update_and_one_cache_write(costs: Any, day: dict[s
 
 
 def test_start_is_four_statements_and_submit_one_transaction(costs: Any, day: dict[str, Any]) -> None:
-    """Start: the challenge, the player's attempts on it (open, ranked), whether the player is banned (a
-    ranked start only: accounts.services.player_ban), the INSERT, and the deal's position cached. Submit: the attempt locked, its end and last moves stored, the submission made, and
-    its status read again (a validation run in process may have decided it)."""
+    """Start: the challenge, the player's attempts on it (open, ranked), whether the player is banned
+    (a ranked start only: accounts.services.player_ban), the INSERT, and the deal's position cached.
+    Submit: the attempt locked, its end and last moves stored, the submission made, and its status read
+    again (a validation run in process may have decided it)."""
     client = _client(make_user())
     _warm(client, "get", "/api/v1/daily")
     with costs() as c:

@@ -42,7 +42,8 @@ def _password_tag(user: User) -> str:
 
 
 def _url(name: str, token: str) -> str:
-    return settings.SITE_URL + reverse(name, kwargs={"token": token})
+    site: str = settings.SITE_URL
+    return site + reverse(name, kwargs={"token": token})
 
 
 def confirm_link_send(*, user: User, email: str) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm
+from django.contrib.auth.models import User
 
 from core.errors import ApplicationError
 from core.limits import LoginOutcome, Throttled, login_guard
@@ -27,7 +28,7 @@ class LimitedLoginMixin:
     def clean(self) -> dict[str, Any]:
         username = self.cleaned_data.get("username")
         if not username or not self.cleaned_data.get("password"):
-            return super().clean()  # type: ignore[misc]  # a missing field: nothing was tried
+            return super().clean()  # type: ignore[misc,no-any-return]  # a missing field: nothing was tried
         try:
             with login_guard(request=self.request, username=username) as outcome:
                 self.login_outcome = outcome
@@ -63,7 +64,7 @@ class AdminLoginForm(LimitedLoginMixin, AdminAuthenticationForm):
 EMAIL_HELP = "Optional. Only used to send you a link if you forget your password."
 
 
-class SignupForm(UserCreationForm):
+class SignupForm(UserCreationForm[User]):
     """Django's sign-up form for the passwords; the name is checked as the API checks it
     (games.services.player_name_clean: NFKC first, then the rules), and the view creates the
     player through games.services.player_create (taken and look-alike names). The e-mail address

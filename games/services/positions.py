@@ -89,7 +89,7 @@ class CachedPosition:
     time tells the attempt from another one that reused its id (a test database)."""
 
     length: int
-    snapshot: tuple
+    snapshot: tuple[object, ...]
     attempt: AttemptFacts
 
     def fits(self, attempt: Attempt) -> bool:

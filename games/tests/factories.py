@@ -6,7 +6,7 @@ import datetime as dt
 import itertools
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser, Permission
+from django.contrib.auth.models import AbstractBaseUser, Permission, User
 from django.test import Client
 from django.utils import timezone
 
@@ -16,7 +16,7 @@ from games.models import Challenge
 _names = itertools.count(1)
 
 
-def make_user(username: str | None = None, *, new: bool = False) -> AbstractBaseUser:
+def make_user(username: str | None = None, *, new: bool = False) -> User:
     """A player; an established account (made a month ago) unless ``new`` (made now, today): SPEC section 7
     holds a result when a new identity at the same address saw the deal's hidden cards first, and the test
     client's players all share one address."""
@@ -54,7 +54,7 @@ def make_challenge(
     )
 
 
-def make_staff(*codenames: str) -> tuple[Client, AbstractBaseUser]:
+def make_staff(*codenames: str) -> tuple[Client, User]:
     """A logged-in client of a staff user holding only these permissions of the games app (codenames)."""
     user = make_user()
     user.is_staff = True
