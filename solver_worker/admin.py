@@ -25,6 +25,7 @@ from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 
 from core.auth import request_player
+from core.tasks import send
 from engine import State, card_text, deal
 from engine.rng import SEED_MAX as _SEED_MAX
 from games import days
@@ -32,9 +33,8 @@ from games.admin import HIDDEN, ServiceAdmin, log_future_view, may_see_deal
 from games.errors import Conflict
 from games.models import Challenge, SeedVerification
 from games.selectors import COUNTED, challenge_is_over
-from solver_worker import dispatch, services
+from solver_worker import services
 from solver_worker.models import GameReview
-from solver_worker.tasks import prepare_challenge
 
 
 class ChallengeForm(forms.ModelForm[Challenge]):
@@ -214,7 +214,7 @@ class ChallengeAdmin(ServiceAdmin[Challenge]):
 
     def _request_verification(self, request: HttpRequest, challenge: Challenge, seed: int) -> None:
         try:
-            dispatch.seed_verification_request(
+            services.seed_verification_request(
                 challenge_id=challenge.pk, seed=seed, requested_by=request_player(request)
             )
         except Conflict as exc:
@@ -246,10 +246,10 @@ class ChallengeAdmin(ServiceAdmin[Challenge]):
                 self.log_done(request, challenge, "Verify now: its seed sent to the solver to be proven again.")
             elif challenge.status != Challenge.Status.READY:
                 taken = f" (the abandoned claim, {claim}, is taken over)" if claim is not None else ""
-                try:
-                    prepare_challenge.delay(challenge.date.isoformat(), challenge.game)
-                except Exception as exc:  # the broker is down: say so, nothing was sent
-                    self.message_user(request, f"{challenge}: not sent, the broker refused it ({exc}).", messages.ERROR)
+                if not send("solver_worker.prepare_challenge", args=(challenge.date.isoformat(), challenge.game)):
+                    self.message_user(  # the broker is down: say so, nothing was sent
+                        request, f"{challenge}: not sent, the broker is unreachable: try again.", messages.ERROR
+                    )
                     continue
                 challenge.refresh_from_db()
                 self.message_user(

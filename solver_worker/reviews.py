@@ -28,7 +28,7 @@ from django.utils import timezone
 from core.errors import Conflict, NotFound
 from core.limits import Throttled
 from core.limits import enabled as limits_enabled
-from core.tasks import task
+from core.tasks import send
 from games import days
 from games.models import Attempt, Guest, Result, Submission
 from games.selectors import attempt_is_public, board_results, log_replay_page
@@ -222,12 +222,10 @@ def reviews_sweep(*, limit: int | None = None, now: dt.datetime | None = None) -
 
 
 def _send(attempt_ids: list[int]) -> None:
-    review_attempt = task(REVIEW_TASK)
     for attempt_id in attempt_ids:
-        try:
-            review_attempt.delay(attempt_id)
-        except Exception:  # the row stays queued: the sweep sends it again later
-            logger.exception("could not send the review of attempt %s", attempt_id)
+        if not send(REVIEW_TASK, args=(attempt_id,)):  # the row stays queued: the sweep sends it again later
+            logger.warning("could not send the review of attempt %s", attempt_id)
+            return  # the broker is down (its breaker open): the rest would not go either
 
 
 # -- asking for a practice review (the owner) ----------------------------------------------------------

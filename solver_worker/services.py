@@ -13,11 +13,13 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from core import tasks
 from engine import (
     GAME_IDS,
     EngineError,
@@ -268,6 +270,29 @@ def _challenge_verify_seed(
             )
     challenge.refresh_from_db()
     return challenge, proven
+
+
+def seed_verification_request(*, challenge_id: int, seed: int, requested_by: User | None = None) -> SeedVerification:
+    """Admin: queue a proof of ``seed`` for the challenge (the task ``solver_worker.verify_seed``, on the
+    solver queue, runs :func:`seed_verification_run`). Refused at once (Conflict) when the challenge has
+    attempts; checked again when the seed is swapped. When the task cannot be sent (the broker down), the
+    row says so at once: "Verify now" again sends another request."""
+    challenge = Challenge.objects.get(pk=challenge_id)
+    refuse_if_played(challenge)
+    with transaction.atomic():
+        verification = SeedVerification.objects.create(challenge=challenge, seed=seed, requested_by=requested_by)
+        verification_id = verification.pk
+        transaction.on_commit(lambda: _seed_verification_send(verification_id))
+    return verification
+
+
+def _seed_verification_send(verification_id: int) -> None:
+    if not tasks.send("solver_worker.verify_seed", args=(verification_id,)):
+        SeedVerification.objects.filter(pk=verification_id, status=SeedVerification.Status.QUEUED).update(
+            status=SeedVerification.Status.FAILED,
+            message="the task could not be sent (broker down?): try again",
+            finished_at=timezone.now(),
+        )
 
 
 def seed_verification_run(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from typing import Any
+from unittest import mock
 
 import pytest
 from django.contrib.admin.models import LogEntry
@@ -15,6 +16,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from config import celery as celery_config
+from core import tasks as core_tasks
+from core.circuit import BROKER
 from games import days
 from games.models import Challenge
 from games.tests.factories import make_staff
@@ -114,7 +117,9 @@ def test_a_stuck_claim_is_shown_with_its_holder_and_age_and_released_by_an_actio
 
 def test_verify_now_says_what_it_really_did(monkeypatch: Any) -> None:
     sent: list[tuple[str, str]] = []
-    monkeypatch.setattr("solver_worker.tasks.prepare_challenge.delay", lambda day, game: sent.append((day, game)))
+    queue = mock.Mock()  # core.tasks.send finds the task by name: this one only records what is sent
+    queue.apply_async.side_effect = lambda args, **options: sent.append(tuple(args))
+    monkeypatch.setattr(core_tasks, "task", lambda name: queue if name == "solver_worker.prepare_challenge" else None)
     live, abandoned = stuck(3, "maria"), stuck(int(PREPARE_LEASE.total_seconds() / 60) + 5, "lucas")
     pending = Challenge.objects.create(date=days.today() + dt.timedelta(days=1), game="limited")
     operator, _ = make_staff("view_challenge", "change_challenge", "view_future_deal")
@@ -132,11 +137,10 @@ def test_verify_now_says_what_it_really_did(monkeypatch: Any) -> None:
     page = verify(pending)
     assert "preparation sent to the solver queue; it is pending now" in page and len(sent) == 2
 
-    def down(day: str, game: str) -> None:
-        raise ConnectionError("broker down")
-
-    monkeypatch.setattr("solver_worker.tasks.prepare_challenge.delay", down)
-    assert "not sent, the broker refused it" in verify(pending)
+    queue.apply_async.side_effect = ConnectionError("broker down")
+    assert "not sent, the broker is unreachable" in verify(pending) and len(sent) == 2
+    assert BROKER.is_open()
+    BROKER.reset()
 
 
 def test_admin_client_sees_no_claim_on_a_ready_challenge(admin_client: Client) -> None:

@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from django.test import Client
@@ -65,7 +66,9 @@ def test_replacing_the_seed_is_verified_by_a_solver_task(
     seed, log = WINS["klondike"]["seed"], WINS["klondike"]["moves"]
     challenge = Challenge.objects.create(date="2026-01-02", game="klondike", status="pending")
     sent: list[int] = []
-    monkeypatch.setattr("solver_worker.tasks.verify_seed.delay", sent.append)  # the task is only queued
+    queued = mock.Mock()  # the task is only queued (core.tasks.send finds it by name)
+    queued.apply_async.side_effect = lambda args, **options: sent.extend(args)
+    monkeypatch.setattr("core.tasks.task", lambda name: queued if name == "solver_worker.verify_seed" else None)
     monkeypatch.setattr(preparation, "default_solver", lambda g, s, sec: SolveOutcome("solved", log, 9, 0.1, 2))
     url = reverse("admin:games_challenge_change", args=[challenge.pk])
     form = {

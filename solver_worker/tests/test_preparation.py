@@ -12,16 +12,18 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
+from unittest import mock
 
 import pytest
 from django.db import connection, connections, transaction
 from django.utils import timezone
 
+from core.circuit import BROKER
 from games import days
 from games.errors import Conflict
 from games.models import Attempt, Challenge, SeedVerification
 from games.tests.factories import make_challenge, make_user
-from solver_worker import dispatch, services
+from solver_worker import services
 from solver_worker.services import SolveOutcome
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -224,7 +226,7 @@ def test_a_verification_runs_once_and_a_dead_ones_runs_again(monkeypatch: pytest
         return SolveOutcome("solved", ["w"], 1, 0.1, 1)
 
     monkeypatch.setattr(services, "default_solver", solver)
-    queued = dispatch.seed_verification_request(challenge_id=challenge.pk, seed=5)  # the task runs in process here
+    queued = services.seed_verification_request(challenge_id=challenge.pk, seed=5)  # the task runs in process here
     queued.refresh_from_db()
     assert queued.status == SeedVerification.Status.PROVEN and calls == [5]
     assert queued.started_at is not None and queued.finished_at is not None and "proven" in queued.message
@@ -240,6 +242,25 @@ def test_a_verification_runs_once_and_a_dead_ones_runs_again(monkeypatch: pytest
     )
     assert services.seed_verification_run(verification_id=running.pk, solver=solver).status == "proven"
     assert calls == [5, 6]
+
+
+@pytest.mark.django_db(transaction=True)  # the task is sent once the request's transaction commits
+def test_a_seed_proof_that_cannot_be_sent_says_so_on_its_row_and_a_second_request_sends_it() -> None:
+    challenge = make_challenge(day=DAY, seed=2026)
+    down = mock.Mock()
+    down.apply_async.side_effect = OSError("broker down")
+    with mock.patch("core.tasks.task", return_value=down):
+        failed = services.seed_verification_request(challenge_id=challenge.pk, seed=5)
+    failed.refresh_from_db()
+    assert failed.status == SeedVerification.Status.FAILED and "could not be sent" in failed.message
+    assert BROKER.is_open()
+    BROKER.reset()  # the broker is back: "Verify now" again
+    sent = mock.Mock()
+    with mock.patch("core.tasks.task", return_value=sent):
+        again = services.seed_verification_request(challenge_id=challenge.pk, seed=5)
+    again.refresh_from_db()
+    assert again.status == SeedVerification.Status.QUEUED
+    assert sent.apply_async.call_args.kwargs["args"] == (again.pk,)
 
 
 def test_a_ready_seed_that_is_not_proven_again_is_reported_failed_and_kept() -> None:
@@ -262,7 +283,7 @@ def test_a_verification_of_a_played_challenge_records_the_refusal() -> None:
     )
     assert done.status == SeedVerification.Status.FAILED and "already started" in done.message
     with pytest.raises(Conflict):
-        dispatch.seed_verification_request(challenge_id=challenge.pk, seed=6)
+        services.seed_verification_request(challenge_id=challenge.pk, seed=6)
 
 
 def test_skipped_seeds_are_counted_by_reason_and_reported() -> None:
