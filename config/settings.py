@@ -354,6 +354,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    {"NAME": "core.passwords.GameWordsValidator"},  # "solitaire", "klondike1": the site's own words
 ]
 
 # --- Internationalisation ---------------------------------------------------

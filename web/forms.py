@@ -12,7 +12,7 @@ from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, Use
 
 from core.errors import ApplicationError
 from core.limits import LoginOutcome, Throttled, login_guard
-from games import services
+from games import selectors, services
 
 
 class LimitedLoginMixin:
@@ -75,10 +75,16 @@ class SignupForm(UserCreationForm):
         fields = ("username", "email")
 
     def clean_username(self) -> str:
+        """The name as stored, refused here when taken or too like another, so that the page reports it
+        together with the password's errors (the view's create still decides a race)."""
         try:
-            return services.player_name_clean(username=self.cleaned_data["username"])
+            name = services.player_name_clean(username=self.cleaned_data["username"])
         except ApplicationError as exc:
             raise forms.ValidationError(exc.message, code=exc.code) from None
+        clash = selectors.player_name_clash(name=name)
+        if clash:
+            raise forms.ValidationError(clash, code="conflict")
+        return name
 
 
 class EmailForm(forms.Form):

@@ -164,6 +164,7 @@ def play(request: HttpRequest, date: str, game: str) -> HttpResponse:
 def board(request: HttpRequest, date: str, game: str) -> HttpResponse:
     challenge = _challenge_or_404(date, game)
     others = selectors.challenges_of_day(day=challenge.date)
+    before, after = selectors.challenge_neighbour_days(challenge=challenge)
     return render(
         request,
         "web/board.html",
@@ -172,8 +173,27 @@ def board(request: HttpRequest, date: str, game: str) -> HttpResponse:
             "name": GAMES[game].name,
             "others": [(c.game, GAMES[c.game].name) for c in others],
             "over": selectors.challenge_is_over(challenge),
+            "before": before,
+            "after": after,
+            "mine": _board_mine(request, challenge),
         },
     )
+
+
+def _board_mine(request: HttpRequest, challenge: Challenge) -> str:
+    """What the board page says of the viewer's own game when the board does not rank it: "" (no game, or
+    not signed in), or its state: assisted (on the board with assisted games), review, checking, playing,
+    practice (no ranked game: only practice)."""
+    if not request.user.is_authenticated:
+        return ""
+    player = request_player(request)
+    status = board_selectors.player_day_status(player=player, challenges=[challenge])[challenge.pk]
+    if status.status in ("won", "lost"):
+        return "assisted" if status.result is not None and status.result.assisted else "ranked"
+    if status.status in ("review", "checking", "playing"):
+        return status.status
+    attempt, _ = selectors.player_latest_attempt(player=player, challenge=challenge)
+    return "practice" if attempt is not None else ""
 
 
 @friendly_404
