@@ -128,6 +128,7 @@ INSTALLED_APPS = [
     "games",
     "leaderboard",
     "leagues",
+    "habits",
     "solver_worker",
     "web",
 ]
@@ -305,6 +306,8 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "calibrate-difficulty": {"task": "games.calibrate_difficulty", "schedule": 6 * 60 * 60},
     # Every upcoming ready challenge's solution replayed by the engine (manage.py check_challenges; a metric).
     "check-challenges": {"task": "solver_worker.check_challenges", "schedule": 60 * 60},
+    # Opted-in players whose streak ends tonight are mailed at the time they chose, in their zone (once a day).
+    "send-streak-reminders": {"task": "habits.send_streak_reminders", "schedule": 5 * 60},
     # Expired sessions deleted (manage.py clearsessions).
     "clear-expired-sessions": {"task": "games.clear_expired_sessions", "schedule": 24 * 60 * 60},
 }

@@ -21,6 +21,7 @@ urlpatterns = [
     path("api/v1/", include("games.urls")),
     path("api/v1/", include("leaderboard.urls")),
     path("api/v1/", include("leagues.urls")),
+    path("api/v1/", include("habits.urls")),
     path("api/v1/", include("solver_worker.urls")),
     path("", include("web.urls")),
     # Must stay last: any other /api/ path is a JSON 404, any other path the site's 404 page.

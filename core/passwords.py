@@ -28,4 +28,4 @@ class GameWordsValidator(CommonPasswordValidator):
         return "This password is a word of the game (such as “solitaire”): it is among the first guesses."
 
     def get_help_text(self) -> str:
-        return "Your password can’t be a word of the game, such as “solitaire”."
+        return "Your password cannot be a word of the game, such as “solitaire”."

@@ -18,7 +18,7 @@ import pytest
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Every package of the service, top layer first, as the layers contract lists them.
-PACKAGES = ["config", "web", "leagues", "leaderboard", "solver_worker", "games", "core", "solver", "engine"]
+PACKAGES = ["config", "web", "leagues", "habits", "leaderboard", "solver_worker", "games", "core", "solver", "engine"]
 
 LINT_IMPORTS = "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
 

@@ -145,7 +145,12 @@ def test_the_loop_runs_beats_schedule_each_entry_at_its_interval(monkeypatch: py
 
     command.keep_days_ready(rounds=3, interval=5 * 60, sleep=sleep, clock=lambda: now[0])
     scheduled = {e["task"] for e in settings.CELERY_BEAT_SCHEDULE.values()} - {"solver_worker.prepare_upcoming_days"}
-    five_minutes = ["games.resend_pending_submissions", "games.close_expired_attempts", "solver_worker.review_sweep"]
+    five_minutes = [
+        "games.resend_pending_submissions",
+        "games.close_expired_attempts",
+        "solver_worker.review_sweep",
+        "habits.send_streak_reminders",
+    ]
     assert set(ran[: len(scheduled)]) == scheduled  # the first round: every entry
     assert sorted(ran[len(scheduled) :]) == sorted(five_minutes * 2)  # then the 5-minute ones
     assert {"games.calibrate_difficulty", "games.clear_expired_sessions"} <= scheduled
