@@ -44,6 +44,7 @@ from leaderboard import selectors as board_selectors
 from leagues import selectors as league_selectors
 from leagues.errors import LeagueNotFound
 from web import email_address
+from web import learn as learn_rules
 from web.forms import EmailForm, LoginForm, ReminderForm, ResetForm, SignupForm, reset_mail_send
 
 ARCHIVE_DAYS = 60
@@ -237,6 +238,36 @@ def archive(request: HttpRequest) -> HttpResponse:
         for day, group in groupby(found, key=lambda c: c.date)
     ]
     return render(request, "web/archive.html", {"days": archive_days})
+
+
+def learn_index(request: HttpRequest) -> HttpResponse:
+    """How to play: the eight games, each with its page."""
+    return render(request, "web/learn_index.html", {"games": [(g, GAMES[g].name, GAMES[g].summary) for g in GAME_IDS]})
+
+
+@friendly_404
+def learn(request: HttpRequest, game: str) -> HttpResponse:
+    """How to play one game: its rules in plain words and a few moves played on the table, from a small
+    position written by hand (web/js/learn-demos.js): no deal of any day, nothing asked of the server but the
+    games' rules (GET /api/v1/games)."""
+    if game not in GAMES:
+        raise Http404(f"there is no game {game!r}")
+    today = days.today()
+    return render(
+        request,
+        "web/learn.html",
+        {
+            "game": game,
+            "name": GAMES[game].name,
+            "summary": GAMES[game].summary,
+            "rules": learn_rules.RULES[game],
+            "common": learn_rules.COMMON,
+            "scoring": learn_rules.SCORING,
+            "play_today": any(c.game == game for c in selectors.challenges_of_day(day=today)),
+            "today": today,
+            "others": [(g, GAMES[g].name) for g in GAME_IDS],
+        },
+    )
 
 
 @login_required
