@@ -300,8 +300,7 @@ function guestNoticeAfterTheDay() {
   const notice = $("guest-keep");
   if (!notice || notice.dataset.dayOver === "true") return;
   notice.dataset.dayOver = "true";
-  notice.querySelector(".while-today").hidden = true;
-  notice.querySelector(".after-day").hidden = false;
+  notice.replaceChildren($("guest-keep-after-day").content.cloneNode(true));
 }
 
 export function watchDayEnd() {
