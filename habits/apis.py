@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+import datetime as dt
+import zoneinfo
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -11,10 +15,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.auth import request_player
-from games.errors import BadRequest
-from games.fields import validated, validated_query
+from games.errors import BadRequest, Conflict
+from games.fields import StrictStringField, game_field, validated, validated_query
 from games.services import player_is_guest
 from habits import selectors, services
+
+MONTH_PATTERN = r"^20[0-9]{2}-(0[1-9]|1[0-2])$"
 
 
 class CalendarApi(APIView):
@@ -24,9 +30,14 @@ class CalendarApi(APIView):
     permission_classes = [IsAuthenticated]
 
     class InputSerializer(serializers.Serializer):
-        month = serializers.CharField(required=False, help_text="YYYY-MM; this month by default.")
-        game = serializers.CharField(required=False, help_text="A game id; every game by default.")
+        month = serializers.RegexField(
+            MONTH_PATTERN,
+            required=False,
+            help_text="YYYY-MM (2000 on); this month by default. A month to come: every day of it is `future`.",
+        )
+        game = game_field(required=False, help_text="A game id; every game by default.")
 
+    @extend_schema_serializer(component_name="CalendarDay")
     class DayOutput(serializers.Serializer):
         date = serializers.DateField()
         status = serializers.ChoiceField(choices=["won", "lost", "none", "future"])
@@ -35,6 +46,7 @@ class CalendarApi(APIView):
         challenges = serializers.IntegerField(help_text="The day's challenges (of the game: 0 or 1).")
         games = serializers.ListField(child=serializers.DictField(), help_text="[{game, name, won}]")
 
+    @extend_schema_serializer(component_name="MonthCalendar")
     class OutputSerializer(serializers.Serializer):
         month = serializers.DateField()
         game = serializers.CharField(allow_null=True)
@@ -45,10 +57,12 @@ class CalendarApi(APIView):
 
     @extend_schema(
         operation_id="my_calendar",
-        parameters=[OpenApiParameter("month", str), OpenApiParameter("game", str)],
-        responses=OutputSerializer,
+        parameters=[InputSerializer],
+        responses={200: OutputSerializer, 400: OpenApiResponse(description="a month or game that is not one")},
     )
     def get(self, request: Request) -> Response:
+        if any(value == "" for value in request.query_params.values()):
+            raise BadRequest("a query parameter is empty: leave it out instead")  # DRF would take it as absent
         query = validated_query(self.InputSerializer, request)
         month, game = selectors.month_parse(month=query.get("month"), game=query.get("game"))
         found = selectors.player_month(player=request_player(request), month=month, game=game)
@@ -63,10 +77,24 @@ class CalendarApi(APIView):
         return Response(self.OutputSerializer(data).data)
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """A JSON boolean: 0, 1, "true" and "yes" are refused (what the schema allows is what is accepted)."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+@extend_schema_serializer(component_name="Reminder")
 class ReminderSerializer(serializers.Serializer):
-    enabled = serializers.BooleanField()
-    remind_at = serializers.TimeField(format="%H:%M", help_text="HH:MM, in time_zone.")
-    time_zone = serializers.CharField(max_length=64, help_text="IANA name, e.g. Europe/Paris.")
+    enabled = StrictBooleanField()
+    remind_at = StrictStringField(
+        pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$", allow_blank=False, help_text="HH:MM, in time_zone."
+    )
+    time_zone = serializers.ChoiceField(
+        choices=sorted(zoneinfo.available_timezones()), help_text="IANA name, e.g. Europe/Paris."
+    )
     address_confirmed = serializers.BooleanField(
         read_only=True, help_text="Nothing is sent without a confirmed e-mail address on the account."
     )
@@ -85,7 +113,7 @@ class ReminderApi(APIView):
             ReminderSerializer(
                 {
                     "enabled": bool(reminder and reminder.enabled),
-                    "remind_at": reminder.remind_at if reminder else services.DEFAULT_TIME,
+                    "remind_at": f"{reminder.remind_at if reminder else services.DEFAULT_TIME:%H:%M}",
                     "time_zone": reminder.time_zone if reminder else "UTC",
                     "address_confirmed": bool(player.email),
                 }
@@ -96,15 +124,25 @@ class ReminderApi(APIView):
     def get(self, request: Request) -> Response:
         return Response(self._data(request))
 
-    @extend_schema(operation_id="my_reminder_set", request=ReminderSerializer, responses=ReminderSerializer)
+    @extend_schema(
+        operation_id="my_reminder_set",
+        request=ReminderSerializer,
+        responses={
+            200: ReminderSerializer,
+            409: OpenApiResponse(description="a guest (sign up first), or turning it on without a confirmed address"),
+        },
+    )
     def put(self, request: Request) -> Response:
         player = request_player(request)
-        if player_is_guest(player):
-            raise BadRequest("a guest has no e-mail address: sign up first")
         body = validated(ReminderSerializer, request.data)
+        if player_is_guest(player):
+            raise Conflict("a guest has no e-mail address: sign up first")
         if body["enabled"] and not player.email:
-            raise BadRequest("add and confirm an e-mail address first (your account page)")
+            raise Conflict("add and confirm an e-mail address first (your account page)")
         services.reminder_set(
-            player=player, enabled=body["enabled"], remind_at=body["remind_at"], time_zone=body["time_zone"]
+            player=player,
+            enabled=body["enabled"],
+            remind_at=dt.time.fromisoformat(body["remind_at"]),
+            time_zone=body["time_zone"],
         )
         return Response(self._data(request))

@@ -50,10 +50,8 @@ def month_parse(*, month: str | None, game: str | None) -> tuple[dt.date, str | 
     except ValueError:
         first = None
     if first is None or first.year < 2000:
-        raise BadRequest("month must be YYYY-MM")
-    if first > today.replace(day=1):
-        raise BadRequest("the month has not come yet")
-    return first, game
+        raise BadRequest("month must be YYYY-MM, from 2000 on")
+    return first, game  # a month to come: every day of it is "future"
 
 
 def player_month(*, player: User | int, month: dt.date, game: str | None = None) -> MonthCalendar:

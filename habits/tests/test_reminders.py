@@ -206,7 +206,7 @@ def test_the_reminder_api_reads_and_sets_and_refuses_bad_input() -> None:
     assert body == {"enabled": False, "remind_at": "19:00", "time_zone": "UTC", "address_confirmed": False}
     good = {"enabled": True, "remind_at": "07:30", "time_zone": "Europe/Paris"}
     refused = api(player).put("/api/v1/me/reminder", good, content_type="application/json")
-    assert refused.status_code == 400 and "e-mail" in refused.json()["error"]["message"]  # no address yet
+    assert refused.status_code == 409 and "e-mail" in refused.json()["error"]["message"]  # no address yet
     player.email = "hal@example.com"
     player.save(update_fields=["email"])
     answer = api(player).put("/api/v1/me/reminder", good, content_type="application/json")
@@ -216,7 +216,12 @@ def test_the_reminder_api_reads_and_sets_and_refuses_bad_input() -> None:
         {**good, "time_zone": "../../etc/passwd"},
         {**good, "remind_at": "25:00"},
         {**good, "remind_at": 7},
+        {**good, "remind_at": "07:30:00"},
+        {**good, "remind_at": "7:30"},
+        {**good, "remind_at": ""},
         {**good, "enabled": "maybe"},
+        {**good, "enabled": 1},
+        {**good, "enabled": "true"},
         {"enabled": True},
         [],
         "x",
@@ -235,7 +240,7 @@ def test_a_guest_gets_no_reminder() -> None:
         {"enabled": False, "remind_at": "07:30", "time_zone": "UTC"},
         content_type="application/json",
     )
-    assert response.status_code == 400
+    assert response.status_code == 409
     client = Client()
     client.force_login(guest)
     assert client.get("/accounts/reminder/").status_code == 302
