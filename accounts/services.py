@@ -34,6 +34,7 @@ from core.errors import BadRequest
 from follows.models import Follow
 from games.models import ApiToken, Attempt, PlayerBan, Result, Review, Submission
 from games.services.erasure import name_replace, reviews_forget_players
+from habits.models import Reminder
 from leaderboard.models import PlayerStats
 from leaderboard.services import leaderboard_boards_mark, leaderboard_player_boards_mark
 from leagues.models import League, Membership
@@ -268,6 +269,14 @@ def player_export(*, player: User) -> dict[str, Any]:
             {"username": f.followed.get_username(), "since": _when(f.created_at)}
             for f in Follow.objects.filter(follower_id=player.pk).select_related("followed").order_by("created_at")
         ],
+        "reminder": None
+        if (reminder := Reminder.objects.filter(player_id=player.pk).first()) is None
+        else {
+            "enabled": reminder.enabled,
+            "remind_at": reminder.remind_at.isoformat() if reminder.remind_at else None,
+            "time_zone": reminder.time_zone,
+            "last_sent_day": _when(reminder.last_sent_day),
+        },
         "ratings": [
             {
                 "game": h.game,

@@ -135,6 +135,7 @@ INSTALLED_APPS = [
     "leagues",
     "ratings",
     "follows",
+    "habits",
     "solver_worker",
     "accounts",
     "web",
@@ -320,6 +321,8 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "calibrate-difficulty": {"task": "games.calibrate_difficulty", "schedule": 6 * 60 * 60},
     # Every upcoming ready challenge's solution replayed by the engine (manage.py check_challenges; a metric).
     "check-challenges": {"task": "solver_worker.check_challenges", "schedule": 60 * 60},
+    # Opted-in players whose streak ends tonight are mailed at the time they chose, in their zone (once a day).
+    "send-streak-reminders": {"task": "habits.send_streak_reminders", "schedule": 5 * 60},
     # Expired sessions deleted (manage.py clearsessions).
     "clear-expired-sessions": {"task": "games.clear_expired_sessions", "schedule": 24 * 60 * 60},
     # Redis boards a ban or a deletion could not rebuild (Redis down), rebuilt from PostgreSQL.
@@ -380,6 +383,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    {"NAME": "core.passwords.GameWordsValidator"},  # "solitaire", "klondike1": the site's own words
 ]
 
 # --- Internationalisation ---------------------------------------------------

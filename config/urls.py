@@ -23,6 +23,7 @@ urlpatterns = [
     path("api/v1/", include("leagues.urls")),
     path("api/v1/", include("ratings.urls")),
     path("api/v1/", include("follows.urls")),
+    path("api/v1/", include("habits.urls")),
     path("api/v1/", include("solver_worker.urls")),
     path("api/v1/", include("accounts.urls")),
     path("", include("web.urls")),

@@ -13,11 +13,12 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
+from core import names
 from core.held import held
 from engine import GAME_IDS, GAMES, State, deal, find_rules, play_log, visible
 from games import days
 from games.errors import InvalidDate, NotFound, UnknownGame
-from games.models import Attempt, Challenge, Guest, PlayerBan, Result, Submission
+from games.models import Attempt, Challenge, Guest, PlayerBan, PlayerNameKey, Result, Submission
 
 logger = logging.getLogger(__name__)
 
@@ -70,6 +71,15 @@ def challenges_of_day(*, day: dt.date) -> list[Challenge]:
     order = {g: i for i, g in enumerate(GAME_IDS)}
     found = challenges_shown().filter(date=day)
     return sorted(found, key=lambda c: order.get(c.game, 99))
+
+
+def challenge_neighbour_days(*, challenge: Challenge) -> tuple[dt.date | None, dt.date | None]:
+    """The nearest earlier and later days players may see with a challenge of the same game (the board's
+    previous and next day links); None where there is none."""
+    same = challenges_shown().filter(game=challenge.game)
+    before = same.filter(date__lt=challenge.date).order_by("-date").values_list("date", flat=True).first()
+    after = same.filter(date__gt=challenge.date).order_by("date").values_list("date", flat=True).first()
+    return before, after
 
 
 @dataclass(frozen=True)
@@ -291,6 +301,20 @@ def challenges_archived(*, days_back: int) -> list[Challenge]:
         .filter(date__lt=today, date__gte=today - dt.timedelta(days=days_back))
         .order_by("-date")
     )
+
+
+def player_name_clash(*, name: str) -> str | None:
+    """Why a cleaned name cannot be signed up (taken, or too like an existing name), or None: what
+    ``services.player_create`` would refuse, asked first so that a form says it with its other errors at
+    once. The create itself decides (its unique keys), so a name taken in between is still refused."""
+    if User.objects.filter(username__iexact=name).exists():
+        return f"The username {name!r} is taken."
+    clash = PlayerNameKey.objects.filter(key__in=names.name_keys(name)).select_related("user").order_by("key").first()
+    if clash is None:
+        return None
+    if clash.key.startswith("f:"):
+        return f"The username {name!r} is taken."
+    return f"The username {name!r} looks too much like the existing name {clash.user.get_username()!r}: choose another."
 
 
 def player_username(*, username: str) -> tuple[str, bool] | None:

@@ -37,6 +37,7 @@ from .search import SOLVED, UNKNOWN, UNSOLVABLE
 WON = "won"  # the game was won: nothing was lost
 LOST = "lost"  # the move that lost it is proven: Pw winnable, P(w+1) lost
 GAVE_UP_WINNABLE = "gave_up_winnable"  # the last position is still winnable: a win from there
+GAVE_UP_WINNABLE_CLAIM = "The game was given up in a position that could still be won."
 NEVER_WINNABLE = "never_winnable"  # the deal itself has no win
 UNDECIDED = "undecided"  # the budget left a gap: winnable up to w (if known), lost from l (if known)
 
@@ -379,7 +380,7 @@ def _settle(review: Review, deal: Deal, verdicts: dict[int, str], wins: dict[int
         )
     if w == n:
         review.outcome = GAVE_UP_WINNABLE
-        review.claims.insert(0, "The game was given up in a position that could still be won.")
+        review.claims.insert(0, GAVE_UP_WINNABLE_CLAIM)
         return
     if lost == 0:
         review.outcome = NEVER_WINNABLE

@@ -81,6 +81,9 @@ class ReviewOutput(serializers.Serializer[Any]):
     claims = serializers.ListField(
         child=serializers.CharField(), help_text="Each checked by the engine or proven by the solver, in words."
     )
+    closed_at_day_end = serializers.BooleanField(
+        default=False, help_text="A ranked game still open at midnight, ended by the day's end, not by its player."
+    )
     moves_played = serializers.IntegerField(help_text="Moves of the line played (undone ones and undos left out).")
     log_entries = serializers.IntegerField()
     undos = serializers.IntegerField()

@@ -32,7 +32,7 @@ from core.tasks import send
 from games import days
 from games.models import Attempt, Guest, Result, Submission
 from games.selectors import attempt_is_public, board_results, log_replay_page
-from solver.review import WON, Budget, review_game
+from solver.review import GAVE_UP_WINNABLE_CLAIM, WON, Budget, review_game
 from solver_worker.models import GameReview
 
 logger = logging.getLogger(__name__)
@@ -358,11 +358,36 @@ def review_get(*, attempt_id: int, viewer: User | AnonymousUser) -> ReviewView:
         return ReviewView(attempt=attempt, status="pending", review=None)
     if row.status == GameReview.Status.FAILED:
         return ReviewView(attempt=attempt, status="failed", review=None)
-    data = row.data
+    data = closed_at_day_end_words(attempt, row.data)
     if isinstance(data, dict) and "best_players" in data:
         # Read now, not as stored: a result held, cleared or disqualified since leaves or joins them.
         data = {**data, "best_players": day_best(challenge_id=attempt.challenge_id)}
     return ReviewView(attempt=attempt, status="done", review=data)
+
+
+CLOSED_AT_DAY_END_CLAIM = (
+    "The game was still open when ranked play closed at midnight: it ended there, unfinished, "
+    "in a position that could still be won."
+)
+
+
+def closed_at_day_end(attempt: Attempt) -> bool:
+    """Whether a ranked attempt was ended by its day's end rather than by its player: the server times such
+    an attempt as of the day's end (``games.services.attempts``), which nothing the player sends can reach."""
+    return bool(
+        attempt.ranked
+        and attempt.finished_at is not None
+        and attempt.finished_at >= days.next_day_starts_at(attempt.challenge.date)
+    )
+
+
+def closed_at_day_end_words(attempt: Attempt, data: Any) -> Any:
+    """A review's words for a game closed by midnight: "unfinished at midnight", never "given up" (issue 53).
+    Read now, so reviews stored before say it too."""
+    if not isinstance(data, dict) or not closed_at_day_end(attempt):
+        return data
+    claims = [CLOSED_AT_DAY_END_CLAIM if c == GAVE_UP_WINNABLE_CLAIM else c for c in data.get("claims", [])]
+    return {**data, "claims": claims, "closed_at_day_end": True}
 
 
 def review_win_page(*, view: ReviewView, page: int) -> dict[str, Any]:

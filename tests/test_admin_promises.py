@@ -357,7 +357,7 @@ def test_every_admin_action_of_ours_declares_its_permission() -> None:
     """A new action without `permissions=` would be open to every staff user who can see the list."""
     from django.contrib import admin as django_admin
 
-    ours = ("games", "leaderboard", "leagues", "solver_worker", "auth")
+    ours = ("games", "habits", "leaderboard", "leagues", "solver_worker", "auth")
     checked = 0
     for model, model_admin in django_admin.site._registry.items():
         if model._meta.app_label not in ours:

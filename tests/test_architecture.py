@@ -24,6 +24,7 @@ PACKAGES = [
     "accounts",
     "leagues",
     "follows",
+    "habits",
     "leaderboard",
     "solver_worker",
     "ratings",

@@ -28,7 +28,7 @@ names = ["games.validate_submission", "games.resend_pending_submissions", "games
          "solver_worker.review_sweep", "solver_worker.review_attempt", "games.delete_idle_guests",
          "solver_worker.winnable_position", "web.send_password_reset", "games.calibrate_difficulty",
          "games.clear_expired_sessions", "solver_worker.check_challenges", "leaderboard.repair_boards",
-         "ratings.rate_closed_days"]
+         "ratings.rate_closed_days", "habits.send_streak_reminders"]
 print(json.dumps({
     "routes": {n: app.amqp.router.route({}, n)["queue"].name for n in names},
     "registered": [n for n in names if n in app.tasks],
@@ -77,8 +77,9 @@ def test_solver_work_and_validations_go_to_separate_queues() -> None:
         "solver_worker.check_challenges": "solver",  # replays: CPU, beside the solver's work
         "leaderboard.repair_boards": "validation",  # quick: a few boards rebuilt from PostgreSQL
         "ratings.rate_closed_days": "validation",  # a day of 10,000 players in 7 s; a sweep starts none after 120 s
+        "habits.send_streak_reminders": "validation",  # the reminders due: a few mails
     }
-    assert len(s["registered"]) == 17  # type: ignore[arg-type]
+    assert len(s["registered"]) == 18  # type: ignore[arg-type]
     assert s["consumed"] == ["prepare", "solver", "validation", "winnable"]  # a worker without -Q does all four
     assert s["beat"] == [
         "games.calibrate_difficulty",
@@ -86,6 +87,7 @@ def test_solver_work_and_validations_go_to_separate_queues() -> None:
         "games.close_expired_attempts",
         "games.delete_idle_guests",
         "games.resend_pending_submissions",
+        "habits.send_streak_reminders",
         "leaderboard.repair_boards",
         "ratings.rate_closed_days",
         "solver_worker.check_challenges",

@@ -3,6 +3,7 @@ signing up with the names the API accepts, an account's e-mail address and the p
 
 from __future__ import annotations
 
+import zoneinfo
 from collections.abc import Iterable
 from typing import Any
 
@@ -13,7 +14,7 @@ from django.contrib.auth.models import User
 
 from core.errors import ApplicationError
 from core.limits import LoginOutcome, Throttled, login_guard
-from games import services
+from games import selectors, services
 
 
 class LimitedLoginMixin:
@@ -76,10 +77,16 @@ class SignupForm(UserCreationForm[User]):
         fields = ("username", "email")
 
     def clean_username(self) -> str:
+        """The name as stored, refused here when taken or too like another, so that the page reports it
+        together with the password's errors (the view's create still decides a race)."""
         try:
-            return services.player_name_clean(username=self.cleaned_data["username"])
+            name = services.player_name_clean(username=self.cleaned_data["username"])
         except ApplicationError as exc:
             raise forms.ValidationError(exc.message, code=exc.code) from None
+        clash = selectors.player_name_clash(name=name)
+        if clash:
+            raise forms.ValidationError(clash, code="conflict")
+        return name
 
 
 class EmailForm(forms.Form):
@@ -93,6 +100,25 @@ class EmailForm(forms.Form):
         widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
         help_text="To change the address, your password.",
     )
+
+
+def _time_zones() -> list[tuple[str, str]]:
+    return [(name, name.replace("_", " ")) for name in sorted(zoneinfo.available_timezones())]
+
+
+class ReminderForm(forms.Form):
+    """The streak reminder: on or off, and when, in the player's own time zone (the page fills in the
+    browser's zone when none is stored)."""
+
+    enabled = forms.BooleanField(
+        label="E-mail me when my streak would end tonight",
+        required=False,
+        help_text="Sent only on a day when your streak is at risk (a win yesterday, none yet today), once at most.",
+    )
+    remind_at = forms.TimeField(
+        label="At", widget=forms.TimeInput(attrs={"type": "time"}, format="%H:%M"), help_text="Your own time of day."
+    )
+    time_zone = forms.TypedChoiceField(label="Your time zone", choices=_time_zones)
 
 
 class ResetForm(PasswordResetForm):

@@ -8,6 +8,7 @@ address names something that exists and fill in the frame around it.
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import logging
 import secrets
@@ -23,9 +24,9 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
-from django.urls import Resolver404, resolve, reverse_lazy
+from django.urls import Resolver404, resolve, reverse, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.csrf import csrf_exempt, ensure_csrf_cookie
 from django.views.decorators.http import require_POST
 
 from accounts import selfservice
@@ -38,13 +39,16 @@ from engine import GAME_IDS, GAMES
 from games import days, selectors, services
 from games.models import Challenge
 from games.services.reviews import BROWSER_COOKIE, BROWSER_COOKIE_SECONDS
+from habits import selectors as habit_selectors
+from habits import services as habit_services
 from leaderboard.selectors import days as day_selectors
 from leaderboard.selectors import ranks as rank_selectors
 from leaderboard.selectors import stats as stats_selectors
 from leagues import selectors as league_selectors
 from leagues.errors import LeagueNotFound
 from web import email_address, friends
-from web.forms import AccountDeleteForm, EmailForm, LoginForm, ResetForm, SignupForm, reset_mail_send
+from web import learn as learn_rules
+from web.forms import AccountDeleteForm, EmailForm, LoginForm, ReminderForm, ResetForm, SignupForm, reset_mail_send
 
 ARCHIVE_DAYS = 60
 
@@ -168,6 +172,7 @@ def play(request: HttpRequest, date: str, game: str) -> HttpResponse:
 def board(request: HttpRequest, date: str, game: str) -> HttpResponse:
     challenge = _challenge_or_404(date, game)
     others = selectors.challenges_of_day(day=challenge.date)
+    before, after = selectors.challenge_neighbour_days(challenge=challenge)
     return render(
         request,
         "web/board.html",
@@ -176,8 +181,27 @@ def board(request: HttpRequest, date: str, game: str) -> HttpResponse:
             "name": GAMES[game].name,
             "others": [(c.game, GAMES[c.game].name) for c in others],
             "over": selectors.challenge_is_over(challenge),
+            "before": before,
+            "after": after,
+            "mine": _board_mine(request, challenge),
         },
     )
+
+
+def _board_mine(request: HttpRequest, challenge: Challenge) -> str:
+    """What the board page says of the viewer's own game when the board does not rank it: "" (no game, or
+    not signed in), or its state: assisted (on the board with assisted games), review, checking, playing,
+    practice (no ranked game: only practice)."""
+    if not request.user.is_authenticated:
+        return ""
+    player = request_player(request)
+    status = day_selectors.player_day_status(player=player, challenges=[challenge])[challenge.pk]
+    if status.status in ("won", "lost"):
+        return "assisted" if status.result is not None and status.result.assisted else "ranked"
+    if status.status in ("review", "checking", "playing"):
+        return status.status
+    attempt, _ = selectors.player_latest_attempt(player=player, challenge=challenge)
+    return "practice" if attempt is not None else ""
 
 
 @friendly_404
@@ -218,6 +242,115 @@ def archive(request: HttpRequest) -> HttpResponse:
         for day, group in groupby(found, key=lambda c: c.date)
     ]
     return render(request, "web/archive.html", {"days": archive_days})
+
+
+def learn_index(request: HttpRequest) -> HttpResponse:
+    """How to play: the eight games, each with its page."""
+    return render(request, "web/learn_index.html", {"games": [(g, GAMES[g].name, GAMES[g].summary) for g in GAME_IDS]})
+
+
+@friendly_404
+def learn(request: HttpRequest, game: str) -> HttpResponse:
+    """How to play one game: its rules in plain words and a few moves played on the table, from a small
+    position written by hand (web/js/learn-demos.js): no deal of any day, nothing asked of the server but the
+    games' rules (GET /api/v1/games)."""
+    if game not in GAMES:
+        raise Http404(f"there is no game {game!r}")
+    today = days.today()
+    return render(
+        request,
+        "web/learn.html",
+        {
+            "game": game,
+            "name": GAMES[game].name,
+            "summary": GAMES[game].summary,
+            "rules": learn_rules.RULES[game],
+            "common": learn_rules.COMMON,
+            "scoring": learn_rules.SCORING,
+            "play_today": any(c.game == game for c in selectors.challenges_of_day(day=today)),
+            "today": today,
+            "others": [(g, GAMES[g].name) for g in GAME_IDS],
+        },
+    )
+
+
+@login_required
+def month_calendar(request: HttpRequest) -> HttpResponse:
+    """The player's month (GET /api/v1/me/calendar's data): each day won, played or not, of one game or every
+    game, linking the day's board (one game) or the day in the archive (every game); today links its table."""
+    try:
+        month, game = habit_selectors.month_parse(month=request.GET.get("month"), game=request.GET.get("game") or None)
+    except ApplicationError as exc:
+        return render(request, "404.html", {"message": exc.message}, status=400)
+    found = habit_selectors.player_month(player=request_player(request), month=month, game=game)
+    today = days.today()
+    archive_from = today - dt.timedelta(days=ARCHIVE_DAYS)
+    cells: list[dict[str, Any] | None] = [None] * month.weekday()  # Monday first
+    for day in found.days:
+        link = ""
+        if day.status != "future" and day.challenges:
+            if game is not None:
+                link = reverse("web:play" if day.date == today else "web:board", args=[day.date.isoformat(), game])
+            elif day.date == today:
+                link = reverse("web:home")
+            elif day.date >= archive_from:
+                link = f"{reverse('web:archive')}#day-{day.date.isoformat()}"
+        cells.append({"day": day, "link": link, "today": day.date == today})
+    cells += [None] * (-len(cells) % 7)
+    weeks = [cells[i : i + 7] for i in range(0, len(cells), 7)]
+    return render(
+        request,
+        "web/calendar.html",
+        {
+            "cal": found,
+            "weeks": weeks,
+            "game": game,
+            "game_name": GAMES[game].name if game else "",
+            "games": [(g, GAMES[g].name) for g in GAME_IDS],
+            "weekdays": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"],
+        },
+    )
+
+
+@login_required
+def reminder(request: HttpRequest) -> HttpResponse:
+    """The e-mail reminder before a streak ends: on or off, at a time in the player's own zone; only to a
+    confirmed address (a guest signs up first; an account without an address adds one first)."""
+    if services.player_is_guest(request.user):
+        return redirect(f"{reverse('web:signup')}?next={request.path}")
+    player = request_player(request)
+    current = habit_selectors.reminder_of(player=player)
+    initial = {
+        "enabled": bool(current and current.enabled),
+        "remind_at": current.remind_at if current else habit_services.DEFAULT_TIME,
+        "time_zone": current.time_zone if current else "",
+    }
+    form = ReminderForm(request.POST or None, initial=initial)
+    saved = False
+    if request.method == "POST" and form.is_valid():
+        if form.cleaned_data["enabled"] and not player.email:
+            form.add_error("enabled", "Add an e-mail address and follow its link first: nothing is sent without one.")
+        else:
+            habit_services.reminder_set(
+                player=player,
+                enabled=form.cleaned_data["enabled"],
+                remind_at=form.cleaned_data["remind_at"],
+                time_zone=form.cleaned_data["time_zone"],
+            )
+            saved = True
+    status = 400 if request.method == "POST" and not saved else 200
+    return render(
+        request, "web/reminder.html", {"form": form, "saved": saved, "has_email": bool(player.email)}, status=status
+    )
+
+
+@csrf_exempt
+def reminder_stop(request: HttpRequest, token: str) -> HttpResponse:
+    """The mail's one-click stop: no login, the signed token names the player. A GET (the link) and a POST
+    (RFC 8058's List-Unsubscribe-Post, sent by mail programs) both turn the reminder off; doing it twice is
+    the same. A token not ours is a 400 that says so."""
+    player = habit_services.reminder_stop(token=token)
+    return render(request, "web/reminder_stopped.html", {"stopped": player}, status=200 if player else 400)
 
 
 @friendly_404

@@ -143,6 +143,7 @@ def test_the_export_holds_whom_the_player_follows_and_their_rating_history_but_n
     data = Api(token_for(me)).get("me/export").json()
     assert [f["username"] for f in data["follows"]] == ["ann"]
     assert "fan" not in json.dumps(data)  # who follows them is the followers' own data
+    assert data["reminder"] is None  # none set
     assert [(r["game"], r["day"], r["rating"], r["rank"]) for r in data["ratings"]] == [
         ("klondike", "2026-12-01", 1010, 1)
     ]

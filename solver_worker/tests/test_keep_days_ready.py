@@ -152,9 +152,12 @@ def test_the_loop_runs_beats_schedule_each_entry_at_its_interval(monkeypatch: py
         for e in settings.CELERY_BEAT_SCHEDULE.values()
         if e["schedule"] <= 5 * 60 and e["task"] != "solver_worker.prepare_upcoming_days"
     ]
-    assert {"games.resend_pending_submissions", "games.close_expired_attempts", "solver_worker.review_sweep"} <= set(
-        often
-    )
+    assert {
+        "games.resend_pending_submissions",
+        "games.close_expired_attempts",
+        "solver_worker.review_sweep",
+        "habits.send_streak_reminders",
+    } <= set(often)
     assert set(ran[: len(scheduled)]) == scheduled  # the first round: every entry
     assert sorted(ran[len(scheduled) :]) == sorted(often * 2)  # then the often ones, at each later round
     assert {"games.calibrate_difficulty", "games.clear_expired_sessions"} <= scheduled

@@ -21,8 +21,17 @@ function mine(board) {
   if (rank && entry && !entry.won) return "Your game: not won, below every won game.";
   if (rank) return `Your rank: #${rank}.`;
   const over = box.dataset.over === "true";
-  const elsewhere = board.board === "day" ? " (an assisted game is on the board with assisted games)" : "";
-  return over ? `You have no game on this board${elsewhere}.` : `Your rank: none yet${elsewhere}.`;
+  // Why a game the viewer played is not on this board (the page knows: web.views._board_mine).
+  const played = {
+    assisted: "Your game was assisted (a hint, or a look at a hidden card taken back): it is on the board with assisted games.",
+    ranked: "Your game is on the board with assisted games.",
+    review: "Your game is under review: it joins the board once staff have checked it.",
+    checking: "Your game is being checked: it appears here in a moment.",
+    playing: over ? "Your game was still open at midnight: it is being closed and checked." : "Your game is in progress.",
+    practice: "You played this deal as practice only: practice is not ranked.",
+  }[box.dataset.mine];
+  if (played) return played;
+  return over ? "You did not play this day's ranked game." : "Your rank: none yet.";
 }
 
 async function load() {

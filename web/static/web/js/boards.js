@@ -52,6 +52,6 @@ export function allTimeTable(entries, me) {
   return el("table", { class: "leaderboard alltime" },
     el("thead", {}, el("tr", {},
       el("th", { class: "num", text: "#" }), el("th", { text: "Player" }), el("th", { class: "num", text: "Wins" }),
-      el("th", { class: "num", text: "Played" }), el("th", { class: "num", text: "Score" }))),
+      el("th", { class: "num", text: "Played", title: "unassisted ranked games" }), el("th", { class: "num", text: "Score" }))),
     el("tbody", {}, rows));
 }

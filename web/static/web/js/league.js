@@ -64,6 +64,15 @@ function showLeague(league) {
   leave.hidden = owner;
 }
 
+/** The unassisted board is empty: say whether members finished it with assisted games (never "nobody
+ * finished" while somebody did). */
+async function noneUnassisted() {
+  const every = await get(`leagues/${id}/boards/${box.dataset.date}/${box.dataset.game}?limit=1&board=all`);
+  if (!every.total) return "No member has finished this deal yet.";
+  const who = every.total === 1 ? "1 member finished it" : `${every.total} members finished it`;
+  return `No member has an unassisted result yet: ${who} with a hint or a look taken back. Tick "With assisted games" to see ${every.total === 1 ? "it" : "them"}.`;
+}
+
 async function loadDaily() {
   if (!daily) return;
   try {
@@ -74,7 +83,7 @@ async function loadDaily() {
     const summary = el("p", { class: "summary",
       text: `${board.total} member${board.total === 1 ? "" : "s"} with ${kind} result today.` });
     daily.replaceChildren(summary, board.entries.length ? dailyTable(board.entries, me)
-      : el("p", { class: "empty", text: "No member has finished this deal yet." }));
+      : el("p", { class: "empty", text: all ? "No member has finished this deal yet." : await noneUnassisted() }));
   } catch (exc) {
     daily.replaceChildren(el("p", { class: "message error", text: exc.message }));
   }
@@ -87,7 +96,8 @@ async function loadAllTime() {
   try {
     const board = await get(`leagues/${id}/boards/all-time?limit=200`);
     allTime.replaceChildren(
-      el("p", { class: "summary", text: `Ranked results since ${board.since}, by wins, then total score.` }),
+      el("p", { class: "summary", text: `Unassisted ranked results since ${board.since}, by wins, then total score. `
+        + "Played counts those games only: a game with a hint, or with a look at a hidden card taken back, is left out." }),
       allTimeTable(board.entries, me));
   } catch (exc) {
     allTime.replaceChildren(el("p", { class: "message error", text: exc.message }));

@@ -48,12 +48,23 @@ async function init() {
       // Only a press starts an attempt (the Start button, or "Play now", whose POST started it
       // already): a link, whatever its query, only opens the table.
     }
+    offerHowToPlay();
     watchDayEnd();
     startCountdown(document.querySelector("#next-deal .countdown"));
     root.dataset.ready = "true";
   } catch (exc) {
     message(exc.message, "error");
   }
+}
+
+/** The first visit to a two-deck game offers its "How to play" page, once (remembered in this browser). */
+function offerHowToPlay() {
+  const offer = $("learn-offer");
+  if (!offer || !game.rules || game.rules.decks < 2 || $("start").hidden) return;
+  const key = `dp:learn-offered:${cfg.game}`;
+  if (localStorage.getItem(key)) return;
+  localStorage.setItem(key, "1");
+  offer.hidden = false;
 }
 
 // For tests and debugging from the console: the state as the page has it, and the batch sender.

@@ -283,9 +283,24 @@ function settle() {
  * the page says so and submits the game as it stands, which is how the server counts it anyway.
  */
 export async function closeAtDayEnd() {
+  guestNoticeAfterTheDay();
   if (!game.attempt || !game.attempt.ranked || game.attempt.finished_at) return;
   $("day-over").hidden = false;
   await submit();
+}
+
+/** Whether the deal's day is over: when the page was made, or since (the page's clock past the day's end). */
+export function dayIsOver() {
+  return cfg.over === "true" || Date.now() >= Date.parse(cfg.endsAt || "");
+}
+
+/** A guest's notice once the day is over: no more "today"; signing up keeps the result, logging in to an
+ * account that exists keeps it as practice (games.services.guest_claim). */
+function guestNoticeAfterTheDay() {
+  const notice = $("guest-keep");
+  if (!notice || notice.dataset.dayOver === "true") return;
+  notice.dataset.dayOver = "true";
+  notice.replaceChildren($("guest-keep-after-day").content.cloneNode(true));
 }
 
 export function watchDayEnd() {
@@ -294,7 +309,7 @@ export function watchDayEnd() {
   const wait = endsAt - Date.now();
   if (wait <= 0) return;
   // Timers drift and sleep with the tab: a second after the end, then the server decides.
-  setTimeout(() => { if (playing() && game.attempt.ranked) closeAtDayEnd(); }, Math.min(wait + 1000, 2 ** 31 - 1));
+  setTimeout(() => { if (playing() && game.attempt.ranked) closeAtDayEnd(); else guestNoticeAfterTheDay(); }, Math.min(wait + 1000, 2 ** 31 - 1));
 }
 
 export async function afterMoves() {
@@ -388,14 +403,16 @@ export function showResult(submission, pending) {
     $("result-text").textContent = "The server is replaying your moves.";
   } else if (submission.status === "valid" && r) {
     $("result-title").textContent = r.review ? "Under review" : r.won ? "You won!" : "Game over";
+    const over = dayIsOver();
+    if (over) guestNoticeAfterTheDay();
     const board = r.board === "all" ? "the board of all results (assisted)"
-      : cfg.over === "true" ? "the day's board" : "today's board";
+      : over ? "the day's board" : "today's board";
     // A loss stands below every win: it is never "#1" (issue 53), whatever its place among the losses.
     const place = r.won ? `would rank #${r.rank}` : "would stand below every won game";
     const rank = r.review
       ? `Under review: ${r.review.reason} It goes on the boards once staff have checked it.`
       : r.rank && r.on_board === false
-        ? `As a guest you ${place}: sign up or log in to put this result on ${board}.`
+        ? `As a guest you ${place}: sign up${over ? "" : " or log in"} to put this result on ${board}.`
         : r.rank && r.won ? `Rank #${r.rank}${r.board_total ? ` of ${r.board_total}` : ""} on ${board}.`
           : r.rank ? `On ${board}, below every won game${r.board_total ? ` (${count(r.board_total, "result")})` : ""}.`
             : r.ranked ? "Ranked." : "Practice: not ranked.";
