@@ -239,3 +239,14 @@ def test_every_solver_module_is_on_one_side_of_the_reference_fence() -> None:
     reference.discard("solver.reference.__init__")
     assert service == {m for m in fence["source_modules"] if m.startswith("solver.")}
     assert reference == set(names["forbidden_modules"])
+
+
+def test_bin_test_collects_every_package_s_tests() -> None:
+    """`bin/test` runs pytest without paths, so pytest's testpaths decide what CI runs: a package whose
+    tests/ folder is missing there has tests that never run."""
+    testpaths = set(
+        tomllib.loads((BASE_DIR / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["testpaths"]
+    )
+    with_tests = {p.parent.name for p in BASE_DIR.glob("*/tests") if (p.parent / "__init__.py").exists()}
+    assert with_tests - testpaths == set()
+    assert "tests" in testpaths

@@ -21,7 +21,7 @@ from typing import Any
 from engine import DRAW, REDEAL, IllegalMoveError, InvalidMoveError, Move, State, deal, find_rules
 from engine.rules import Build
 from engine.view import visible
-from solver.safe import is_safe
+from solver.reference.safe import is_safe
 
 DATA = Path(__file__).resolve().parents[3] / "engine" / "tests" / "data"
 STEP_LIMIT = 400
