@@ -11,7 +11,7 @@ from django.test import Client
 from django.utils import timezone
 
 from games import days
-from games.models import Challenge
+from games.models import Attempt, Challenge, Result, Submission
 
 _names = itertools.count(1)
 
@@ -64,3 +64,46 @@ def make_staff(*codenames: str) -> tuple[Client, User]:
     client = Client(HTTP_HOST="localhost")
     client.force_login(user)
     return client, user
+
+
+_results = itertools.count(1)
+RESULTS_BASE_TIME = dt.datetime(2026, 11, 1, 12, 0, tzinfo=dt.UTC)
+
+
+def make_result(
+    *,
+    challenge: Challenge,
+    player: User | None = None,
+    ranked: bool = True,
+    won: bool = True,
+    score: int = 500,
+    moves: int = 120,
+    play_time_ms: int = 300_000,
+    finished_at: dt.datetime | None = None,
+    assisted: bool = False,
+    disqualified: bool = False,
+    held: bool = False,
+    status: str = Submission.Status.VALID,
+) -> Result:
+    """A ranked (by default) result of a valid submission, with its attempt and submission."""
+    player = player or make_user()
+    finished_at = finished_at or RESULTS_BASE_TIME + dt.timedelta(seconds=next(_results))
+    attempt = Attempt.objects.create(
+        player=player, challenge=challenge, ranked=ranked, assisted=assisted, finished_at=finished_at
+    )
+    submission = Submission.objects.create(attempt=attempt, status=status, validated_at=finished_at)
+    return Result.objects.create(
+        submission=submission,
+        player=player,
+        challenge=challenge,
+        ranked=ranked,
+        assisted=assisted,
+        won=won,
+        score=score,
+        moves=moves,
+        foundation_cards=52 if won else 20,
+        play_time_ms=play_time_ms,
+        finished_at=finished_at,
+        disqualified=disqualified,
+        held=held,
+    )
