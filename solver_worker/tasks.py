@@ -10,7 +10,7 @@ from django.db import OperationalError
 
 from games import days
 from solver_worker import reviews, services, winnable
-from solver_worker.cli import solve_row
+from study.rows import solve_row
 
 
 @shared_task(name="solver_worker.prepare_challenge", acks_late=True, soft_time_limit=900, time_limit=960)
@@ -42,7 +42,7 @@ def verify_seed(verification_id: int) -> str:
 
 @shared_task(name="solver_worker.solve_seed", acks_late=True, soft_time_limit=3600, time_limit=3660)
 def solve_seed(game: str, seed: int, seconds: float, max_nodes: int | None = None) -> dict[str, object]:
-    """One deal of a winnability study (python -m solver_worker winnability --celery)."""
+    """One deal of a winnability study, its row (study.rows.solve_row): manage.py study_on_workers."""
     return solve_row(game, seed, seconds, max_nodes)
 
 
