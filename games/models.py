@@ -108,6 +108,14 @@ class Challenge(models.Model):
     seeds_unknown = models.PositiveIntegerField(
         default=0, db_default=0, help_text="Seeds skipped: the solver decided nothing within its budget."
     )
+    # The secret-derived seed (its attempt number) that the ordinary budget left undecided and that now
+    # has a long solve on the solver queue (SOLVER_LONG_SECONDS): the preparation waits for its verdict
+    # instead of passing it over. Empty when no long solve is pending (solver_worker.services).
+    long_solve_attempt = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="The seed (attempt number) waiting for its long solve on the solver queue, if any.",
+    )
     failure = models.TextField(blank=True)
     # Who is preparing it while VERIFYING (host and process, set by the claim); with ``updated_at`` (a
     # preparer's last progress) the admin shows a stuck claim and releases it (solver_worker.services).

@@ -17,7 +17,22 @@ from study.rows import solve_row
 def prepare_challenge(day: str, game: str) -> str:
     """Idempotent: a ready challenge is left as it is; a half-done one goes on from its last seed."""
     challenge = services.challenge_prepare(
-        day=dt.date.fromisoformat(day), game=game, seconds=settings.SOLVER_SECONDS, max_seeds=settings.SOLVER_MAX_SEEDS
+        day=dt.date.fromisoformat(day),
+        game=game,
+        seconds=settings.SOLVER_SECONDS,
+        max_seeds=settings.SOLVER_MAX_SEEDS,
+        long_seconds=settings.SOLVER_LONG_SECONDS,
+        long_ahead_days=settings.SOLVER_LONG_AHEAD_DAYS,
+    )
+    return str(challenge.status)
+
+
+@shared_task(name="solver_worker.long_solve_seed", acks_late=True, soft_time_limit=960, time_limit=1020)
+def long_solve_seed(challenge_id: int, attempt: int) -> str:
+    """A drawn seed the ordinary budget left undecided, solved with SOLVER_LONG_SECONDS (at most 15 min):
+    the day is made ready with it, or the preparation goes on. Idempotent (services.challenge_long_solve)."""
+    challenge = services.challenge_long_solve(
+        challenge_id=challenge_id, attempt=attempt, seconds=settings.SOLVER_LONG_SECONDS
     )
     return str(challenge.status)
 
