@@ -32,7 +32,7 @@ from games.auth import CachedTokenAuthentication
 from games.errors import IllegalMove, NotFound
 from games.fields import StrictIntegerField, game_field, move_list, moves_body, validated
 from games.models import Attempt, Challenge, Submission
-from games.services.reviews import BROWSER_COOKIE, origin_hash
+from games.services.fairplay import BROWSER_COOKIE, origin_hash
 
 # --- Output shapes ----------------------------------------------------------------------------------
 
