@@ -96,16 +96,17 @@ def attempt_get(*, attempt_id: int, player: User) -> Attempt:
 
 
 def attempt_hint(*, attempt_id: int, player: User) -> Hint | None:
-    """A move suggested from what the player sees; the attempt is marked assisted from then on.
+    """A move suggested from what the player sees, or None when no legal move is left.
 
-    None when no legal move is left: that tells nothing the table does not show (it says "no more
-    moves" by itself), so it marks nothing, and a ranked game stuck at its end keeps its board.
+    Asking marks a ranked attempt assisted for good, whatever the answer (SPEC section 7: the
+    request, not the move found, is the assist; the table says "no more moves" by itself, so it
+    never needs to ask). A practice attempt is marked only by a hint that names a move.
     """
     with transaction.atomic():
         attempt = attempt_for_update(attempt_id=attempt_id, player=player)
         refuse_unless_in_play(attempt, doing="hints")
         suggestion = hint(attempt_position(attempt))
-        if suggestion is not None and not attempt.assisted:
+        if not attempt.assisted and (attempt.ranked or suggestion is not None):
             attempt.assisted = True
             attempt.save(update_fields=["assisted"])
     return suggestion

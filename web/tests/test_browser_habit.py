@@ -103,7 +103,7 @@ def test_the_first_hint_of_a_ranked_game_asks_first_in_words(sized: Any) -> None
     dialog = page.locator("#hint-warning")
     dialog.wait_for(state="visible")
     assert page.locator("#hint-warning-text").inner_text() == (
-        "A hint shows you a good move: your game will rank on the assisted board."
+        "Asking for a hint marks your game assisted, even if it finds no move: it will rank on the assisted board."
     )
     inside_viewport(page, "#hint-warning")  # whole on the phone's screen too: words, not a tooltip
     for button in ("#hint-cancel", "#hint-confirm"):
