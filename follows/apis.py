@@ -14,14 +14,13 @@ from rest_framework.throttling import BaseThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
 from core.auth import request_player
-from engine import GAME_IDS
 from follows import selectors, services
 from follows.errors import PlayerToFollowNotFound
 from games import days
 from games.fields import game_field, validated
 from games.selectors import parse_challenge_path
 from leaderboard.selectors.boards import result_attempts
-from leaderboard.serializers import BOARDS, DAY_BOARD, BoardPageInput, EntrySerializer, entry_data
+from leaderboard.serializers import BOARDS, DAY_BOARD, BoardPageInput, EntrySerializer, board_page_schema, entry_data
 
 USERNAME = OpenApiParameter("username", OpenApiTypes.STR, OpenApiParameter.PATH)
 
@@ -149,18 +148,10 @@ class FriendsBoardApi(APIView):
         limit = serializers.IntegerField()
         entries = EntrySerializer(many=True, help_text="The public board's entries, ranked among them.")
 
-    @extend_schema(
+    @board_page_schema(
         operation_id="friends_board",
-        parameters=[
-            OpenApiParameter("date", OpenApiTypes.DATE, OpenApiParameter.PATH, description="YYYY-MM-DD"),
-            OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(GAME_IDS)),
-            BoardPageInput,
-        ],
-        responses={
-            200: OutputSerializer,
-            400: OpenApiResponse(description="bad date, game, limit or offset"),
-            404: OpenApiResponse(description="no board for that day and game (yet)"),
-        },
+        output=OutputSerializer,
+        not_found="no board for that day and game (yet)",
         description="The public board of that day and game restricted to the players the caller follows and "
         "the caller, ranked among them (same order as the public board). `board=day` (the default) ranks "
         "the unassisted results, `board=all` every one, marked.",

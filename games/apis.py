@@ -641,8 +641,8 @@ class HintOutput(serializers.Serializer[Any]):
     move = serializers.CharField(allow_null=True, help_text="A legal move in SPEC notation, or null: none is left.")
     reason = serializers.CharField()
     assisted = serializers.BooleanField(
-        help_text="Whether the attempt is assisted now: a hint that names a move marks it for good (it ranks on the "
-        "assisted board); one that finds no legal move marks nothing."
+        help_text="Whether the attempt is assisted now: asking for a hint marks a ranked attempt for good, even when "
+        "it finds no legal move (it ranks on the assisted board); a practice attempt only by a hint that names a move."
     )
 
 

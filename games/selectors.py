@@ -118,9 +118,9 @@ def player_hidden(*, username: str) -> bool:
     return PlayerBan.objects.filter(player__username=username).exists()
 
 
-def player_banned_message(ban: PlayerBan) -> str:
-    """What a banned player is told, wherever they are refused."""
-    why = f" Reason: {ban.reason}" if ban.reason else ""
+def player_banned_message(*, reason: str) -> str:
+    """What a banned player is told, wherever they are refused (``reason``: their ban's)."""
+    why = f" Reason: {reason}" if reason else ""
     return (
         "Your account is banned from the boards: your results are on no board and new ranked games are "
         f"refused.{why} You can still download your data or delete your account (/api/v1/me/export, "

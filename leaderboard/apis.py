@@ -7,9 +7,7 @@ import functools
 from typing import Any, cast
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
-    OpenApiParameter,
     OpenApiResponse,
     extend_schema,
     extend_schema_field,
@@ -25,9 +23,8 @@ from rest_framework.views import APIView
 
 from core.auth import request_player
 from core.errors import ApplicationError
-from engine import GAME_IDS
 from games import days as dates
-from games.apis import AfterTheDayOutput, after_the_day_data
+from games.apis import CHALLENGE_PATH, AfterTheDayOutput, after_the_day_data
 from games.errors import NotFound
 from games.fields import StrictIntegerField, game_field, move_list, validated, validated_query
 from games.models import Submission
@@ -102,11 +99,7 @@ class LeaderboardApi(APIView):
 
     @extend_schema(
         operation_id="leaderboard",
-        parameters=[
-            OpenApiParameter("date", OpenApiTypes.DATE, OpenApiParameter.PATH, description="YYYY-MM-DD"),
-            OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(GAME_IDS)),
-            InputSerializer,
-        ],
+        parameters=[*CHALLENGE_PATH, InputSerializer],
         responses=OutputSerializer,
         description=(
             "Ranked results: won first, then higher score, fewer moves, shorter play time, earlier finish. "

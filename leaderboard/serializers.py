@@ -1,18 +1,21 @@
-"""Board shapes shared by the public boards (leaderboard.apis) and the league boards (leagues.apis)."""
+"""Board shapes shared by the public boards (leaderboard.apis) and the boards kept to some players (leagues.apis,
+follows.apis)."""
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.urls import get_script_prefix, reverse
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import ISO_8601, serializers
 from rest_framework.settings import api_settings
+
+from games.apis import CHALLENGE_PATH
 
 DEFAULT_LIMIT, MAX_LIMIT = 50, 200
 
@@ -165,4 +168,30 @@ class BoardPageInput(PageInput):
         required=False,
         help_text="`day` (the default): unassisted ranked results only. `all`: every ranked result, the assisted "
         "ones marked.",
+    )
+
+
+_View = TypeVar("_View", bound=Callable[..., Any])
+
+
+def board_page_schema(
+    *,
+    operation_id: str,
+    output: type[serializers.Serializer[Any]],
+    not_found: str,
+    description: str,
+    parameters: Sequence[OpenApiParameter] = (),
+) -> Callable[[_View], _View]:
+    """The schema of a page of a day's board kept to some players (a league's members, the caller's friends):
+    ``parameters`` of the path before the day and the game, the page's query (:class:`BoardPageInput`), and
+    its answers (``not_found``: what a 404 means there)."""
+    return extend_schema(
+        operation_id=operation_id,
+        parameters=[*parameters, *CHALLENGE_PATH, BoardPageInput],
+        responses={
+            200: output,
+            400: OpenApiResponse(description="bad date, game, limit or offset"),
+            404: OpenApiResponse(description=not_found),
+        },
+        description=description,
     )

@@ -19,10 +19,9 @@ from rest_framework.views import APIView
 
 from core import names
 from core.auth import request_player
-from engine import GAME_IDS
 from games.fields import StrictStringField, game_field, validated
 from games.selectors import parse_challenge_path
-from leaderboard.serializers import BOARDS, DAY_BOARD, BoardPageInput, EntrySerializer, PageInput
+from leaderboard.serializers import BOARDS, DAY_BOARD, BoardPageInput, EntrySerializer, PageInput, board_page_schema
 from leagues import selectors, services
 from leagues.models import NAME_MAX_LENGTH, NAME_MIN_LENGTH, League
 
@@ -223,19 +222,11 @@ class LeagueDailyBoardApi(APIView):
         limit = serializers.IntegerField()
         entries = EntrySerializer(many=True, help_text="The public board's entries, ranked within the league.")
 
-    @extend_schema(
+    @board_page_schema(
         operation_id="league_daily_board",
-        parameters=[
-            LEAGUE_ID,
-            OpenApiParameter("date", OpenApiTypes.DATE, OpenApiParameter.PATH, description="YYYY-MM-DD"),
-            OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(GAME_IDS)),
-            BoardPageInput,
-        ],
-        responses={
-            200: OutputSerializer,
-            400: OpenApiResponse(description="bad date, game, limit or offset"),
-            404: OpenApiResponse(description="not a member, or no board for that day and game (yet)"),
-        },
+        parameters=[LEAGUE_ID],
+        output=OutputSerializer,
+        not_found="not a member, or no board for that day and game (yet)",
         description="The public board of that day and game, restricted to the league's members and ranked "
         "within the league (same order: won, score, fewer moves, shorter time, earlier finish). Like the public "
         "board, `board=day` (the default) ranks the unassisted results and `board=all` every one, marked.",

@@ -8,6 +8,7 @@ they are for every request of a player but the first."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import uuid
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from django.test.utils import CaptureQueriesContext
 
 from engine import GAME_IDS
 from games import days
+from games.models import PlayerBan
 from games.tests.factories import make_challenge, make_user, token_for
 from leaderboard.services import leaderboard_rebuild
 from leaderboard.tests.factories import make_result
@@ -190,9 +192,9 @@ def test_a_moves_batch_is_one_update_and_one_cache_write(costs: Any, day: dict[s
         assert (c.statements, c.redis) == (["UPDATE"], ["SET"])
 
 
-def test_start_is_four_statements_and_submit_one_transaction(costs: Any, day: dict[str, Any]) -> None:
-    """Start: the challenge, the player's attempts on it (open, ranked), whether the player is banned
-    (a ranked start only: accounts.services.player_ban), the INSERT, and the deal's position cached.
+def test_start_is_three_statements_and_submit_one_transaction(costs: Any, day: dict[str, Any]) -> None:
+    """Start: the challenge, one read from the player's row of their attempts on it (open, ranked) and
+    their ban (accounts.services.player_ban), the INSERT, and the deal's position cached.
     Submit: the attempt locked, its end and last moves stored, the submission made, and its status read
     again (a validation run in process may have decided it)."""
     client = _client(make_user())
@@ -200,10 +202,28 @@ def test_start_is_four_statements_and_submit_one_transaction(costs: Any, day: di
     with costs() as c:
         response = client.post(f"/api/v1/daily/{days.today()}/klondike/attempts")
     assert response.status_code == 201, response.content
-    assert (c.statements, c.redis) == (["SELECT", "SELECT", "SELECT", "INSERT"], ["SET"]), c.sql
+    assert (c.statements, c.redis) == (["SELECT", "SELECT", "INSERT"], ["SET"]), c.sql
     attempt = response.json()["id"]
     with costs() as c:
         response = client.post(f"/api/v1/attempts/{attempt}/submit", "{}", content_type="application/json")
     assert response.status_code == 202, response.content
     assert (c.statements, c.redis) == (["BEGIN", "SELECT", "UPDATE", "INSERT", "COMMIT", "SELECT"], []), c.sql
     assert day["sent"] == [response.json()["id"]]
+
+
+def test_a_banned_player_is_refused_a_ranked_start_by_the_same_read(costs: Any, day: dict[str, Any]) -> None:
+    """The ban comes with the read of the player's attempts: a banned player's ranked start is two statements
+    and a 403 that gives the ban's reason; a practice start (a past day) is not refused."""
+    player = make_user()
+    PlayerBan.objects.create(player=player, reason="two accounts on one board")  # accounts.services.player_ban
+    client = _client(player)
+    _warm(client, "get", "/api/v1/daily")
+    with costs() as c:
+        response = client.post(f"/api/v1/daily/{days.today()}/klondike/attempts")
+    assert response.status_code == 403, response.content
+    error = response.json()["error"]
+    assert error["code"] == "player_banned" and "Reason: two accounts on one board" in error["message"]
+    assert (c.statements, c.redis) == (["SELECT", "SELECT"], []), c.sql
+    yesterday = make_challenge(game="klondike", seed=7, day=days.today() - dt.timedelta(days=1))
+    practice = client.post(f"/api/v1/daily/{yesterday.date}/klondike/attempts")
+    assert practice.status_code == 201 and practice.json()["ranked"] is False, practice.content

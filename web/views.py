@@ -551,7 +551,7 @@ def account(request: HttpRequest) -> HttpResponse:
             email_address.old_address_tell(user=user, old=user.email, new=new)
             sent = new
     ban = selectors.player_ban_get(player_id=user.pk)
-    banned = selectors.player_banned_message(ban) if ban else ""
+    banned = selectors.player_banned_message(reason=ban.reason) if ban else ""
     context = {"form": form, "saved": saved, "sent": sent, "banned": banned}
     return render(request, "web/account.html", context)
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
 
 from engine import (
@@ -18,8 +19,8 @@ from engine import (
 )
 from games import days
 from games.errors import Conflict, NotFound, PlayerBanned
-from games.models import Attempt, Challenge, Submission
-from games.selectors import player_ban_get, player_banned_message
+from games.models import Attempt, Challenge, PlayerBan, Submission
+from games.selectors import player_banned_message
 from games.services.moves import attempt_for_update, day_over, log_close, new_tail, refuse_unless_in_play
 from games.services.positions import AttemptFacts, attempt_position, position_remember
 from games.services.submissions import enqueue_validation
@@ -42,11 +43,11 @@ def attempt_start(*, player: User, challenge: Challenge, origin: str = "", brows
     today = days.today()
     if challenge.date > today:
         raise NotFound(f"the {challenge.game} challenge of {challenge.date} is not open yet")
-    open_attempt, has_ranked = _attempts_so_far(player=player, challenge=challenge)
-    _refuse_if_open(open_attempt)
-    ranked = challenge.date == today and not has_ranked
-    if ranked and (ban := player_ban_get(player_id=player.pk)) is not None:
-        raise PlayerBanned(player_banned_message(ban))  # only a ranked start pays for the look-up
+    so_far = _so_far(player=player, challenge=challenge)
+    _refuse_if_open(so_far)
+    ranked = challenge.date == today and not so_far.has_ranked
+    if ranked and so_far.ban_reason is not None:
+        raise PlayerBanned(player_banned_message(reason=so_far.ban_reason))
     # In a request (autocommit) the INSERT stands alone: a unique violation breaks no transaction. Inside
     # a caller's transaction it gets a savepoint, so that the caller's transaction survives the race.
     creating = transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext()
@@ -63,27 +64,51 @@ def attempt_start(*, player: User, challenge: Challenge, origin: str = "", brows
             lambda: position_remember(AttemptFacts.of(attempt), State(deal(challenge.game, challenge.seed_int)), 0)
         )
         return attempt
-    _refuse_if_open(_attempts_so_far(player=player, challenge=challenge)[0])
+    _refuse_if_open(_so_far(player=player, challenge=challenge))
     raise Conflict("another attempt on this challenge was started at the same moment: reload and try again")
 
 
-def _attempts_so_far(*, player: User, challenge: Challenge) -> tuple[Attempt | None, bool]:
-    """The player's open attempt on the challenge (if any), and whether they have a ranked one: one read
-    (a player has at most one open and at most one ranked attempt on a challenge)."""
-    rows = list(
-        Attempt.objects.filter(player=player, challenge=challenge)
-        .filter(Q(finished_at__isnull=True) | Q(ranked=True))
-        .only("id", "ranked", "finished_at")
+@dataclass(frozen=True, slots=True)
+class _SoFar:
+    """What a start needs to know of the player on a challenge."""
+
+    open_id: int | None  # their open attempt on it
+    open_ranked: bool
+    has_ranked: bool  # they have a ranked attempt on it
+    ban_reason: str | None  # None: not banned (games.models.PlayerBan; a ban's reason may be blank)
+
+
+def _so_far(*, player: User, challenge: Challenge) -> _SoFar:
+    """The player's open attempt on the challenge, whether they have a ranked one, and their ban: one read,
+    from the player's row (a player has at most one open and at most one ranked attempt on a challenge, and
+    at most one ban), so that a ranked start costs no statement of its own for the ban."""
+    theirs = Attempt.objects.filter(player=OuterRef("pk"), challenge=challenge).order_by()  # at most one row each
+    open_one = theirs.filter(finished_at__isnull=True)
+    row = (
+        User.objects.filter(pk=player.pk)
+        .annotate(
+            open_id=Subquery(open_one.values("id")[:1]),
+            open_ranked=Subquery(open_one.values("ranked")[:1]),
+            has_ranked=Exists(theirs.filter(ranked=True)),
+            ban_reason=Subquery(PlayerBan.objects.filter(player=OuterRef("pk")).values("reason")[:1]),
+        )
+        .values("open_id", "open_ranked", "has_ranked", "ban_reason")
+        .first()
+    ) or {"open_id": None, "open_ranked": False, "has_ranked": False, "ban_reason": None}
+    return _SoFar(
+        open_id=row["open_id"],
+        open_ranked=bool(row["open_ranked"]),
+        has_ranked=bool(row["has_ranked"]),
+        ban_reason=row["ban_reason"],
     )
-    return next((a for a in rows if a.finished_at is None), None), any(a.ranked for a in rows)
 
 
-def _refuse_if_open(open_attempt: Attempt | None) -> None:
-    if open_attempt is not None:
-        kind = "ranked" if open_attempt.ranked else "practice"
+def _refuse_if_open(so_far: _SoFar) -> None:
+    if so_far.open_id is not None:
+        kind = "ranked" if so_far.open_ranked else "practice"
         raise Conflict(
-            f"your {kind} attempt {open_attempt.pk} on this challenge is still open: finish it or give up first",
-            details={"attempt": open_attempt.pk},
+            f"your {kind} attempt {so_far.open_id} on this challenge is still open: finish it or give up first",
+            details={"attempt": so_far.open_id},
         )
 
 
@@ -96,16 +121,17 @@ def attempt_get(*, attempt_id: int, player: User) -> Attempt:
 
 
 def attempt_hint(*, attempt_id: int, player: User) -> Hint | None:
-    """A move suggested from what the player sees; the attempt is marked assisted from then on.
+    """A move suggested from what the player sees, or None when no legal move is left.
 
-    None when no legal move is left: that tells nothing the table does not show (it says "no more
-    moves" by itself), so it marks nothing, and a ranked game stuck at its end keeps its board.
+    Asking marks a ranked attempt assisted for good, whatever the answer (SPEC section 7: the
+    request, not the move found, is the assist; the table says "no more moves" by itself, so it
+    never needs to ask). A practice attempt is marked only by a hint that names a move.
     """
     with transaction.atomic():
         attempt = attempt_for_update(attempt_id=attempt_id, player=player)
         refuse_unless_in_play(attempt, doing="hints")
         suggestion = hint(attempt_position(attempt))
-        if suggestion is not None and not attempt.assisted:
+        if not attempt.assisted and (attempt.ranked or suggestion is not None):
             attempt.assisted = True
             attempt.save(update_fields=["assisted"])
     return suggestion

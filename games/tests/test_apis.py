@@ -9,6 +9,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
+import time_machine
 from django.test import Client
 
 from engine import State, deal, full
@@ -403,16 +404,46 @@ def stuck_log(game: str, seed: int) -> list[str]:
     raise AssertionError(f"no stuck position found for {game} {seed}")
 
 
-def test_a_hint_that_finds_no_legal_move_marks_nothing_and_a_real_one_does(player: Api) -> None:
-    """Issue 53: "no legal move is left" tells nothing the table does not show, so it must not cost a
-    ranked game its board; a hint that names a move does mark it, and an undo then a hint too."""
+NO_MOVE = "no legal move is left: undo, or give up"
+
+
+def test_any_hint_marks_a_ranked_attempt_even_one_that_finds_no_move(player: Api, on_commit: Any) -> None:
+    """SPEC section 7: asking for a hint is the assist, whatever it finds. A ranked game stuck at its end
+    that asks anyway is assisted for good, and its result is off the day's board of unassisted results."""
     make_challenge(game="josephine", seed=1)
-    attempt = start(player, game="josephine")
+    log = stuck_log("josephine", 1)
+    # Played at a person's pace by the server's clock (games.pace), or the result is held and on no board.
+    with time_machine.travel(days.next_day_starts_at(days.today()) - dt.timedelta(hours=12), tick=True) as clock:
+        attempt = start(player, game="josephine")
+        assert attempt["ranked"] is True
+        for at in range(0, len(log), 10):
+            clock.shift(dt.timedelta(seconds=10))
+            moved = player.post(f"attempts/{attempt['id']}/moves", {"from": at, "moves": log[at : at + 10]})
+            assert moved.status_code == 200, moved.content
+        assert Attempt.objects.get(pk=attempt["id"]).assisted is False
+        for _ in range(2):  # asking again changes nothing more
+            body = player.post(f"attempts/{attempt['id']}/hint").json()
+            assert body == {"move": None, "reason": NO_MOVE, "assisted": True}
+        assert Attempt.objects.get(pk=attempt["id"]).assisted is True
+        with on_commit(execute=True):
+            submission = player.post(f"attempts/{attempt['id']}/submit").json()
+    body = player.get(f"submissions/{submission['id']}").json()
+    assert body["status"] == "valid", body
+    assert (body["result"]["assisted"], body["result"]["board"]) == (True, "all")
+    board = f"leaderboards/{days.today()}/josephine"
+    assert Api().get(board).json()["entries"] == []
+    assert [e["assisted"] for e in Api().get(f"{board}?board=all").json()["entries"]] == [True]
+
+
+def test_a_practice_hint_marks_only_when_it_names_a_move(player: Api) -> None:
+    """Practice ranks nowhere: a hint that finds no move leaves it as it was, one that names a move marks it."""
+    make_challenge(game="josephine", seed=1, day=days.today() - dt.timedelta(days=1))
+    attempt = start(player, game="josephine", day=days.today() - dt.timedelta(days=1))
+    assert attempt["ranked"] is False
     log = stuck_log("josephine", 1)
     assert player.post(f"attempts/{attempt['id']}/moves", {"from": 0, "moves": log}).status_code == 200
-    for _ in range(2):  # asking again changes nothing either
-        body = player.post(f"attempts/{attempt['id']}/hint").json()
-        assert body == {"move": None, "reason": "no legal move is left: undo, or give up", "assisted": False}
+    body = player.post(f"attempts/{attempt['id']}/hint").json()
+    assert body == {"move": None, "reason": NO_MOVE, "assisted": False}
     assert Attempt.objects.get(pk=attempt["id"]).assisted is False
     # A plain undo of the last move (it turned nothing up), and the hint now names a move: it marks.
     undone = player.post(f"attempts/{attempt['id']}/moves", {"from": len(log), "moves": ["u"]}).json()
@@ -420,13 +451,6 @@ def test_a_hint_that_finds_no_legal_move_marks_nothing_and_a_real_one_does(playe
     body = player.post(f"attempts/{attempt['id']}/hint").json()
     assert body["move"] and body["assisted"] is True
     assert Attempt.objects.get(pk=attempt["id"]).assisted is True
-    # Once assisted, a no-move hint says so (it takes nothing back).
-    player.post(f"attempts/{attempt['id']}/moves", {"from": len(log) + 1, "moves": [log[-1]]})
-    assert player.post(f"attempts/{attempt['id']}/hint").json() == {
-        "move": None,
-        "reason": "no legal move is left: undo, or give up",
-        "assisted": True,
-    }
 
 
 def test_share_text_has_the_numbers_and_no_card(player: Api, on_commit: Any) -> None:

@@ -11,8 +11,8 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from games import services, tasks
-from games.models import Attempt, Guest, Result, Submission
-from games.tests.factories import make_challenge, make_user
+from games.models import Attempt, Guest
+from games.tests.factories import make_challenge, make_result, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -46,19 +46,8 @@ def test_only_guests_idle_for_the_kept_days_are_deleted_with_their_games() -> No
         Attempt.objects.create(player=played, challenge=recent_day, ranked=True)  # open, started 3 days ago
     ranked = guest_at(old)
     with time_machine.travel(old, tick=False):
-        attempt = Attempt.objects.create(player=ranked, challenge=challenge, ranked=True, finished_at=old)
-        submission = Submission.objects.create(attempt=attempt, status=Submission.Status.VALID, validated_at=old)
-        Result.objects.create(
-            submission=submission,
-            player=ranked,
-            challenge=challenge,
-            ranked=True,
-            won=False,
-            score=10,
-            moves=3,
-            foundation_cards=0,
-            play_time_ms=1000,
-            finished_at=old,
+        make_result(
+            challenge=challenge, player=ranked, won=False, score=10, moves=3, play_time_ms=1000, finished_at=old
         )
     with time_machine.travel(old, tick=False):
         account = make_user()  # not a guest: never deleted here

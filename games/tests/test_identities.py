@@ -18,8 +18,8 @@ from django.utils import timezone
 
 from core.limits import limits_forget
 from games import days, services
-from games.models import Attempt, FairPlayCase, Result, Submission
-from games.tests.factories import make_challenge, make_user, token_for
+from games.models import Attempt, FairPlayCase, Result
+from games.tests.factories import make_challenge, make_result, make_user, token_for
 from games.tests.test_apis import Api
 
 pytestmark = pytest.mark.django_db
@@ -127,21 +127,7 @@ def test_spec7_the_days_median_once_it_has_enough_winners(clock: Any, on_commit:
     """A win in well under the day's median winning time (once 20 wins count) is held."""
     challenge = make_challenge(game="klondike", seed=SEED)
     for _ in range(20):
-        player = make_user()
-        attempt = Attempt.objects.create(player=player, challenge=challenge, ranked=True, finished_at=timezone.now())
-        submission = Submission.objects.create(attempt=attempt, status=Submission.Status.VALID, moves=[])
-        Result.objects.create(
-            submission=submission,
-            player=player,
-            challenge=challenge,
-            ranked=True,
-            won=True,
-            score=500,
-            moves=120,
-            foundation_cards=52,
-            play_time_ms=30 * 60_000,
-            finished_at=timezone.now(),
-        )
+        make_result(challenge=challenge, won=True, play_time_ms=30 * 60_000, finished_at=timezone.now())
     quick = Api(token_for(make_user("quick")))
     result = person_win(quick, clock, on_commit, address="198.51.100.3")  # 146 s: a person's pace, under 1/10 of 30 min
     assert result["fair_play"] is not None and "median" in result["fair_play"]["reason"]

@@ -1,38 +1,18 @@
-"""Leaderboard test fixtures: every test gets its own Redis key prefix, and the
-``backend`` fixture runs a test once on the database path and once through
-Redis (marked ``redis``: skipped when REDIS_URL is unset). A test using
-``redis_client`` is marked ``redis`` too (the root conftest.py)."""
+"""Leaderboard test fixtures: a Redis key prefix of each test's own and ``backend`` (both shared with the
+apps above, in leaderboard/tests/fixtures.py), ``no_redis``, and ``redis_client`` (a test using it is
+marked ``redis`` too: the root conftest.py)."""
 
 from __future__ import annotations
 
-import os
-import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import redis
 
 from leaderboard import redis_store
+from leaderboard.tests.fixtures import backend, redis_prefix
 
-REDIS_URL = os.environ.get("REDIS_URL", "")
-needs_redis = pytest.mark.redis
-
-
-@pytest.fixture(autouse=True)
-def redis_prefix(settings: Any) -> Iterator[str]:
-    """A fresh key prefix; the test's keys (and only those) are deleted afterwards."""
-    prefix = f"test:lb:{uuid.uuid4().hex}"
-    settings.LEADERBOARD_REDIS_PREFIX = prefix
-    yield prefix
-    client = redis_store.get_client()
-    if client is not None:
-        try:
-            keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
-            if keys:
-                client.delete(*keys)
-        except redis.RedisError:
-            pass
+__all__ = ["backend", "redis_prefix"]  # the shared fixtures, found here by their names
 
 
 @pytest.fixture
@@ -45,11 +25,3 @@ def redis_client() -> redis.Redis:
     client = redis_store.get_client()
     assert client is not None
     return client
-
-
-@pytest.fixture(params=["database", pytest.param("redis", marks=pytest.mark.redis)])
-def backend(request: pytest.FixtureRequest, settings: Any) -> str:
-    """Where boards are read from: the database only, or Redis in front of it."""
-    if request.param != "redis":
-        settings.REDIS_URL = ""
-    return str(request.param)

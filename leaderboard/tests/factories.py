@@ -14,6 +14,21 @@ from games.tests.factories import make_result as make_result  # one factory of r
 
 _seq = itertools.count(1)
 BASE_TIME = dt.datetime(2026, 11, 1, 12, 0, tzinfo=dt.UTC)
+# The keys of an entry of any board (leaderboard.serializers.EntrySerializer): the public, league and friends'.
+ENTRY_KEYS = {
+    "rank",
+    "player",
+    "won",
+    "score",
+    "moves",
+    "play_time_ms",
+    "time",
+    "finished_at",
+    "assisted",
+    "attempt",
+    "replay",
+    "review",
+}
 
 
 def make_user(username: str | None = None) -> AbstractBaseUser:

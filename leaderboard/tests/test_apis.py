@@ -10,7 +10,7 @@ from django.test import Client
 
 from games import days as dates
 from games.tests.factories import token_for
-from leaderboard.tests.factories import make_challenge, make_result, make_user
+from leaderboard.tests.factories import ENTRY_KEYS, make_challenge, make_result, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -56,20 +56,7 @@ def test_board_page(board: dict[str, Any], today: dt.date, backend: str) -> None
     assert [e["rank"] for e in body["entries"]] == [2, 3, 4, 5, 6]
     assert [e["player"] for e in body["entries"]] == ["p01", "p02", "p03", "p04", "p05"]
     entry = body["entries"][1]
-    assert set(entry) == {
-        "rank",
-        "player",
-        "won",
-        "score",
-        "moves",
-        "play_time_ms",
-        "time",
-        "finished_at",
-        "assisted",
-        "attempt",
-        "replay",
-        "review",
-    }
+    assert set(entry) == ENTRY_KEYS
     assert entry["attempt"] is None and entry["review"] is None  # today's: its game is nobody else's yet
     assert (entry["won"], entry["score"], entry["play_time_ms"], entry["time"], entry["assisted"]) == (
         True,

@@ -12,7 +12,7 @@ from django.test import Client
 
 from games import days
 from games.tests.factories import token_for
-from leaderboard.tests.factories import make_challenge, make_result, make_user
+from leaderboard.tests.factories import ENTRY_KEYS, make_challenge, make_result, make_user
 from leagues import services
 from leagues.models import League, Membership
 from leagues.tests.factories import make_league, snapshot
@@ -336,20 +336,7 @@ def test_daily_board(world: dict[str, Any]) -> None:
     assert_error(call(world["olga"], "get", today_board_path(world["id"]), board="clean"), 400, "invalid")
     for empty in ("offset", "limit", "board"):
         assert_error(call(world["olga"], "get", today_board_path(world["id"]), **{empty: ""}), 400, "invalid")
-    assert set(body["entries"][1]) == {
-        "rank",
-        "player",
-        "won",
-        "score",
-        "moves",
-        "play_time_ms",
-        "time",
-        "finished_at",
-        "assisted",
-        "attempt",
-        "replay",
-        "review",
-    }
+    assert set(body["entries"][1]) == ENTRY_KEYS
     assert body["entries"][1]["time"] == 61.5
     paged = call(world["olga"], "get", today_board_path(world["id"]), offset=1, limit=1, board="all").json()
     assert [(e["rank"], e["player"]) for e in paged["entries"]] == [(2, "olga")]

@@ -1,14 +1,13 @@
 """The pages in a real browser: Playwright (sync API) driving Debian's chromium against a live server.
 
 Skipped when /usr/bin/chromium is absent on a developer's machine; CI installs it (.ci/run), and
-there a missing browser is a failure, not a skip.
+there a missing browser is a failure, not a skip. The fixtures (``browser``, ``page``) are web/tests/conftest.py's.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,69 +20,13 @@ from engine import T2F, T2T, Move, State, deal, visible
 from games import days
 from games.models import Attempt
 from games.tests.factories import make_challenge
+from web.tests.chromium import DESKTOP, PHONE
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 WINNING_LOGS = Path(__file__).resolve().parents[2] / "games" / "tests" / "data" / "winning_logs.json"
 PASSWORD = "a long passphrase 42"
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(scope="module")
-def browser(django_db_setup: None) -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is missing: CI installs it (.ci/run: apt-get install chromium)")
-        pytest.skip(f"no browser: {CHROMIUM} is not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API keeps an asyncio loop in this thread, which makes Django refuse ORM
-    # calls here; the tests' own ORM calls are plain synchronous code, so they are allowed.
-    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
-        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield PolicyFreeBrowser(browser)
-        browser.close()
-
-
-class PolicyFreeBrowser:
-    """The browser, whose contexts bypass the pages' Content-Security-Policy unless told otherwise:
-    Playwright's ``wait_for_function`` evaluates a string in the page, which the policy forbids
-    (test_no_page_breaks_its_content_security_policy keeps the policy, and polls instead)."""
-
-    def __init__(self, browser: Any) -> None:
-        self._browser = browser
-
-    def new_context(self, **kwargs: Any) -> Any:
-        kwargs.setdefault("bypass_csp", True)
-        return self._browser.new_context(**kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._browser, name)
-
-
-@pytest.fixture
-def page(browser: Any, live_server: Any) -> Iterator[Any]:
-    context = browser.new_context(base_url=live_server.url, viewport=DESKTOP)
-    context.set_default_timeout(15_000)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield page
-    context.close()
-    assert not errors, f"JavaScript errors in the page: {errors}"
 
 
 # --- helpers ------------------------------------------------------------------------------------

@@ -22,7 +22,6 @@ import pytest
 from engine import GAME_IDS, State, deal
 from games import days
 from games.tests.factories import make_challenge
-from web.tests import test_browser
 from web.tests.test_browser import (
     ARTIFACTS,
     PHONE,
@@ -44,7 +43,6 @@ DESKTOP_1366 = {"width": 1366, "height": 768}
 SIZES = {"desktop-1366x768": DESKTOP_1366, "phone-390x844": PHONE}
 SEED = 11
 
-browser = test_browser.browser  # the module's chromium, a fixture shared with the other browser tests
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 

@@ -10,10 +10,7 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 
-from web.tests import test_browser as chromium
 from web.tests.test_browser import PASSWORD
-
-browser = chromium.browser  # test_browser's fixture (one chromium per module), found here by its name
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

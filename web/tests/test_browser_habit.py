@@ -7,7 +7,6 @@ test-artifacts/."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,38 +16,18 @@ from games import days
 from games.models import Attempt
 from games.tests.factories import make_challenge
 from games.tests.test_apis import stuck_log
-from web.tests import test_browser as chromium
-from web.tests.test_browser import PASSWORD, PHONE, log_length, post_moves, wait_log
-
-browser = chromium.browser  # test_browser's fixture (one chromium per module), found here by its name
+from web.tests.test_browser import PASSWORD, log_length, post_moves, wait_log
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 SHOTS = Path("/work/wt/habit-shots")
 ARTIFACTS = SHOTS if SHOTS.is_dir() else Path(__file__).resolve().parents[2] / "test-artifacts"
-WIDE = {"width": 1366, "height": 768}
-SIZES = [pytest.param(WIDE, id="1366x768"), pytest.param(PHONE, id="390x844")]
 
 
 def shot(page: Any, name: str, full_page: bool = False) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     size = page.viewport_size
     page.screenshot(path=str(ARTIFACTS / f"{name}-{size['width']}x{size['height']}.png"), full_page=full_page)
-
-
-@pytest.fixture(params=SIZES)
-def sized(request: Any, browser: Any, live_server: Any) -> Iterator[Any]:
-    """A page at one of the two sizes (the phone with touch), failing on any JavaScript error."""
-    viewport = request.param
-    mobile = viewport["width"] < 600
-    context = browser.new_context(base_url=live_server.url, viewport=viewport, is_mobile=mobile, has_touch=mobile)
-    context.set_default_timeout(15_000)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield page
-    context.close()
-    assert not errors, f"JavaScript errors in the page: {errors}"
 
 
 def press(page: Any, selector: str) -> None:
@@ -103,7 +82,7 @@ def test_the_first_hint_of_a_ranked_game_asks_first_in_words(sized: Any) -> None
     dialog = page.locator("#hint-warning")
     dialog.wait_for(state="visible")
     assert page.locator("#hint-warning-text").inner_text() == (
-        "A hint shows you a good move: your game will rank on the assisted board."
+        "Asking for a hint marks your game assisted, even if it finds no move: it will rank on the assisted board."
     )
     inside_viewport(page, "#hint-warning")  # whole on the phone's screen too: words, not a tooltip
     for button in ("#hint-cancel", "#hint-confirm"):

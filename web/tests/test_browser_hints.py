@@ -16,11 +16,7 @@ import pytest
 
 from engine import State, deal, hint
 from games.tests.factories import make_challenge
-from web.tests import test_browser as base
 from web.tests.test_browser import open_table, post_moves, shot, sign_up, start
-
-browser = base.browser  # test_browser's fixture (one chromium per module), found here by its name
-page = base.page
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

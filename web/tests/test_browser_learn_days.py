@@ -17,12 +17,11 @@ from engine import GAME_IDS
 from games import days
 from games.tests.factories import make_challenge
 from leaderboard.tests.factories import make_result
-from web.tests import test_browser as chromium
+from web.tests.chromium import SIZES
 from web.tests.test_browser_a11y import Audit, axe_script, new_page
-from web.tests.test_browser_habit import SIZES, inside_viewport, press, shot, sign_up, sized
+from web.tests.test_browser_habit import inside_viewport, press, shot, sign_up
 
-browser = chromium.browser
-__all__ = ["axe_script", "browser", "sized"]  # the fixtures, found here by their names
+__all__ = ["axe_script"]  # the fixture, found here by its name
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

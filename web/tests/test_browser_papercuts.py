@@ -19,12 +19,7 @@ from django.core import mail
 from engine import GAME_IDS, State, deal, visible
 from games import days
 from games.tests.factories import make_challenge
-from web.tests import test_browser as chromium
 from web.tests.test_browser import PASSWORD, PHONE, log_length, sign_up, start, wait_log
-
-# The browser tests' fixtures, shared (a fixture is found by its name in the test's module).
-browser = chromium.browser
-page = chromium.page
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

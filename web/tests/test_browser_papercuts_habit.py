@@ -19,12 +19,8 @@ from games import days, services
 from games.models import Attempt
 from games.tests.factories import make_challenge
 from leagues import services as league_services
-from web.tests import test_browser as chromium
 from web.tests.test_browser import PASSWORD, WINNING_LOGS
-from web.tests.test_browser_habit import inside_viewport, press, shot, sign_up, sized
-
-browser = chromium.browser
-__all__ = ["browser", "sized"]  # the fixtures, found here by their names
+from web.tests.test_browser_habit import inside_viewport, press, shot, sign_up
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

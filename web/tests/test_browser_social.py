@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,17 +15,12 @@ from games import days
 from games.tests.factories import make_challenge
 from leaderboard.tests import factories as rows
 from ratings.services import rating_day_rate
-from web.tests import test_browser as chromium
-from web.tests.test_browser import ARTIFACTS, PASSWORD, PHONE, start, wait_log
+from web.tests.test_browser import ARTIFACTS, start, wait_log
 from web.tests.test_browser_a11y import Audit
-from web.tests.test_browser_habit import AXE, contrast_violations
-
-browser = chromium.browser  # test_browser's fixture (one chromium per module), found here by its name
+from web.tests.test_browser_habit import AXE, contrast_violations, sign_up
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
-WIDE = {"width": 1366, "height": 768}
-SIZES = [pytest.param(WIDE, id="1366x768"), pytest.param(PHONE, id="390x844")]
 RATED_DAYS = 6
 
 
@@ -34,29 +28,6 @@ def shot(page: Any, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     size = page.viewport_size
     page.screenshot(path=str(ARTIFACTS / f"social-{name}-{size['width']}x{size['height']}.png"))
-
-
-@pytest.fixture(params=SIZES)
-def sized(request: Any, browser: Any, live_server: Any) -> Iterator[Any]:
-    viewport = request.param
-    mobile = viewport["width"] < 600
-    context = browser.new_context(base_url=live_server.url, viewport=viewport, is_mobile=mobile, has_touch=mobile)
-    context.set_default_timeout(15_000)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield page
-    context.close()
-    assert not errors, f"JavaScript errors in the page: {errors}"
-
-
-def sign_up(page: Any, username: str) -> None:
-    page.goto("/accounts/signup/")
-    page.fill("#id_username", username)
-    page.fill("#id_password1", PASSWORD)
-    page.fill("#id_password2", PASSWORD)
-    page.get_by_role("button", name="Sign up").click()
-    page.wait_for_url(re.compile(r"/$"))
 
 
 def across(page: Any, selector: str) -> dict[str, float]:

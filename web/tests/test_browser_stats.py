@@ -19,10 +19,7 @@ from django.test import Client
 from games import days
 from games.tests.factories import make_challenge
 from leaderboard.tests import factories as rows
-from web.tests import test_browser as base
 from web.tests.test_browser import ARTIFACTS, PHONE, phone_result, sign_up, start, wait_log
-
-browser = base.browser  # test_browser's fixture (one chromium per module), found here by its name
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -12,7 +12,7 @@ import pytest
 
 from games import days
 from games.tests.factories import make_challenge
-from web.tests.test_browser import browser, page, post_moves, sign_up, start, wait_log  # noqa: F401
+from web.tests.test_browser import post_moves, sign_up, start, wait_log
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -34,7 +34,7 @@ def wait_light(tab: Any, state: str) -> None:
     tab.wait_for_function(f"document.getElementById('winnable-light')?.dataset.state === '{state}'", timeout=20_000)
 
 
-def test_the_light_turns_green_then_red_after_a_losing_move_on_a_past_day(page: Any) -> None:  # noqa: F811
+def test_the_light_turns_green_then_red_after_a_losing_move_on_a_past_day(page: Any) -> None:
     yesterday = days.today() - dt.timedelta(days=1)
     make_challenge(game="forty-thieves", seed=DATA["seed"], day=yesterday, solution=DATA["solution"])
     sign_up(page, "wren")
@@ -92,7 +92,7 @@ def test_the_light_turns_green_then_red_after_a_losing_move_on_a_past_day(page: 
     assert len(asks) == before
 
 
-def test_a_stale_answer_is_dropped_and_input_never_waits(page: Any) -> None:  # noqa: F811
+def test_a_stale_answer_is_dropped_and_input_never_waits(page: Any) -> None:
     """Every answer is held back 600 ms: the player plays on meanwhile, the table takes each move at once,
     and the light shows only the answer for the log as it ends up."""
     yesterday = days.today() - dt.timedelta(days=1)
@@ -134,7 +134,7 @@ def test_a_stale_answer_is_dropped_and_input_never_waits(page: Any) -> None:  # 
     assert light_state(page) == "lost"
 
 
-def test_no_light_on_today_s_ranked_table_nor_today_s_practice(page: Any) -> None:  # noqa: F811
+def test_no_light_on_today_s_ranked_table_nor_today_s_practice(page: Any) -> None:
     make_challenge(game="forty-thieves", seed=DATA["seed"], solution=DATA["solution"])
     sign_up(page, "tove")
     page.evaluate("localStorage.setItem('dp:winnable', 'on')")  # even with the light switched on
@@ -160,7 +160,7 @@ def test_no_light_on_today_s_ranked_table_nor_today_s_practice(page: Any) -> Non
     assert not asks
 
 
-def test_what_the_solver_leaves_open_is_a_grey_light(page: Any, settings: Any) -> None:  # noqa: F811
+def test_what_the_solver_leaves_open_is_a_grey_light(page: Any, settings: Any) -> None:
     settings.WINNABLE_NODES = 50  # a budget that decides nothing about this position
     yesterday = days.today() - dt.timedelta(days=1)
     make_challenge(game="forty-thieves", seed=DATA["seed"], day=yesterday, solution=DATA["solution"])

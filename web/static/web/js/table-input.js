@@ -317,10 +317,12 @@ async function askHint() {
   const first = !game.attempt.assisted;
   try {
     const hint = await post(`attempts/${game.attempt.id}/hint`, {});
-    game.attempt.assisted = hint.assisted; // a hint that finds no move marks nothing (the server says)
+    // Asking marks a ranked game, even when no move is found; practice only by a move (the server says).
+    game.attempt.assisted = hint.assisted;
     $("mode").textContent = modeText(game.attempt);
+    const note = first && hint.assisted ? " This attempt is now marked assisted." : "";
     if (!hint.move) {
-      message(`No hint: ${hint.reason}`);
+      message(`No hint: ${hint.reason}.${note}`);
       render();
       return;
     }
@@ -328,7 +330,6 @@ async function askHint() {
     const n = Number((hint.move.split(":")[1]) || 1);
     game.hint = piles && { ...piles, n };
     render();
-    const note = first ? " This attempt is now marked assisted." : "";
     const plainly = hint.reason && hint.reason.startsWith("no move"); // it says what to do in words already
     message(plainly ? `Hint: ${hint.reason}.${note}`
       : `Hint: ${moveWords(hint.move, game.state)}${hint.reason ? ` (${hint.reason})` : ""}.${note}`, "hint");
