@@ -99,7 +99,7 @@ class ChallengeOutput(serializers.Serializer[Any]):
 
 
 def challenge_data(challenge: Challenge, counts: selectors.ChallengeCounts) -> dict[str, Any]:
-    over = selectors.challenge_is_over(challenge)
+    over = selectors.challenge_is_over(challenge=challenge)
     rating = stats.challenge_rating(challenge)
     return {
         "date": challenge.date,
@@ -111,7 +111,7 @@ def challenge_data(challenge: Challenge, counts: selectors.ChallengeCounts) -> d
         "won": counts.won,
         "over": over,
         "ends_at": days.next_day_starts_at(challenge.date),
-        "layout": selectors.challenge_layout(challenge),
+        "layout": selectors.challenge_layout(challenge=challenge),
         "seed": str(challenge.seed_int) if over else None,
         "solution": list(challenge.solution) if over else None,
     }
@@ -376,7 +376,7 @@ class AttemptStartApi(APIView):
             origin=origin_hash(kind="address", value=client_network(request)),
             browser=origin_hash(kind="browser", value=request.COOKIES.get(BROWSER_COOKIE, "")),
         )
-        state = services.attempt_replay(attempt)
+        state = services.attempt_replay(attempt=attempt)
         return Response(attempt_data(attempt, state), status=status.HTTP_201_CREATED)
 
 
@@ -386,7 +386,7 @@ class AttemptDetailApi(APIView):
     @extend_schema(operation_id="attempt_detail", responses=AttemptWithStateOutput)
     def get(self, request: Request, attempt_id: int) -> Response:
         attempt = services.attempt_get(attempt_id=attempt_id, player=request_player(request))
-        return Response(attempt_data(attempt, services.attempt_position(attempt)))
+        return Response(attempt_data(attempt, services.attempt_position(attempt=attempt)))
 
 
 class MovesInput(serializers.Serializer[Any]):
@@ -575,11 +575,11 @@ class SolutionApi(APIView):
     @extend_schema(operation_id="daily_solution", parameters=CHALLENGE_PATH, responses={200: ReplayOutput})
     def get(self, request: Request, date: str, game: str) -> Response:
         challenge = selectors.challenge_from_path(date=date, game=game)
-        if not selectors.challenge_is_over(challenge):
+        if not selectors.challenge_is_over(challenge=challenge):
             raise NotFound(
                 f"the solution of the {challenge.game} challenge of {challenge.date} is published once that day is over"
             )
-        return Response(selectors.challenge_solution_replay(challenge))  # plain data, as the replay's pages
+        return Response(selectors.challenge_solution_replay(challenge=challenge))  # plain data, as the replay's pages
 
 
 class ReplayPageOutput(serializers.Serializer[Any]):
