@@ -13,6 +13,7 @@ from typing import Any, cast
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
@@ -31,7 +32,7 @@ from games import days, selectors, services, stats
 from games.auth import CachedTokenAuthentication
 from games.errors import IllegalMove, NotFound
 from games.fields import StrictIntegerField, game_field, move_list, moves_body, validated
-from games.models import Attempt, Challenge, Submission
+from games.models import Attempt, Challenge, Submission, play_time_ms
 from games.services.reviews import BROWSER_COOKIE, origin_hash
 
 # --- Output shapes ----------------------------------------------------------------------------------
@@ -227,7 +228,7 @@ def attempt_batch_data(outcome: services.MovesOutcome) -> dict[str, Any]:
         "assisted": attempt.assisted,
         "started_at": _DATETIME.to_representation(attempt.started_at),
         "finished_at": None,
-        "elapsed_ms": attempt.play_time_ms(),
+        "elapsed_ms": play_time_ms(attempt.started_at, timezone.now()),  # the attempt is open
         "log_length": outcome.log_length,
         "applied": outcome.applied,
         "state": visible(outcome.state),

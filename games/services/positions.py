@@ -7,14 +7,13 @@ import logging
 from dataclasses import dataclass
 
 from django.core.cache import cache
-from django.utils import timezone
 
 from engine import (
     State,
     deal,
     play_log,
 )
-from games.models import Attempt, play_time_ms
+from games.models import Attempt
 
 logger = logging.getLogger(__name__)
 
@@ -74,10 +73,6 @@ class AttemptFacts:
             ranked=attempt.ranked,
             assisted=attempt.assisted,
         )
-
-    def play_time_ms(self) -> int:
-        """The play time so far (the attempt is open), cut to the hundredth as everywhere."""
-        return play_time_ms(self.started_at, timezone.now())
 
 
 @dataclass(frozen=True)
