@@ -31,7 +31,7 @@ from engine import GAME_IDS, GAMES, MAX_LOG_LENGTH, visible
 from games import days, selectors, services, stats
 from games.auth import CachedTokenAuthentication
 from games.errors import IllegalMove, NotFound
-from games.fields import StrictIntegerField, game_field, move_list, moves_body, validated
+from games.fields import MovesInput, game_field, moves_body, validated
 from games.models import Attempt, Challenge, Submission, play_time_ms
 from games.services.reviews import BROWSER_COOKIE, origin_hash
 
@@ -388,15 +388,6 @@ class AttemptDetailApi(APIView):
     def get(self, request: Request, attempt_id: int) -> Response:
         attempt = services.attempt_get(attempt_id=attempt_id, player=request_player(request))
         return Response(attempt_data(attempt, services.attempt_position(attempt=attempt)))
-
-
-class MovesInput(serializers.Serializer[Any]):
-    moves = move_list()
-
-    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
-        fields = super().get_fields()
-        fields["from"] = StrictIntegerField(min_value=0, help_text="The log length the client believes.")
-        return fields
 
 
 class AttemptMovesApi(APIView):

@@ -7,12 +7,15 @@ call into a first-party module of the service (the packages of pyproject's impor
 - The *walk* is the sequence of first-party modules in which execution runs, consecutive repeats
   collapsed; the code of Django, DRF and the other libraries in between is not a stay.
 - An *entry* of module B is a call of a function of B whose nearest first-party caller on the stack is
-  in another module A (or there is none: the framework calling in). A return from B to A is no entry,
-  nor is a call within B.
+  in another module A, however many library frames lie between (Django calling a view, a middleware, a
+  cache backend). A return from B to A is no entry, nor is a call within B. A call with no first-party
+  caller at all is the framework starting something (the middleware chain, a receiver of
+  ``request_finished``, a log filter): it is listed, as from ``-``, and not counted.
 
 The rule: within one request each module is entered at most once, but for the documented helpers of
-:data:`HELPERS`. A reader who follows a batch from its view reads each module once, top to bottom,
-instead of coming back to one it already left.
+:data:`HELPERS`, which must be leaves of the walk. A reader who follows a batch from its view reads
+each module once, top to bottom, instead of coming back to one it already left. ``pytest -s`` prints
+the walk of each path.
 """
 
 from __future__ import annotations
@@ -55,6 +58,9 @@ HELPERS = {
     "games.models": "the rows: their properties and methods (is_finished, seed_int...) wherever a row is read",
     "games.days": "the clock of the challenge days (is_over): asked by each rule that depends on the day",
     "games.services.positions": "the position snapshots: read when a batch starts, written once it is stored",
+    "games.fields": "the input checks: the plain view reads a body's shape, the DRF view it hands others to again",
+    "config.parsers": "the JSON body parser: the plain view parses to choose, the DRF view parses what it hands on",
+    "core.errors": "the error root: an error built where it is raised",
     "config.postgres.base": "the database backend: Django calls it for each connection check, cursor, statement",
     "config.cache": "the cache backend: Django's cache calls it for each read and write",
     "core.circuit": "the cache backend's circuit breaker, asked on each cache operation",
@@ -136,8 +142,8 @@ def play() -> Any:
     client = Client(HTTP_HOST="localhost", HTTP_AUTHORIZATION=f"Token {token_for(user)}")
     attempt_id = client.post(f"/api/v1/daily/{days.today()}/klondike/attempts").json()["id"]
 
-    def send(start: int, moves: list[str], **extra: Any) -> tuple[int, dict[str, Any], Walk]:
-        body = json.dumps({"from": start, "moves": moves})
+    def send(start: int, moves: list[str], more: dict[str, Any] | None = None, **extra: Any) -> Any:
+        body = json.dumps({"from": start, "moves": moves, **(more or {})})
         with walked() as walk:
             response = client.post(
                 f"/api/v1/attempts/{attempt_id}/moves", body, content_type="application/json", **extra
@@ -180,6 +186,8 @@ def test_each_path_of_a_batch_enters_each_module_once(play: Any) -> None:
     batch("cold cache (locked)", 4, ["s"], 200)
     batch("empty batch (locked)", 5, [], 200)
     batch("DRF view (unlocked, indented answer)", 5, ["s"], 200, HTTP_ACCEPT="application/json; indent=2")
+    batch("DRF view, the serializer's body (unlocked)", 6, ["s"], 200, more={"note": "an unknown key"})
+    batch("DRF view, a body the serializer refuses", 7, ["s"], 400, more={"from": "7"})
     print("\n" + "\n".join(_show(title, walk) for title, walk in walks))
     twice = {title: walk.entered_twice() for title, walk in walks if walk.entered_twice()}
     assert twice == {}, "\n".join(f"{title}: {counts}" for title, counts in twice.items())
