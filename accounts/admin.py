@@ -1,12 +1,12 @@
-"""The player admin, in place of Django's stock user admin: a player's results inline, the reviews and
-flags of their results and those naming them, filters for guests and bans, and the ban actions.
+"""The player admin, in place of Django's stock user admin: a player's results inline, the fair-play
+cases (holds and flags) of their results and those naming them, filters for guests and bans, and the ban actions.
 
 - **Ban / Lift the ban** (``games.ban_player``, "Can ban and unban players"): ``accounts.services``;
   each run is logged with its actor in the player's history (LogEntry). Staff without the permission
   are not offered the actions, and a forged POST of one answers 403.
 - **Delete** (Django's ``auth.delete_user``, the change page's button and the list's action) goes
   through ``accounts.services.player_delete``: the boards (PostgreSQL and Redis), other players'
-  reviews and the player's leagues are handled, never a bare cascade.
+  fair-play cases and the player's leagues are handled, never a bare cascade.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from django.utils.html import format_html, format_html_join
 
 from accounts import services
 from core.errors import ApplicationError
-from games.models import Result, Review
+from games.models import FairPlayCase, Result
 
 BAN_PERMISSION = "games.ban_player"
 
@@ -67,7 +67,7 @@ class BannedFilter(admin.SimpleListFilter):
 
 
 class ResultInline(admin.TabularInline[Result, User]):
-    """The player's results, newest first: read here, decided on the review queue."""
+    """The player's results, newest first: read here, decided in the fair-play cases."""
 
     model = Result
     fk_name = "player"
@@ -99,14 +99,14 @@ class ResultInline(admin.TabularInline[Result, User]):
         return super().get_queryset(request).select_related("challenge")
 
 
-def _review_rows(reviews: QuerySet[Review]) -> str:
+def _case_rows(cases: QuerySet[FairPlayCase]) -> str:
     rows = [
         (
-            reverse("admin:games_review_change", args=[r.pk]),
+            reverse("admin:games_fairplaycase_change", args=[r.pk]),
             f"{r.result.challenge} · {r.get_kind_display()} · {r.status}{' · holds' if r.holds else ''}",
             r.reason,
         )
-        for r in reviews.select_related("result__challenge")[:50]
+        for r in cases.select_related("result__challenge")[:50]
     ]
     if not rows:
         return "none"
@@ -123,10 +123,10 @@ class PlayerAdmin(UserAdmin[User]):
     inlines = [ResultInline]
     action_form = BanActionForm
     actions = ["ban_players", "unban_players"]
-    readonly_fields = ("ban_status", "reviews_of_results", "reviews_naming")
+    readonly_fields = ("ban_status", "fair_play_cases_of_results", "fair_play_cases_naming")
     fieldsets = (
         *(UserAdmin.fieldsets or ()),
-        ("Moderation", {"fields": ["ban_status", "reviews_of_results", "reviews_naming"]}),
+        ("Moderation", {"fields": ["ban_status", "fair_play_cases_of_results", "fair_play_cases_naming"]}),
     )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[User]:
@@ -157,19 +157,19 @@ class PlayerAdmin(UserAdmin[User]):
         by = ban.banned_by.get_username() if ban.banned_by is not None else "?"
         return f"banned since {ban.created_at:%Y-%m-%d %H:%M} by {by}: {ban.reason or '(no reason given)'}"
 
-    @admin.display(description="reviews and flags of their results")
-    def reviews_of_results(self, obj: User) -> str:
+    @admin.display(description="fair-play cases (holds and flags) of their results")
+    def fair_play_cases_of_results(self, obj: User) -> str:
         if obj.pk is None:
             return "none"
-        return _review_rows(Review.objects.filter(result__player_id=obj.pk))
+        return _case_rows(FairPlayCase.objects.filter(result__player_id=obj.pk))
 
-    @admin.display(description="reviews of others' results naming them")
-    def reviews_naming(self, obj: User) -> str:
+    @admin.display(description="fair-play cases of others' results naming them")
+    def fair_play_cases_naming(self, obj: User) -> str:
         if obj.pk is None:
             return "none"
         name = obj.get_username()
-        ids = [r.pk for r in Review.objects.filter(reason__contains=name) if name in (r.others or [])]
-        return _review_rows(Review.objects.filter(pk__in=ids))
+        ids = [r.pk for r in FairPlayCase.objects.filter(reason__contains=name) if name in (r.others or [])]
+        return _case_rows(FairPlayCase.objects.filter(pk__in=ids))
 
     # --- bans ---------------------------------------------------------------------------------------
 

@@ -44,8 +44,8 @@ class MeExportApi(APIView):
         responses={200: OpenApiTypes.OBJECT},
         description=(
             "Everything the service holds about the caller, as a JSON file: the account, every attempt with "
-            "its move log, submission and result, the reviews of their results and those of other players' "
-            "results that name them (other players' names left out), statistics, leagues and API tokens "
+            "its move log, submission and result, the fair-play cases of their results and those of other "
+            "players' results that name them (other players' names left out), statistics, leagues and API tokens "
             "(their creation dates, never a key)."
         ),
     )
@@ -87,8 +87,9 @@ class MeDeleteApi(APIView):
         },
         description=(
             "Deletes the caller's account for good: games, results (off every board; the other players' "
-            "ranks close up), statistics, tokens, memberships; their name leaves other players' reviews; a "
-            "league they own passes to its longest-standing other member, or is deleted if they were alone."
+            "ranks close up), statistics, tokens, memberships; their name leaves other players' fair-play "
+            "cases; a league they own passes to its longest-standing other member, or is deleted if they "
+            "were alone."
         ),
     )
     def post(self, request: Request) -> Response:

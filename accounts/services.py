@@ -10,11 +10,11 @@ boards once it is back). ``docs/operations.md`` ("Bans and erasure") is the oper
   profile ranks or statistics; their profile is hidden; a ranked start is refused with a message that
   says why. They can still sign in, play practice, export their data and delete their account. An
   unban puts their results back; nothing was deleted.
-- :func:`player_delete`: the player's row and everything of theirs goes (attempts, results, reviews of
-  their results, statistics, tokens, memberships: cascades); their name leaves other players' reviews
-  (``games.services.erasure``) and the stored best-players lists of game reviews; each league they
-  own passes to its longest-standing other member, or is deleted when they were its only member
-  (``leagues.services.leagues_owner_deleted``). The other players' ranks close up: a board's ranks
+- :func:`player_delete`: the player's row and everything of theirs goes (attempts, results, fair-play
+  cases of their results, statistics, tokens, memberships: cascades); their name leaves other players'
+  fair-play cases (``games.services.erasure``) and the stored best-players lists of game reviews; each
+  league they own passes to its longest-standing other member, or is deleted when they were its only
+  member (``leagues.services.leagues_owner_deleted``). The other players' ranks close up: a board's ranks
   are row numbers over what remains, in PostgreSQL and, once repaired, in Redis.
 - :func:`player_export`: a JSON-ready dict of what we hold about the player.
 """
@@ -32,8 +32,8 @@ from django.utils import timezone
 
 from core.errors import BadRequest
 from follows.models import Follow
-from games.models import ApiToken, Attempt, PlayerBan, Result, Review, Submission
-from games.services.erasure import name_replace, reviews_forget_players
+from games.models import ApiToken, Attempt, FairPlayCase, PlayerBan, Result, Submission
+from games.services.erasure import fair_play_cases_forget_players, name_replace
 from habits.models import Reminder
 from leaderboard.models import PlayerStats
 from leaderboard.services import leaderboard_boards_mark, leaderboard_player_boards_mark
@@ -44,7 +44,7 @@ from solver_worker.models import GameReview
 
 logger = logging.getLogger(__name__)
 
-EXPORT_FORMAT = 1
+EXPORT_FORMAT = 2  # 2: the fair-play cases are "fair_play_cases" (were "reviews")
 DEADLOCK_TRIES = 3
 
 
@@ -96,7 +96,7 @@ class Deletion:
     boards: list[int] = field(default_factory=list)  # challenges whose boards the player was on
     leagues_transferred: list[int] = field(default_factory=list)
     leagues_deleted: list[int] = field(default_factory=list)
-    reviews_scrubbed: int = 0
+    fair_play_cases_scrubbed: int = 0
     game_reviews_scrubbed: int = 0
 
 
@@ -138,16 +138,16 @@ def _player_delete(*, player: User, by: User | None) -> Deletion:
         done.leagues_transferred, done.leagues_deleted = leagues["transferred"], leagues["deleted"]
         done.game_reviews_scrubbed = _game_reviews_forget(name, challenge_ids=done.boards)
         locked.delete()
-        done.reviews_scrubbed = reviews_forget_players(usernames=[name])
+        done.fair_play_cases_scrubbed = fair_play_cases_forget_players(usernames=[name])
         leaderboard_boards_mark(challenge_ids=done.boards)
     logger.info(
-        "player %s deleted by %s: %s board(s), leagues %s passed on and %s deleted, %s review(s) scrubbed",
+        "player %s deleted by %s: %s board(s), leagues %s passed on and %s deleted, %s fair-play case(s) scrubbed",
         player.pk,
         "themself" if by is None or by.pk == player.pk else by.pk,
         len(done.boards),
         done.leagues_transferred,
         done.leagues_deleted,
-        done.reviews_scrubbed,
+        done.fair_play_cases_scrubbed,
     )
     return done
 
@@ -184,7 +184,7 @@ def _when(value: Any) -> str | None:
 
 
 def _redacted(text: str, others: list[Any]) -> str:
-    """A review's reason with the other players' names taken out: their names are their data."""
+    """A fair-play case's reason with the other players' names taken out: their names are their data."""
     for name in sorted({str(o) for o in others if o}, key=len, reverse=True):
         text = name_replace(text=text, name=name, by="another player")
     return text
@@ -192,7 +192,7 @@ def _redacted(text: str, others: list[Any]) -> str:
 
 def player_export(*, player: User) -> dict[str, Any]:
     """Everything we hold about the player, JSON-ready: the account, every attempt with its move log,
-    submission and result, reviews of their results and reviews of others' results that name them
+    submission and result, fair-play cases of their results and those of others' results that name them
     (without the other players' names), their statistics, leagues and tokens (never a token's key)."""
     name = player.get_username()
     ban = PlayerBan.objects.filter(player_id=player.pk).first()
@@ -201,18 +201,18 @@ def player_export(*, player: User) -> dict[str, Any]:
         .select_related("challenge", "submission", "submission__result")
         .order_by("started_at", "pk")
     )
-    results_reviews: dict[int, list[Review]] = {}
-    for review in Review.objects.filter(result__player_id=player.pk).order_by("created_at", "pk"):
-        results_reviews.setdefault(review.result_id, []).append(review)
+    results_cases: dict[int, list[FairPlayCase]] = {}
+    for case in FairPlayCase.objects.filter(result__player_id=player.pk).order_by("created_at", "pk"):
+        results_cases.setdefault(case.result_id, []).append(case)
     game_reviews = {r.attempt_id: r for r in GameReview.objects.filter(attempt__player_id=player.pk)}
     stats = PlayerStats.objects.filter(player_id=player.pk).first()
     naming = [
-        review
-        for review in Review.objects.filter(reason__contains=name)
+        case
+        for case in FairPlayCase.objects.filter(reason__contains=name)
         .exclude(result__player_id=player.pk)
         .select_related("result__challenge")
         .order_by("created_at", "pk")
-        if name in [str(o) for o in (review.others or [])]
+        if name in [str(o) for o in (case.others or [])]
     ]
     return {
         "format": EXPORT_FORMAT,
@@ -237,8 +237,8 @@ def player_export(*, player: User) -> dict[str, Any]:
             "last_played_date": _when(stats.last_played_date),
             "last_won_date": _when(stats.last_won_date),
         },
-        "attempts": [_attempt_export(a, results_reviews, game_reviews) for a in attempts],
-        "reviews_naming_me": [
+        "attempts": [_attempt_export(a, results_cases, game_reviews) for a in attempts],
+        "fair_play_cases_naming_me": [
             {
                 "date": _when(r.result.challenge.date),
                 "game": r.result.challenge.game,
@@ -298,7 +298,7 @@ def _tokens(player: User) -> list[ApiToken]:
 
 
 def _attempt_export(
-    attempt: Attempt, reviews: dict[int, list[Review]], game_reviews: dict[int, GameReview]
+    attempt: Attempt, cases: dict[int, list[FairPlayCase]], game_reviews: dict[int, GameReview]
 ) -> dict[str, Any]:
     submission = getattr(attempt, "submission", None)
     result: Result | None = getattr(submission, "result", None) if submission is not None else None
@@ -330,7 +330,7 @@ def _attempt_export(
             "assisted": result.assisted,
             "held": result.held,
             "disqualified": result.disqualified,
-            "reviews": [
+            "fair_play_cases": [
                 {
                     "kind": r.kind,
                     "status": r.status,
@@ -338,7 +338,7 @@ def _attempt_export(
                     "created_at": _when(r.created_at),
                     "reason": _redacted(r.reason, list(r.others or [])),
                 }
-                for r in reviews.get(result.pk, [])
+                for r in cases.get(result.pk, [])
             ],
         },
         "game_review": None if game_review is None else {"status": game_review.status, "outcome": game_review.outcome},

@@ -31,7 +31,7 @@ from solver import core
 from solver.log import to_log, wins
 from solver.search import SOLVED, UNKNOWN
 from solver.state import SearchState
-from solver_worker.cli import study_rows
+from study.rows import study_rows
 
 TWO_DECK = "josephine,forty-thieves,maria,forty-and-eight"
 

@@ -17,7 +17,7 @@ Bounded in time and count, and it only talks to 127.0.0.1:
 3. ``--connections`` client threads (keep-alive HTTP/1.1) take players one after the other: each
    reads ``/daily``, starts its ranked attempt, sends the line in batches of ``--batch`` moves at a
    person's pace (after each batch, a wait of its decisions, draws aside, over ``--pace`` a second: what
-   games.pace lets a person do, so that results are ranked, not held for review), reads
+   games.pace lets a person do, so that results are ranked, not held for a fair-play check), reads
    the public board, submits, then polls its submission (every 0.2 s) until it is validated with
    its rank, then reads the board around itself. The run stops taking players after ``--seconds``.
 4. Prints requests/s and p50/p99 per endpoint, validations/s (per validation worker process), the
@@ -143,7 +143,7 @@ class Stats:
         self.freshness: list[float] = []
         self.players_done = 0
         self.valid_unranked = 0  # polls that saw the submission validated but no rank yet
-        self.held = 0  # results held for review: the lines arrive faster than a person plays (games.pace)
+        self.held = 0  # results held for a fair-play check: the lines arrive faster than a person plays (games.pace)
         self.wrong: list[str] = []
 
     def record(self, name: str, seconds: float, *, ok: bool) -> None:
@@ -211,7 +211,7 @@ def play_one(client: Client, player: Player, day: str, batch: int, pace: float, 
                 with stats.lock:
                     stats.freshness.append(time.perf_counter() - submitted)
                 break
-            if result.get("review"):  # held for review: played faster than a person (games.pace), off the boards
+            if result.get("fair_play"):  # held for a fair-play check: faster than a person (games.pace), off the boards
                 with stats.lock:
                     stats.held += 1
                 break
@@ -449,7 +449,7 @@ def main(argv: list[str] | None = None) -> int:
                 "submission not ranked yet"
             )
         log(
-            f"held for review (played faster than a person: games.pace; --pace 0 plays at machine speed): "
+            f"held for a fair-play check (played faster than a person: games.pace; --pace 0 plays at machine speed): "
             f"{stats.held} of {stats.players_done} players; off the boards, the rest of their path the same"
         )
         log(

@@ -27,7 +27,7 @@ from solver.abstract import realize
 from solver.core import Compiled
 from solver.log import to_log, wins
 from solver.state import SearchState
-from solver_worker.cli import study_rows
+from study.rows import study_rows
 
 STUDY = pathlib.Path(__file__).resolve().parents[1] / "docs" / "winnability"
 

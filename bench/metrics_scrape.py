@@ -3,8 +3,8 @@
     .venv/bin/python bench/metrics_scrape.py [--results 100000] [--scrapes 30] [--redis-db 15] [--keep]
 
 1. Creates the database ``dailypatience_metrics_bench`` (dropped first), migrates it and seeds today's
-   klondike with ``--results`` ranked results (bench/api.py's seeding), 1 % of them held for review
-   (half with an open review, half orphaned), then ANALYZE.
+   klondike with ``--results`` ranked results (bench/api.py's seeding), 1 % of them held for a fair-play
+   check (half with an open fair-play case, half orphaned), then ANALYZE.
 2. Computes the service's figures (config.metrics.ServiceCollector) ``--scrapes`` times in this process,
    each part timed on its own: the broker's one Redis pipeline (queues, heartbeats, task counters), the
    submissions, the held results, the challenges. Prints each part's median and the whole scrape's.
@@ -65,15 +65,16 @@ def measure(args: argparse.Namespace) -> None:
 
     from config import monitoring
     from config.metrics import ServiceCollector
-    from games.models import Result, Review
+    from games.models import FairPlayCase, Result
 
     challenge = api.seed_board(args.results, random.Random(52))
     held = list(
         Result.objects.filter(challenge=challenge).order_by("?").values_list("pk", flat=True)[: args.results // 100]
     )
     Result.objects.filter(pk__in=held).update(held=True)
-    Review.objects.bulk_create(
-        Review(result_id=pk, kind=Review.Kind.PACE, holds=True, reason="bench") for pk in held[: len(held) // 2]
+    FairPlayCase.objects.bulk_create(
+        FairPlayCase(result_id=pk, kind=FairPlayCase.Kind.PACE, holds=True, reason="bench")
+        for pk in held[: len(held) // 2]
     )
     for name in ("solver_worker.prepare_challenge", "games.validate_submission", "games.close_expired_attempts"):
         monitoring.record_task(task=name, state="SUCCESS", seconds=0.05)

@@ -34,7 +34,7 @@ from engine.moves import DRAW
 from solver.api import solve, solve_deal
 from solver.dead import never_all_up
 from solver.state import SearchState
-from solver_worker.cli import study_rows
+from study.rows import study_rows
 
 STUDY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "winnability")
 

@@ -34,7 +34,7 @@ from engine import deal
 from solver.core import Compiled
 from solver.search import SOLVED, UNSOLVABLE
 from solver.state import SearchState
-from solver_worker.cli import study_rows
+from study.rows import study_rows
 
 STUDY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "winnability")
 

@@ -29,7 +29,7 @@ from engine import deal as make_deal
 from solver.moves import gen_moves
 from solver.reference.safe import safe_move
 from solver.state import SearchMove, SearchState
-from solver_worker.cli import study_rows
+from study.rows import study_rows
 
 CLASSES = ("back", "path", "commuting", "other")
 

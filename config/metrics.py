@@ -18,8 +18,9 @@ answers the same and no worker has to expose anything:
 - ``dailypatience_challenges_broken``, ``dailypatience_challenges_checked``,
   ``dailypatience_challenges_check_timestamp_seconds``: the last integrity check (beat, hourly) of the
   upcoming ready challenges, their solutions replayed (alert on broken > 0, or a check older than 2 h).
-- ``dailypatience_results_held``, ``dailypatience_results_held_orphaned`` (held with no open review
-  holding them), ``dailypatience_held_review_oldest_seconds``: results held off the boards for review.
+- ``dailypatience_results_held``, ``dailypatience_results_held_orphaned`` (held with no open fair-play
+  case holding them), ``dailypatience_fair_play_hold_oldest_seconds``: results held off the boards for a
+  fair-play check.
 - Celery, from the keys its processes write into the broker's Redis (config/monitoring.py), read in the
   same pipeline as the queues: ``dailypatience_beat_heartbeat_age_seconds``,
   ``dailypatience_worker_heartbeat_age_seconds{queue}`` (+Inf when never seen),
@@ -226,19 +227,24 @@ class ServiceCollector(Collector):
             yield g
 
     def _held(self) -> Iterator[Metric]:
-        """Results held off the boards, and those of them no open review holds (nobody will ever decide)."""
-        from games.models import Result, Review
+        """Results held off the boards, and those of them no open fair-play case holds (nobody will ever decide)."""
+        from games.models import FairPlayCase, Result
 
-        holding = Review.objects.filter(result=OuterRef("pk"), status=Review.Status.OPEN, holds=True)
+        holding = FairPlayCase.objects.filter(result=OuterRef("pk"), status=FairPlayCase.Status.OPEN, holds=True)
         figures = Result.objects.filter(held=True).aggregate(
             held=Count("id"), orphaned=Count("id", filter=~Exists(holding))
         )
-        oldest = Review.objects.filter(status=Review.Status.OPEN, holds=True).aggregate(at=Min("created_at"))["at"]
+        open_holds = FairPlayCase.objects.filter(status=FairPlayCase.Status.OPEN, holds=True)
+        oldest = open_holds.aggregate(at=Min("created_at"))["at"]
         figures["oldest"] = (timezone.now() - oldest).total_seconds() if oldest else 0.0
         for name, text, value in (
-            ("dailypatience_results_held", "Ranked results held off the boards for review.", "held"),
-            ("dailypatience_results_held_orphaned", "Held results that no open review holds.", "orphaned"),
-            ("dailypatience_held_review_oldest_seconds", "Age of the oldest open review holding a result.", "oldest"),
+            ("dailypatience_results_held", "Ranked results held off the boards for a fair-play check.", "held"),
+            ("dailypatience_results_held_orphaned", "Held results that no open fair-play case holds.", "orphaned"),
+            (
+                "dailypatience_fair_play_hold_oldest_seconds",
+                "Age of the oldest open fair-play case holding a result.",
+                "oldest",
+            ),
         ):
             g = GaugeMetricFamily(name, text)
             g.add_metric([], figures[value])

@@ -346,6 +346,11 @@ API_TOKEN_DAYS = env.int("API_TOKEN_DAYS", default=30)
 # The solver's budget per seed when preparing a day, and how many seeds to try.
 SOLVER_SECONDS = env.float("SOLVER_SECONDS", default=10.0)
 SOLVER_MAX_SEEDS = env.int("SOLVER_MAX_SEEDS", default=20)
+# A seed that budget leaves undecided, for a day at least SOLVER_LONG_AHEAD_DAYS after today, gets a long
+# solve on the solver queue before it is passed over (0 turns it off; at most 900 s). Off on the embedded
+# defaults, where there is no solver queue and the task would run in the preparing process.
+SOLVER_LONG_SECONDS = env.float("SOLVER_LONG_SECONDS", default=300.0 if REDIS_URL else 0.0)
+SOLVER_LONG_AHEAD_DAYS = env.int("SOLVER_LONG_AHEAD_DAYS", default=3)
 # Game reviews (solver.review, solver_worker.reviews): the solver's budget per position probed and per
 # review. bench/review.py measures a review's mean cost at these defaults (docs in README, "Game review").
 REVIEW_PROBE_SECONDS = env.float("REVIEW_PROBE_SECONDS", default=0.5)

@@ -4,7 +4,7 @@
 proxy in front of the service appends the address it received the request from. Only the entries
 appended by our own proxies are true, so the client's address is the one ``NUM_PROXIES`` places
 from the right (the last proxy's peer), and with no proxy (``NUM_PROXIES = 0``) it is the socket's
-peer, ``REMOTE_ADDR``, whatever the headers say. Throttles, sign-up limits and the review flags all
+peer, ``REMOTE_ADDR``, whatever the headers say. Throttles, sign-up limits and the fair-play flags all
 read the address here, never from a header directly, and key it by :func:`client_network`: an IPv6
 /64 is one address.
 """
@@ -48,5 +48,5 @@ def network_of(address: str) -> str:
 
 
 def client_network(request: Any) -> str:
-    """The client's address as every limit, throttle and review keys it (:func:`network_of`)."""
+    """The client's address as every limit, throttle and fair-play flag keys it (:func:`network_of`)."""
     return network_of(client_address(request))

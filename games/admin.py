@@ -1,4 +1,4 @@
-"""Django admin: inspect attempts; review submissions; the review queue of held and flagged results.
+"""Django admin: inspect attempts; check submissions; the fair-play cases of held and flagged results.
 (Challenges are the solver worker's: solver_worker.admin.)
 
 What the admin keeps to (README, "Administration"):
@@ -6,17 +6,17 @@ What the admin keeps to (README, "Administration"):
 - **Rows of days not over are for the permission only.** A day's seed, solution and the move logs of
   its games give its deal away until the day is over. A staff user without ``games.view_future_deal``
   gets no row of a day not over from any admin that shows them (challenges, attempts, submissions,
-  reviews, game reviews): they are left out of the querysets, so no list, lookup (``?seed__gt=``),
+  fair-play cases, game reviews): they are left out of the querysets, so no list, lookup (``?seed__gt=``),
   filter, search, ordering or page finds them. A user with the permission sees them, and each such
   view (a page, or a list that holds them) is logged to ``dailypatience.audit`` (warning level).
-- **Rows made by the service are not added by hand** (attempts, submissions, results, reviews): no
+- **Rows made by the service are not added by hand** (attempts, submissions, results, fair-play cases): no
   "add" in their admins, and no field of theirs is edited in a form.
 - **Every action declares its permission** (``@admin.action(permissions=[...])``); an action the user
   may not run answers 403, and each run is logged with its actor (``LogEntry``, the object's history).
 - **No key is shown**: API tokens are stored as digests (``games.auth``); their admin lists whose and
   when, and revokes (delete), and never adds. DRF's own token admin (plain keys) is unregistered.
-- **No delete leaves a result held**: a review cannot be deleted (it is decided: cleared or
-  disqualified); deleting a submission or an attempt deletes its result with its reviews.
+- **No delete leaves a result held**: a fair-play case cannot be deleted (it is decided: cleared or
+  disqualified); deleting a submission or an attempt deletes its result with its cases.
 """
 
 from __future__ import annotations
@@ -38,14 +38,15 @@ from django.utils.html import format_html, format_html_join
 from core.auth import request_player
 from core.errors import ApplicationError
 from games import days
-from games.models import ApiToken, Attempt, Challenge, Result, Review, Submission
+from games.models import ApiToken, Attempt, Challenge, FairPlayCase, Result, Submission
 from games.pace import finishing_run_start
 from games.selectors import challenge_is_over
-from games.services import reviews, submissions
+from games.services import fairplay, submissions
 
 audit = logging.getLogger("dailypatience.audit")
 
 FUTURE_DEAL_PERMISSION = "games.view_future_deal"
+DECIDE_PERMISSION = "games.change_fairplaycase"  # clear or disqualify a fair-play case
 HIDDEN = "hidden until the day is over (permission: can see the seed and solution of a day not over)"
 
 
@@ -257,7 +258,7 @@ class SubmissionAdmin(HidesFutureMoves[Submission]):
 
 
 class QueueFilter(admin.SimpleListFilter):
-    """The review queue opens on what waits for staff: open reviews that hold a result off the boards."""
+    """The fair-play cases open on what waits for staff: open cases that hold a result off the boards."""
 
     title = "queue"
     parameter_name = "queue"
@@ -284,7 +285,7 @@ class QueueFilter(admin.SimpleListFilter):
             }
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
-        is_open = Q(status=Review.Status.OPEN)
+        is_open = Q(status=FairPlayCase.Status.OPEN)
         wanted = {
             "holding": is_open & Q(holds=True),
             "flagged": is_open & Q(holds=False),
@@ -294,7 +295,7 @@ class QueueFilter(admin.SimpleListFilter):
         return queryset if wanted is None else queryset.filter(wanted)
 
 
-REVIEW_FIELDS: list[str] = [
+FAIR_PLAY_CASE_FIELDS: list[str] = [
     "status",
     "kind",
     "holds",
@@ -311,9 +312,9 @@ REVIEW_FIELDS: list[str] = [
 ]
 
 
-@admin.register(Review)
-class ReviewAdmin(HidesFutureMoves[Review]):
-    """The review queue, newest first: why, the log, the server's receipt of each batch, the player's
+@admin.register(FairPlayCase)
+class FairPlayCaseAdmin(HidesFutureMoves[FairPlayCase]):
+    """The fair-play cases, newest first: why, the log, the server's receipt of each batch, the player's
     history; actions clear (a held result goes on the boards) or disqualify, recorded with who and when."""
 
     list_display = [
@@ -334,10 +335,10 @@ class ReviewAdmin(HidesFutureMoves[Review]):
     ordering = ["-created_at", "-id"]
     actions = ["clear", "disqualify"]
     day_field = "result__challenge__date"
-    fields = list(REVIEW_FIELDS)
-    readonly_fields = REVIEW_FIELDS
+    fields = list(FAIR_PLAY_CASE_FIELDS)
+    readonly_fields = FAIR_PLAY_CASE_FIELDS
 
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Review]:
+    def get_queryset(self, request: HttpRequest) -> QuerySet[FairPlayCase]:
         return (
             super()
             .get_queryset(request)
@@ -346,21 +347,21 @@ class ReviewAdmin(HidesFutureMoves[Review]):
 
     moves_field = "log"  # a held game of a day not over may be that day's winning line
 
-    def challenge_of(self, obj: Review) -> Challenge:
+    def challenge_of(self, obj: FairPlayCase) -> Challenge:
         return obj.result.challenge
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # decisions go through the actions and the page's buttons, which record who and when
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False  # a deleted open review would leave its result held for good: decide it instead
+        return False  # a deleted open case would leave its result held for good: decide it instead
 
     def has_decide_permission(self, request: HttpRequest) -> bool:
-        """Clearing and disqualifying: the model's change permission (the review's form stays read only)."""
-        return request.user.has_perm("games.change_review")
+        """Clearing and disqualifying: the model's change permission (the case's form stays read only)."""
+        return request.user.has_perm(DECIDE_PERMISSION)
 
     def change_view(self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None) -> Any:
-        """The review's page, with the decision buttons the user may press (each its permission; posted back here)."""
+        """The case's page, with the decision buttons the user may press (each its permission; posted back here)."""
         if request.method == "POST" and "_decision" in request.POST:
             return self._decide_from_page(request, object_id)
         buttons = [(name, d.button) for name, d in DECISIONS.items() if request.user.has_perm(d.permission)]
@@ -371,58 +372,58 @@ class ReviewAdmin(HidesFutureMoves[Review]):
         decision = DECISIONS.get(request.POST["_decision"])
         if decision is None or not request.user.has_perm(decision.permission):
             raise PermissionDenied
-        review = self.get_object(request, object_id)
-        if review is None:  # not there, or of a day not over for a user without the permission
+        case = self.get_object(request, object_id)
+        if case is None:  # not there, or of a day not over for a user without the permission
             raise Http404
         if decision is REVALIDATE:
-            return self._revalidate(request, review)
-        self._decide(request, review, request.POST["_decision"])
+            return self._revalidate(request, case)
+        self._decide(request, case, request.POST["_decision"])
         return HttpResponseRedirect(request.path)
 
-    def _revalidate(self, request: HttpRequest, review: Review) -> HttpResponse:
+    def _revalidate(self, request: HttpRequest, case: FairPlayCase) -> HttpResponse:
         """The result's log replayed again (``submissions.submission_revalidate``): the result, and the
-        reviews it holds or anchors, are made anew (staff's decisions carried over). Logged on the
-        submission and on the new review, which the page goes on to; to the queue when there is none."""
-        submission_id, kind, holds = review.result.submission_id, review.kind, review.holds
+        fair-play cases it holds or anchors, are made anew (staff's decisions carried over). Logged on the
+        submission and on the new case, which the page goes on to; to the list when there is none."""
+        submission_id, kind, holds = case.result.submission_id, case.kind, case.holds
         done = submissions.submission_revalidate(submission_id=submission_id)
-        self.log_done(request, done, f"Re-validated from review {review.pk}: {done.status}.")
-        new = Review.objects.filter(result__submission_id=submission_id, kind=kind, holds=holds).first()
+        self.log_done(request, done, f"Re-validated from fair-play case {case.pk}: {done.status}.")
+        new = FairPlayCase.objects.filter(result__submission_id=submission_id, kind=kind, holds=holds).first()
         if new is None:
-            self.message_user(request, f"Re-validated: {done.status}; the result is no longer under this review.")
-            return HttpResponseRedirect(reverse("admin:games_review_changelist"))
+            self.message_user(request, f"Re-validated: {done.status}; the result no longer has this fair-play case.")
+            return HttpResponseRedirect(reverse("admin:games_fairplaycase_changelist"))
         self.log_done(request, new, f"Re-validated its submission {submission_id}: {done.status}.")
         self.message_user(request, f"Re-validated: {done.status}.")
-        return HttpResponseRedirect(reverse("admin:games_review_change", args=[new.pk]))
+        return HttpResponseRedirect(reverse("admin:games_fairplaycase_change", args=[new.pk]))
 
-    def _decide(self, request: HttpRequest, review: Review, decision: str) -> bool:
+    def _decide(self, request: HttpRequest, case: FairPlayCase, decision: str) -> bool:
         service, done = DECISIONS[decision].service, DECISIONS[decision].done
         assert service is not None
         try:
-            service(review_id=review.pk, staff=request_player(request))
+            service(case_id=case.pk, staff=request_player(request))
         except ApplicationError as exc:
-            self.message_user(request, f"{review}: {exc}", messages.WARNING)
+            self.message_user(request, f"{case}: {exc}", messages.WARNING)
             return False
-        self.log_done(request, review, f"{done} (result {review.result_id}).")
+        self.log_done(request, case, f"{done} (result {case.result_id}).")
         return True
 
     @admin.display(description="player")
-    def player(self, obj: Review) -> str:
+    def player(self, obj: FairPlayCase) -> str:
         return str(obj.result.player)
 
     @admin.display(description="game")
-    def game(self, obj: Review) -> str:
+    def game(self, obj: FairPlayCase) -> str:
         return obj.result.challenge.game
 
     @admin.display(description="date")
-    def date(self, obj: Review) -> Any:
+    def date(self, obj: FairPlayCase) -> Any:
         return obj.result.challenge.date
 
     @admin.display(description="reason")
-    def short_reason(self, obj: Review) -> str:
+    def short_reason(self, obj: FairPlayCase) -> str:
         return obj.reason if len(obj.reason) <= 90 else obj.reason[:89] + "…"
 
     @admin.display(description="result")
-    def outcome(self, obj: Review) -> str:
+    def outcome(self, obj: FairPlayCase) -> str:
         r = obj.result
         return (
             f"{'won' if r.won else 'not won'}, score {r.score}, {r.moves} moves, "
@@ -430,19 +431,19 @@ class ReviewAdmin(HidesFutureMoves[Review]):
         )
 
     @admin.display(description="batches as the server received them (s after the start: moves)")
-    def timings(self, obj: Review) -> str:
+    def timings(self, obj: FairPlayCase) -> str:
         batches = obj.result.submission.attempt.batches
         return ", ".join(f"{at / 1000:.2f}: {n}" for at, n in batches) or "(none recorded)"
 
     @admin.display(description="the log (the finishing run onto the foundations after |)")
-    def log(self, obj: Review) -> str:
+    def log(self, obj: FairPlayCase) -> str:
         moves = obj.result.submission.moves
         cut = finishing_run_start(moves)
         return " ".join(moves[:cut]) + (" | " + " ".join(moves[cut:]) if cut < len(moves) else "")
 
     @admin.display(description="the player's latest results")
-    def history(self, obj: Review) -> str:
-        rows = reviews.player_history(player_id=obj.result.player_id)
+    def history(self, obj: FairPlayCase) -> str:
+        rows = fairplay.player_history(player_id=obj.result.player_id)
         return format_html(
             "<ul>{}</ul>",
             format_html_join(
@@ -470,38 +471,38 @@ class ReviewAdmin(HidesFutureMoves[Review]):
         )
 
     @admin.action(description="Clear (a person played it: a held result goes on the boards)", permissions=["decide"])
-    def clear(self, request: HttpRequest, queryset: QuerySet[Review]) -> None:
-        done = sum(self._decide(request, review, "clear") for review in queryset)
-        self.message_user(request, f"{done} review(s) cleared.")
+    def clear(self, request: HttpRequest, queryset: QuerySet[FairPlayCase]) -> None:
+        done = sum(self._decide(request, case, "clear") for case in queryset)
+        self.message_user(request, f"{done} fair-play case(s) cleared.")
 
     @admin.action(description="Disqualify (the result leaves every board for good)", permissions=["decide"])
-    def disqualify(self, request: HttpRequest, queryset: QuerySet[Review]) -> None:
-        done = sum(self._decide(request, review, "disqualify") for review in queryset)
+    def disqualify(self, request: HttpRequest, queryset: QuerySet[FairPlayCase]) -> None:
+        done = sum(self._decide(request, case, "disqualify") for case in queryset)
         self.message_user(request, f"{done} result(s) disqualified.")
 
 
 @dataclass(frozen=True)
 class Decision:
-    """A button of the review's page: its service, what the history says, and the permission it needs."""
+    """A button of a fair-play case's page: its service, what the history says, and the permission it needs."""
 
     button: str
     permission: str
-    service: Callable[..., Any] | None = None  # (review_id, staff); None: the page's own (re-validate)
+    service: Callable[..., Any] | None = None  # (case_id, staff); None: the page's own (re-validate)
     done: str = ""
 
 
 REVALIDATE = Decision(button="Re-validate: replay the log again", permission="games.change_submission")
-DECISIONS = {  # the review page's buttons (clear and disqualify also the list's actions)
+DECISIONS = {  # a case page's buttons (clear and disqualify also the list's actions)
     "clear": Decision(
         button="Clear: a person played it",
-        permission="games.change_review",
-        service=reviews.review_clear,
+        permission=DECIDE_PERMISSION,
+        service=fairplay.fair_play_case_clear,
         done="Cleared: a person played it",
     ),
     "disqualify": Decision(
         button="Disqualify the result",
-        permission="games.change_review",
-        service=reviews.review_disqualify,
+        permission=DECIDE_PERMISSION,
+        service=fairplay.fair_play_case_disqualify,
         done="Disqualified the result",
     ),
     "revalidate": REVALIDATE,

@@ -33,7 +33,7 @@ from games.auth import CachedTokenAuthentication
 from games.errors import IllegalMove, NotFound
 from games.fields import MovesInput, game_field, moves_body, validated
 from games.models import Attempt, Challenge, Submission, play_time_ms
-from games.services.reviews import BROWSER_COOKIE, origin_hash
+from games.services.fairplay import BROWSER_COOKIE, origin_hash
 
 # --- Output shapes ----------------------------------------------------------------------------------
 

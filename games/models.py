@@ -108,6 +108,14 @@ class Challenge(models.Model):
     seeds_unknown = models.PositiveIntegerField(
         default=0, db_default=0, help_text="Seeds skipped: the solver decided nothing within its budget."
     )
+    # The secret-derived seed (its attempt number) that the ordinary budget left undecided and that now
+    # has a long solve on the solver queue (SOLVER_LONG_SECONDS): the preparation waits for its verdict
+    # instead of passing it over. Empty when no long solve is pending (solver_worker.services).
+    long_solve_attempt = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="The seed (attempt number) waiting for its long solve on the solver queue, if any.",
+    )
     failure = models.TextField(blank=True)
     # Who is preparing it while VERIFYING (host and process, set by the claim); with ``updated_at`` (a
     # preparer's last progress) the admin shows a stuck claim and releases it (solver_worker.services).
@@ -221,7 +229,7 @@ class Attempt(models.Model):
         default=list, db_default=[], blank=True, help_text="Per stored batch: [ms since the start, moves]."
     )
     # Where a ranked attempt was started from, as keyed hashes (never the address or the cookie itself):
-    # accounts ranking on one challenge from one address or browser are flagged for review.
+    # accounts ranking on one challenge from one address or browser are flagged for a fair-play check.
     origin = models.CharField(max_length=32, blank=True, help_text="Keyed hash of the client address.")
     browser = models.CharField(max_length=32, blank=True, help_text="Keyed hash of the browser's cookie.")
 
@@ -306,7 +314,7 @@ class Result(models.Model):
     held = models.BooleanField(
         default=False,
         db_default=False,
-        help_text="Held for review (games.Review): on no public board until staff clear it.",
+        help_text="Held for a fair-play check (games.FairPlayCase): on no public board until staff clear it.",
     )
 
     class Meta:
@@ -353,14 +361,18 @@ class Guest(models.Model):
         return f"guest {self.user_id}"
 
 
-class Review(models.Model):
-    """A ranked result staff should look at: held off the boards (an implausible pace, or SPEC section 7's
-    disclosures shared between identities: one review per held result and kind), or only flagged
-    (players ranked on the same challenge from the same address or browser: one review per address or
-    browser and day, naming them).
+class FairPlayCase(models.Model):
+    """A fair-play case: a ranked result staff should look at. Either it holds the result off the boards (an
+    implausible pace, or SPEC section 7's disclosures shared between identities: one case per held result
+    and kind), or it only flags it (players ranked on the same challenge from the same address or browser:
+    one case per address or browser and day, naming them).
 
-    Staff decide in the admin: clear (a held result goes on the boards) or disqualify; who and when
-    are recorded. See ``games.services.reviews``.
+    Staff decide in the admin ("Fair-play cases"): clear (a held result goes on the boards) or disqualify;
+    who and when are recorded. See ``games.services.fairplay``. (The after-game review of a game's play is
+    another thing: the solver's game review.)
+
+    The table keeps its first name, ``games_review``: the previous release, which reads it under that name,
+    runs on this schema during a deploy and after a rollback.
     """
 
     class Kind(models.TextChoices):
@@ -373,7 +385,7 @@ class Review(models.Model):
         CLEARED = "cleared"
         DISQUALIFIED = "disqualified"
 
-    result = models.ForeignKey(Result, on_delete=models.CASCADE, related_name="reviews")
+    result = models.ForeignKey(Result, on_delete=models.CASCADE, related_name="fair_play_cases")
     kind = models.CharField(max_length=16, choices=Kind.choices)
     holds = models.BooleanField(help_text="While open, the result is on no public board.")
     reason = models.TextField()
@@ -381,7 +393,7 @@ class Review(models.Model):
         default=list,
         db_default=[],
         blank=True,
-        help_text="The players concerned (usernames; at most reviews.NAMES_SHOWN, the count is in players).",
+        help_text="The players concerned (usernames; at most fairplay.NAMES_SHOWN, the count is in players).",
     )
     # A plain flag is one row per address (or browser) and day, whichever result raised it first (``result``):
     # however many players share an address, it makes one row, naming at most NAMES_SHOWN of them.
@@ -389,7 +401,7 @@ class Review(models.Model):
         max_length=32, blank=True, default="", db_default="", help_text="A flag's keyed hash of the address or browser."
     )
     day = models.DateField(null=True, blank=True, help_text="A flag's day.")
-    players = models.PositiveIntegerField(default=0, db_default=0, help_text="How many players the review names.")
+    players = models.PositiveIntegerField(default=0, db_default=0, help_text="How many players the case names.")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN, db_default=Status.OPEN)
     created_at = models.DateTimeField(auto_now_add=True)
     decided_by = models.ForeignKey(
@@ -398,21 +410,26 @@ class Review(models.Model):
     decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        db_table = "games_review"
+        verbose_name = "fair-play case"
+        verbose_name_plural = "fair-play cases"
         ordering = ["-created_at", "-id"]
         constraints = [
             # A hold: one per result and kind (each held result is decided on its own).
             models.UniqueConstraint(
-                fields=["result", "kind"], condition=Q(holds=True), name="review_one_hold_per_result"
+                fields=["result", "kind"], condition=Q(holds=True), name="fairplaycase_one_hold_per_result"
             ),
             # A plain flag: one per origin and day, whatever the number of players behind it.
             models.UniqueConstraint(
-                fields=["kind", "origin", "day"], condition=Q(holds=False), name="review_one_flag_per_origin_day"
+                fields=["kind", "origin", "day"],
+                condition=Q(holds=False),
+                name="fairplaycase_one_flag_per_origin_day",
             ),
         ]
-        indexes = [models.Index(fields=["status", "created_at"])]
+        indexes = [models.Index(fields=["status", "created_at"], name="fairplaycase_status_created")]
 
     def __str__(self) -> str:
-        return f"review {self.pk}: {self.get_kind_display()} ({self.status})"
+        return f"fair-play case {self.pk}: {self.get_kind_display()} ({self.status})"
 
 
 class PlayerNameKey(models.Model):

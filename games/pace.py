@@ -2,7 +2,7 @@
 
 Every stored batch of moves is recorded on its attempt with the server's receipt time
 (``Attempt.batches``: [milliseconds since the attempt started, moves stored]). A ranked result whose
-receipts no person at the table could have produced is held for review (``games.services.reviews``).
+receipts no person at the table could have produced is held for a fair-play check (``games.services.fairplay``).
 The judge is conservative on purpose: it holds only play faster than the site's own table sends
 moves when a machine drives it (the browser tests, figures in README "Fair play"), so no person
 playing by hand, in the browser or through the API, is ever held by it.

@@ -90,7 +90,7 @@ class ChallengeCounts:
 
 # What counts as a result, everywhere (home page, boards, statistics, leagues, admin): ranked, of a
 # valid submission, not disqualified. COUNTED is the same condition from a challenge's side.
-# Not held for review either (games.services.reviews): a held result counts once staff clear it.
+# Not held for a fair-play check either (games.services.fairplay): a held result counts once staff clear it.
 # Assisted results count (statistics, the board of all results); the day's boards rank only the
 # unassisted ones (``counted_results().filter(assisted=False)``: SPEC section 7).
 COUNTED = Q(results__ranked=True, results__disqualified=False, results__submission__status="valid") & Q(
@@ -99,7 +99,7 @@ COUNTED = Q(results__ranked=True, results__disqualified=False, results__submissi
 
 
 def counted_results() -> QuerySet[Result]:
-    """Results that count: ranked, of a valid submission, not disqualified (and not held for review), of a
+    """Results that count: ranked, of a valid submission, not disqualified (and not held for a fair-play check), of a
     player who is not banned (``PlayerBan``: NOT EXISTS by the result's own player_id, like the guests)."""
     return (
         Result.objects.filter(ranked=True, disqualified=False, submission__status=Submission.Status.VALID)
@@ -338,7 +338,7 @@ def result_share_text(*, result: Result, rank: int | None, total: int | None = N
 
     ``rank`` of ``total``: the result's place on the day's board (SPEC section 7: the unassisted ranked
     results), given only when it is there and won. Anything else says what it is instead of a rank: not won,
-    practice, assisted (a hint, or a look taken back), under review, or not on the board (a guest's)."""
+    practice, assisted (a hint, or a look taken back), held for a fair-play check, or not on the board (a guest's)."""
     challenge = result.challenge
     lines = [f"Daily Patience: {GAMES[challenge.game].name}, {challenge.date:%d %b %Y}"]
     outcome = "Won" if result.won else f"{result.foundation_cards}/{GAMES[challenge.game].cards} cards home"
@@ -353,7 +353,7 @@ def result_share_text(*, result: Result, rank: int | None, total: int | None = N
     elif result.disqualified:
         parts.append("disqualified")
     elif result.held:
-        parts.append("under review")
+        parts.append("held for a fair-play check")
     elif rank is None:
         parts.append("not on the board")
     elif not result.won:

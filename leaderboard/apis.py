@@ -369,7 +369,8 @@ class DaySummaryApi(APIView):
         game = serializers.CharField()
         name = serializers.CharField()
         status = serializers.CharField(
-            help_text="won, lost, review (held), checking, playing, new (not played) or absent (not out yet)."
+            help_text="won, lost, held (for a fair-play check), checking, playing, new (not played) or absent (not "
+            "out yet)."
         )
         words = serializers.CharField()
         square = serializers.CharField(help_text="🟩 won, 🟥 lost, ⬜ anything else.")

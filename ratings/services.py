@@ -7,7 +7,7 @@ in proportion to their square: ``bench/ratings.py`` measured 1 s for a day of 2,
 10,000 on one core, past a task's time limit well before a day of the size docs/scaling.md plans for.
 
 What a day's match is: the day's board of that game as it stands once the day is closed (SPEC section 7):
-ranked results of valid submissions, not disqualified, not held for review, not a guest's, and not
+ranked results of valid submissions, not disqualified, not held for a fair-play check, not a guest's, and not
 assisted (``games.selectors.board_results`` without the assisted ones). A result held, disqualified or
 claimed later does not move anything: a day is rated once. The places follow the board's order (won
 first, then higher score, fewer moves, shorter play time); results equal in all four share a place (the

@@ -111,9 +111,18 @@ def challenge_prepare(
     game: str,
     seconds: float = 10.0,
     max_seeds: int = 20,
+    long_seconds: float = 0.0,
+    long_ahead_days: int = 3,
     solver: Solver | None = None,
 ) -> Challenge:
     """Make (day, game) ready: try seeds derived from the server secret until one is proven winnable.
+
+    A seed the ordinary budget (``seconds``) leaves undecided is passed over, which leans the daily draw
+    towards the deals the solver finds easy. With ``long_seconds`` (the prepare task passes
+    SOLVER_LONG_SECONDS), such a seed of a day at least ``long_ahead_days`` after today gets a long solve
+    on the solver queue first (:func:`challenge_long_solve`): the challenge stays VERIFYING, this call
+    returns, and the long solve either makes the day ready with that seed or sends the preparation on.
+    Days nearer than that are never kept waiting for a long solve.
 
     Safe to run twice at once (two workers, a worker and ``bin/serve``'s loop): a conditional
     update claims the challenge, and only the claimant solves; the other returns the row as it
@@ -129,17 +138,27 @@ def challenge_prepare(
     challenge.refresh_from_db()
     solve = solver or default_solver
     tried = challenge.seeds_tried
+    long_due = long_seconds > 0 and (day - days.today()).days >= long_ahead_days
     try:
         for index in range(tried, tried + max_seeds):
             seed = days.derive_seed(day=day, game=game, attempt=index)
-            outcome = solve(game, seed, seconds)
-            if outcome.status == "solved" and _proves_win(game, seed, outcome.moves):
-                return _challenge_mark_ready(challenge_id=challenge.pk, seed=seed, outcome=outcome, tried=index + 1)
-            logger.info("seed %s for %s %s: %s", index, day, game, outcome.status)
+            if challenge.long_solve_attempt == index:
+                # This claim took the row over from a long solve of this seed that never reported (lost
+                # with its worker, or still queued when the lease ran out): the seed is passed over.
+                status = "unknown"
+            else:
+                outcome = solve(game, seed, seconds)
+                if outcome.status == "solved" and _proves_win(game, seed, outcome.moves):
+                    return _challenge_mark_ready(challenge_id=challenge.pk, seed=seed, outcome=outcome, tried=index + 1)
+                status = outcome.status
+                if status == "unknown" and long_due and _long_solve_send(challenge_id=challenge.pk, attempt=index):
+                    challenge.refresh_from_db()
+                    return challenge
+            logger.info("seed %s for %s %s: %s", index, day, game, status)
             # Progress, why this seed was skipped, and the claim kept alive (see PREPARE_LEASE).
-            skipped = "seeds_lost" if outcome.status == "unsolvable" else "seeds_unknown"
+            skipped = "seeds_lost" if status == "unsolvable" else "seeds_unknown"
             Challenge.objects.filter(pk=challenge.pk, status=Challenge.Status.VERIFYING).update(
-                seeds_tried=index + 1, updated_at=timezone.now(), **{skipped: F(skipped) + 1}
+                seeds_tried=index + 1, long_solve_attempt=None, updated_at=timezone.now(), **{skipped: F(skipped) + 1}
             )
     except BaseException:
         # Interrupted (Ctrl-C, SIGTERM, a time limit): give the claim back at once rather than after the lease.
@@ -155,6 +174,77 @@ def challenge_prepare(
     )
     challenge.refresh_from_db()
     return challenge
+
+
+# The longest long solve: it must end well inside PREPARE_LEASE, which its start renews, so that no other
+# preparer takes the challenge over while it runs.
+LONG_SOLVE_MAX_SECONDS = 15 * 60.0
+
+
+def _long_solve_send(*, challenge_id: int, attempt: int) -> bool:
+    """Hand the undecided seed ``attempt`` to a long solve on the solver queue; the claim stays held (its
+    holder names the long solve). False, with nothing changed, when the task could not be sent."""
+    marked = Challenge.objects.filter(pk=challenge_id, status=Challenge.Status.VERIFYING).update(
+        seeds_tried=attempt,
+        long_solve_attempt=attempt,
+        claimed_by=f"long solve of seed #{attempt} (solver queue)",
+        updated_at=timezone.now(),
+    )
+    if not marked:
+        return False
+    if tasks.send("solver_worker.long_solve_seed", args=(challenge_id, attempt)):
+        return True
+    Challenge.objects.filter(pk=challenge_id, long_solve_attempt=attempt).update(
+        long_solve_attempt=None, claimed_by=claim_holder()
+    )
+    return False
+
+
+def challenge_long_solve(*, challenge_id: int, attempt: int, seconds: float, solver: Solver | None = None) -> Challenge:
+    """The solver task's work: the long solve of a drawn seed the ordinary budget left undecided.
+
+    Runs only while the challenge still waits for this very seed (VERIFYING, ``long_solve_attempt`` and
+    ``seeds_tried`` both ``attempt``): a redelivered task, or one that arrives after the lease ran out and
+    a preparer passed the seed over, changes nothing. A win the engine replays makes the day ready with
+    this seed; otherwise the seed is counted as skipped (lost or unknown) and the preparation is sent on
+    (``solver_worker.prepare_challenge``; if that cannot be sent, beat's hourly round finds the challenge
+    pending). Stopped by a time limit or a crash, the seed is counted unknown and the challenge given back.
+    """
+    waiting = Q(pk=challenge_id, status=Challenge.Status.VERIFYING, long_solve_attempt=attempt, seeds_tried=attempt)
+    if not Challenge.objects.filter(waiting).update(updated_at=timezone.now(), claimed_by=claim_holder()):
+        return Challenge.objects.get(pk=challenge_id)
+    challenge = Challenge.objects.get(pk=challenge_id)
+    seed = days.derive_seed(day=challenge.date, game=challenge.game, attempt=attempt)
+    try:
+        outcome = (solver or default_solver)(challenge.game, seed, min(seconds, LONG_SOLVE_MAX_SECONDS))
+    except BaseException:
+        _long_solve_pass(waiting=waiting, attempt=attempt, status="unknown")
+        raise
+    logger.info("long solve of seed %s for %s %s: %s", attempt, challenge.date, challenge.game, outcome.status)
+    if outcome.status == "solved" and _proves_win(challenge.game, seed, outcome.moves):
+        Challenge.objects.filter(waiting).update(
+            **_ready_fields(seed=seed, outcome=outcome),
+            seeds_tried=attempt + 1,
+            long_solve_attempt=None,
+            updated_at=timezone.now(),
+        )
+    elif _long_solve_pass(waiting=waiting, attempt=attempt, status=outcome.status):
+        tasks.send("solver_worker.prepare_challenge", args=(challenge.date.isoformat(), challenge.game))
+    return Challenge.objects.get(pk=challenge_id)
+
+
+def _long_solve_pass(*, waiting: Q, attempt: int, status: str) -> bool:
+    """Pass over the seed of a long solve that won nothing: counted as skipped, the challenge pending again."""
+    skipped = "seeds_lost" if status == "unsolvable" else "seeds_unknown"
+    passed = Challenge.objects.filter(waiting).update(
+        status=Challenge.Status.PENDING,
+        long_solve_attempt=None,
+        seeds_tried=attempt + 1,
+        claimed_by="",
+        updated_at=timezone.now(),
+        **{skipped: F(skipped) + 1},
+    )
+    return passed == 1
 
 
 def claim_holder() -> str:

@@ -10,14 +10,29 @@ from django.db import OperationalError
 
 from games import days
 from solver_worker import reviews, services, winnable
-from solver_worker.cli import solve_row
+from study.rows import solve_row
 
 
 @shared_task(name="solver_worker.prepare_challenge", acks_late=True, soft_time_limit=900, time_limit=960)
 def prepare_challenge(day: str, game: str) -> str:
     """Idempotent: a ready challenge is left as it is; a half-done one goes on from its last seed."""
     challenge = services.challenge_prepare(
-        day=dt.date.fromisoformat(day), game=game, seconds=settings.SOLVER_SECONDS, max_seeds=settings.SOLVER_MAX_SEEDS
+        day=dt.date.fromisoformat(day),
+        game=game,
+        seconds=settings.SOLVER_SECONDS,
+        max_seeds=settings.SOLVER_MAX_SEEDS,
+        long_seconds=settings.SOLVER_LONG_SECONDS,
+        long_ahead_days=settings.SOLVER_LONG_AHEAD_DAYS,
+    )
+    return str(challenge.status)
+
+
+@shared_task(name="solver_worker.long_solve_seed", acks_late=True, soft_time_limit=960, time_limit=1020)
+def long_solve_seed(challenge_id: int, attempt: int) -> str:
+    """A drawn seed the ordinary budget left undecided, solved with SOLVER_LONG_SECONDS (at most 15 min):
+    the day is made ready with it, or the preparation goes on. Idempotent (services.challenge_long_solve)."""
+    challenge = services.challenge_long_solve(
+        challenge_id=challenge_id, attempt=attempt, seconds=settings.SOLVER_LONG_SECONDS
     )
     return str(challenge.status)
 
@@ -42,7 +57,7 @@ def verify_seed(verification_id: int) -> str:
 
 @shared_task(name="solver_worker.solve_seed", acks_late=True, soft_time_limit=3600, time_limit=3660)
 def solve_seed(game: str, seed: int, seconds: float, max_nodes: int | None = None) -> dict[str, object]:
-    """One deal of a winnability study (python -m solver_worker winnability --celery)."""
+    """One deal of a winnability study, its row (study.rows.solve_row): manage.py study_on_workers."""
     return solve_row(game, seed, seconds, max_nodes)
 
 

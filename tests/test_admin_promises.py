@@ -3,9 +3,9 @@
 - A challenge's date and game never change, nor a ready one's seed (read only in the admin, refused by the model).
 - Every action declares its permission: view-only staff get 403 and nothing changes; staff with it run
   it, and each run is in the object's history with its actor (LogEntry).
-- No "add" for the rows the service makes; no delete that leaves a result held (a review is decided,
-  never deleted, nor is what it hangs on).
-- The review queue opens on the open reviews that hold a result; decisions are on the review's page too.
+- No "add" for the rows the service makes; no delete that leaves a result held (a fair-play case is
+  decided, never deleted, nor is what it hangs on).
+- The fair-play cases open on the open cases that hold a result; decisions are on a case's page too.
 - Staff without ``games.view_future_deal`` find no row of a day not over, whatever they ask the lists.
 """
 
@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from core import tasks as core_tasks
 from games import days
-from games.models import Attempt, Challenge, ChallengeFixed, Result, Review, Submission
+from games.models import Attempt, Challenge, ChallengeFixed, FairPlayCase, Result, Submission
 from games.tests.factories import make_challenge, make_staff, make_user
 from solver_worker.models import GameReview
 
@@ -33,9 +33,10 @@ pytestmark = pytest.mark.django_db
 YESTERDAY = dt.timedelta(days=-1)
 
 
-def played(*, offset: int = -1, seed: int = 7000, game: str = "klondike", held: bool = True) -> Review:
+def played(*, offset: int = -1, seed: int = 7000, game: str = "klondike", held: bool = True) -> FairPlayCase:
     """A challenge ``offset`` days from today with one finished ranked game: its attempt, submission, result
-    (held, unless told), the result's open review and the game's review, as the service would leave them."""
+    (held, unless told), the result's open fair-play case and the game's review, as the service would leave
+    them."""
     challenge = make_challenge(game=game, seed=seed + offset, day=days.today() + dt.timedelta(days=offset))
     player = make_user()
     now = timezone.now()
@@ -55,8 +56,8 @@ def played(*, offset: int = -1, seed: int = 7000, game: str = "klondike", held: 
         held=held,
     )
     GameReview.objects.create(attempt=attempt)
-    kind = Review.Kind.PACE if held else Review.Kind.ADDRESS
-    return Review.objects.create(result=result, kind=kind, holds=held, reason="Held: a test.")
+    kind = FairPlayCase.Kind.PACE if held else FairPlayCase.Kind.ADDRESS
+    return FairPlayCase.objects.create(result=result, kind=kind, holds=held, reason="Held: a test.")
 
 
 def history(user: AbstractBaseUser, obj: Any) -> list[str]:
@@ -125,8 +126,8 @@ ACTIONS = [  # admin, action, the permission it needs, what it changes
     ("challenge", "verify_now", "change_challenge"),
     ("submission", "revalidate", "change_submission"),
     ("submission", "disqualify", "change_submission"),
-    ("review", "clear", "change_review"),
-    ("review", "disqualify", "change_review"),
+    ("fairplaycase", "clear", "change_fairplaycase"),
+    ("fairplaycase", "disqualify", "change_fairplaycase"),
 ]
 
 
@@ -134,7 +135,7 @@ def state() -> list[Any]:
     return [
         list(Challenge.objects.order_by("pk").values_list("published", "status")),
         list(Result.objects.order_by("pk").values_list("held", "disqualified")),
-        list(Review.objects.order_by("pk").values_list("status", "decided_by")),
+        list(FairPlayCase.objects.order_by("pk").values_list("status", "decided_by")),
         list(Submission.objects.order_by("pk").values_list("validations", "status")),
     ]
 
@@ -146,11 +147,11 @@ def test_view_only_staff_get_403_on_every_action_and_staff_with_its_permission_r
     real = core_tasks.task  # Verify now only queues: the solver's tasks are sent nowhere
     queued = {"solver_worker.verify_seed", "solver_worker.prepare_challenge"}
     monkeypatch.setattr(core_tasks, "task", lambda name: mock.Mock() if name in queued else real(name))
-    review = played()
+    case = played()
     fresh = make_challenge(game="lucas", seed=3, day=days.today() - dt.timedelta(days=1))  # ready, unplayed
     if action == "publish":
         Challenge.objects.filter(pk=fresh.pk).update(published=False)
-    target = {"challenge": fresh, "submission": review.result.submission, "review": review}[model]
+    target = {"challenge": fresh, "submission": case.result.submission, "fairplaycase": case}[model]
     url = reverse(f"admin:games_{model}_changelist")
     post = {"action": action, "_selected_action": [target.pk]}
 
@@ -169,7 +170,7 @@ def test_view_only_staff_get_403_on_every_action_and_staff_with_its_permission_r
 
 
 def test_no_add_for_the_rows_the_service_makes(admin_client: Client) -> None:
-    for model in ("attempt", "submission", "review"):
+    for model in ("attempt", "submission", "fairplaycase"):
         assert admin_client.get(reverse(f"admin:games_{model}_add")).status_code == 403
     assert admin_client.get(reverse("admin:solver_worker_gamereview_add")).status_code == 403
     page = admin_client.get(reverse("admin:games_attempt_changelist")).content.decode()
@@ -177,16 +178,16 @@ def test_no_add_for_the_rows_the_service_makes(admin_client: Client) -> None:
 
 
 def test_no_delete_leaves_a_result_held(admin_client: Client) -> None:
-    review = played(offset=-2)
-    assert admin_client.get(reverse("admin:games_review_delete", args=[review.pk])).status_code == 403
-    url = reverse("admin:games_review_changelist")
-    assert admin_client.post(url, {"action": "delete_selected", "_selected_action": [review.pk]}).status_code == 403
-    assert Review.objects.filter(pk=review.pk).exists() and Result.objects.get().held
-    # Nor through what holds it: its submission or attempt (each would take the review with it).
-    submission = review.result.submission
+    case = played(offset=-2)
+    assert admin_client.get(reverse("admin:games_fairplaycase_delete", args=[case.pk])).status_code == 403
+    url = reverse("admin:games_fairplaycase_changelist")
+    assert admin_client.post(url, {"action": "delete_selected", "_selected_action": [case.pk]}).status_code == 403
+    assert FairPlayCase.objects.filter(pk=case.pk).exists() and Result.objects.get().held
+    # Nor through what holds it: its submission or attempt (each would take the case with it).
+    submission = case.result.submission
     for model, pk in (("submission", submission.pk), ("attempt", submission.attempt_id)):
         assert admin_client.post(reverse(f"admin:games_{model}_delete", args=[pk]), {"post": "yes"}).status_code == 403
-    assert Review.objects.filter(pk=review.pk).exists() and Result.objects.get().held
+    assert FairPlayCase.objects.filter(pk=case.pk).exists() and Result.objects.get().held
     # A played challenge is not deleted; one nobody played is.
     challenge = Challenge.objects.get()
     assert admin_client.get(reverse("admin:games_challenge_delete", args=[challenge.pk])).status_code == 403
@@ -195,15 +196,15 @@ def test_no_delete_leaves_a_result_held(admin_client: Client) -> None:
     assert answer.status_code == 302 and not Challenge.objects.filter(pk=unplayed.pk).exists()
 
 
-# --- the review queue -----------------------------------------------------------------------------------
+# --- the fair-play cases -------------------------------------------------------------------------------
 
 
-def test_the_review_queue_opens_on_the_open_reviews_that_hold_a_result(admin_client: Client) -> None:
+def test_the_fair_play_cases_open_on_the_open_cases_that_hold_a_result(admin_client: Client) -> None:
     holding = played(offset=-1)
     flagged = played(offset=-2, held=False)
     decided = played(offset=-3)
-    Review.objects.filter(pk=decided.pk).update(status=Review.Status.CLEARED)
-    url = reverse("admin:games_review_changelist")
+    FairPlayCase.objects.filter(pk=decided.pk).update(status=FairPlayCase.Status.CLEARED)
+    url = reverse("admin:games_fairplaycase_changelist")
 
     def listed(query: str = "") -> set[int]:
         return {r.pk for r in admin_client.get(url + query).context["cl"].result_list}
@@ -215,25 +216,25 @@ def test_the_review_queue_opens_on_the_open_reviews_that_hold_a_result(admin_cli
     assert listed("?queue=all") == {holding.pk, flagged.pk, decided.pk}
 
 
-def test_decisions_on_the_review_page_need_the_permission_and_are_logged() -> None:
-    review = played()
-    url = reverse("admin:games_review_change", args=[review.pk])
+def test_decisions_on_a_fair_play_case_page_need_the_permission_and_are_logged() -> None:
+    case = played()
+    url = reverse("admin:games_fairplaycase_change", args=[case.pk])
 
-    viewer, _ = make_staff("view_review")
+    viewer, _ = make_staff("view_fairplaycase")
     page = viewer.get(url).content.decode()
     assert page.count('name="_decision"') == 0
     assert viewer.post(url, {"_decision": "clear"}).status_code == 403
-    review.refresh_from_db()
-    assert review.status == Review.Status.OPEN and Result.objects.get().held
+    case.refresh_from_db()
+    assert case.status == FairPlayCase.Status.OPEN and Result.objects.get().held
 
-    decider, user = make_staff("view_review", "change_review")
+    decider, user = make_staff("view_fairplaycase", "change_fairplaycase")
     page = decider.get(url).content.decode()
     assert page.count('name="_decision"') == 2 and "Clear: a person played it" in page
     assert decider.post(url, {"_decision": "clear"}).status_code == 302
-    review.refresh_from_db()
-    assert review.status == Review.Status.CLEARED and review.decided_by == user
+    case.refresh_from_db()
+    assert case.status == FairPlayCase.Status.CLEARED and case.decided_by == user
     assert not Result.objects.get().held  # on the boards
-    assert history(user, review) == [f"Cleared: a person played it (result {review.result_id})."]
+    assert history(user, case) == [f"Cleared: a person played it (result {case.result_id})."]
     assert decider.post(url, {"_decision": "delete"}).status_code == 403  # only the two decisions
 
 
@@ -277,7 +278,7 @@ WALK = {  # every admin that shows seeds, solutions or move logs, and what a cur
         "?q=player",
         "?o=6",
     ],
-    "games_review": [
+    "games_fairplaycase": [
         "",
         "?queue=all",
         "?queue=all&result__challenge__seed__gt=0",
@@ -316,7 +317,7 @@ def test_staff_without_the_permission_find_nothing_of_today_or_tomorrow(caplog: 
         "today_id": today.result.challenge_id,
         "today_attempt": today.result.submission.attempt_id,
     }
-    perms = [f"view_{m}" for m in ("challenge", "attempt", "submission", "review", "seedverification")]
+    perms = [f"view_{m}" for m in ("challenge", "attempt", "submission", "fairplaycase", "seedverification")]
     staff, user = make_staff(*perms)
     from django.contrib.auth.models import Permission
 
@@ -331,13 +332,13 @@ def test_staff_without_the_permission_find_nothing_of_today_or_tomorrow(caplog: 
                     listed = {challenge_of(row).pk for row in answer.context["cl"].result_list}
                     assert not listed & hidden, (name, query)
                     seen |= listed
-            for review in (today, tomorrow):  # each row's own page, and its history
+            for case in (today, tomorrow):  # each row's own page, and its history
                 row = {
-                    "games_challenge": review.result.challenge,
-                    "games_attempt": review.result.submission.attempt,
-                    "games_submission": review.result.submission,
-                    "games_review": review,
-                    "solver_worker_gamereview": GameReview.objects.get(attempt=review.result.submission.attempt),
+                    "games_challenge": case.result.challenge,
+                    "games_attempt": case.result.submission.attempt,
+                    "games_submission": case.result.submission,
+                    "games_fairplaycase": case,
+                    "solver_worker_gamereview": GameReview.objects.get(attempt=case.result.submission.attempt),
                 }[name]
                 for view in ("change", "history"):
                     assert staff.get(reverse(f"admin:{name}_{view}", args=[row.pk])).status_code == 302
@@ -371,20 +372,20 @@ def test_every_admin_action_of_ours_declares_its_permission() -> None:
     assert checked >= 8
 
 
-def test_revalidate_on_the_review_page_needs_the_submission_permission_and_is_logged() -> None:
-    review = played()
-    submission = review.result.submission
+def test_revalidate_on_a_fair_play_case_page_needs_the_submission_permission_and_is_logged() -> None:
+    case = played()
+    submission = case.result.submission
     validations = submission.validations
-    url = reverse("admin:games_review_change", args=[review.pk])
+    url = reverse("admin:games_fairplaycase_change", args=[case.pk])
 
-    decider, _ = make_staff("view_review", "change_review")  # may clear or disqualify, not re-validate
+    decider, _ = make_staff("view_fairplaycase", "change_fairplaycase")  # may clear or disqualify, not re-validate
     page = decider.get(url).content.decode()
     assert 'value="revalidate"' not in page and page.count('name="_decision"') == 2
     before = state()
     assert decider.post(url, {"_decision": "revalidate"}).status_code == 403
     assert state() == before and not LogEntry.objects.exists()
 
-    revalidator, user = make_staff("view_review", "change_submission")
+    revalidator, user = make_staff("view_fairplaycase", "change_submission")
     page = revalidator.get(url).content.decode()
     assert 'value="revalidate"' in page and 'value="clear"' not in page  # only what it may press
     assert revalidator.post(url, {"_decision": "clear"}).status_code == 403
@@ -392,6 +393,6 @@ def test_revalidate_on_the_review_page_needs_the_submission_permission_and_is_lo
     assert response.status_code == 302
     submission.refresh_from_db()
     assert submission.validations == validations + 1 and submission.status == Submission.Status.VALID
-    assert history(user, submission) == [f"Re-validated from review {review.pk}: valid."]
-    # The log holds no implausible pace: the new result is under no review, and the page goes to the queue.
-    assert not Review.objects.exists() and response["Location"] == reverse("admin:games_review_changelist")
+    assert history(user, submission) == [f"Re-validated from fair-play case {case.pk}: valid."]
+    # The log holds no implausible pace: the new result has no fair-play case, and the page goes to the list.
+    assert not FairPlayCase.objects.exists() and response["Location"] == reverse("admin:games_fairplaycase_changelist")

@@ -30,6 +30,7 @@ PACKAGES = [
     "ratings",
     "games",
     "core",
+    "study",
     "solver",
     "engine",
 ]
@@ -152,7 +153,7 @@ def packages_tree(root: Path, imports: dict[str, str] | None = None) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("pure", ["engine", "solver"])
+@pytest.mark.parametrize("pure", ["engine", "solver", "study"])
 @pytest.mark.parametrize("forbidden", ["django", "rest_framework", "celery", "redis"])
 def test_the_pure_packages_contract_catches_a_framework_import(tmp_path: Path, pure: str, forbidden: str) -> None:
     """Even indirectly, through a module of the project, and from inside a function."""
@@ -186,6 +187,9 @@ def test_the_pure_packages_contract_catches_a_framework_import(tmp_path: Path, p
         ("follows/selectors.py", "import leagues\n", "follows.selectors -> leagues"),
         ("leaderboard/apis.py", "from follows import selectors\n", "leaderboard.apis -> follows"),
         ("web/views.py", "from config import urls\n", "web.views -> config"),
+        ("study/cli.py", "def f():\n    from solver_worker import tasks\n", "study.cli -> solver_worker"),
+        ("study/cli.py", "from core import errors\n", "study.cli -> core"),
+        ("solver/api.py", "import study\n", "solver.api -> study"),
     ],
 )
 def test_the_layers_contract_catches_a_lower_package_importing_a_higher_one(
@@ -208,6 +212,7 @@ def test_the_layers_contract_catches_a_lower_package_importing_a_higher_one(
         ("solver/options.py", "from solver.reference import searches\n"),
         ("solver_worker/services.py", "from solver.reference import PYTHON\n"),
         ("games/services.py", "def f():\n    import solver.reference\n"),
+        ("study/rows.py", "from solver.reference import searches\n"),
     ],
 )
 def test_the_service_never_reaches_the_python_reference_searches(tmp_path: Path, module: str, text: str) -> None:

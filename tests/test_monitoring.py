@@ -23,7 +23,7 @@ from django.test import Client
 
 from config import monitoring
 from config.celery import app
-from games.models import Result, Review
+from games.models import FairPlayCase, Result
 from games.tests.factories import make_challenge, make_user
 from tests.test_observability import scrape
 
@@ -189,16 +189,16 @@ def test_held_and_orphaned_results(settings: Any) -> None:
             held=held,
         )
 
-    under_review = result("held1", held=True)
-    Review.objects.create(result=under_review, kind=Review.Kind.PACE, holds=True, reason="fast")
+    held = result("held1", held=True)
+    FairPlayCase.objects.create(result=held, kind=FairPlayCase.Kind.PACE, holds=True, reason="fast")
     orphan = result("held2", held=True)
-    Review.objects.create(result=orphan, kind=Review.Kind.PACE, holds=True, reason="fast", status="cleared")
+    FairPlayCase.objects.create(result=orphan, kind=FairPlayCase.Kind.PACE, holds=True, reason="fast", status="cleared")
     flagged = result("free", held=False)
-    Review.objects.create(result=flagged, kind=Review.Kind.ADDRESS, holds=False, reason="same address")
+    FairPlayCase.objects.create(result=flagged, kind=FairPlayCase.Kind.ADDRESS, holds=False, reason="same address")
     s = scrape(Client())
     assert s[("dailypatience_results_held", ())] == 2
     assert s[("dailypatience_results_held_orphaned", ())] == 1
-    assert s[("dailypatience_held_review_oldest_seconds", ())] >= 0
+    assert s[("dailypatience_fair_play_hold_oldest_seconds", ())] >= 0
 
 
 # --- gunicorn's lines ------------------------------------------------------------------------------

@@ -350,7 +350,7 @@ def test_spec7_held_guest_and_disqualified_games_stay_off_every_review_and_game_
     """Issue 51, "Reviews crown the held": SPEC section 7, "Held results, and the games behind them,
     stay off every public board, review and game page until staff clear them". The day's best in a
     won game's review, and every public game, come from the results the public boards show."""
-    from games.models import Result, Review
+    from games.models import FairPlayCase, Result
     from solver_worker import reviews
 
     honest = finish(challenge, KLONDIKE["moves"])
@@ -379,7 +379,7 @@ def test_spec7_held_guest_and_disqualified_games_stay_off_every_review_and_game_
 
     # Staff clear the hold: the game and its place among the day's best are public from then on.
     with django_capture_on_commit_callbacks(execute=True):
-        services.review_clear(review_id=Review.objects.get(result__player=bot).pk, staff=make_user("staff"))
+        services.fair_play_case_clear(case_id=FairPlayCase.objects.get(result__player=bot).pk, staff=make_user("staff"))
     assert APIClient().get(urls(held)[0]).status_code == 200
     best = APIClient().get(urls(honest)[1]).json()["review"]["best_players"]
     assert [b["player"] for b in best] == ["bot", honest.player.get_username()]

@@ -25,6 +25,7 @@ app.loader.import_default_modules()
 names = ["games.validate_submission", "games.resend_pending_submissions", "games.close_expired_attempts",
          "solver_worker.prepare_upcoming_days",
          "solver_worker.prepare_challenge", "solver_worker.verify_seed", "solver_worker.solve_seed",
+         "solver_worker.long_solve_seed",
          "solver_worker.review_sweep", "solver_worker.review_attempt", "games.delete_idle_guests",
          "solver_worker.winnable_position", "web.send_password_reset", "games.calibrate_difficulty",
          "games.clear_expired_sessions", "solver_worker.check_challenges", "leaderboard.repair_boards",
@@ -66,6 +67,7 @@ def test_solver_work_and_validations_go_to_separate_queues() -> None:
         "solver_worker.prepare_challenge": "prepare",  # never behind reviews or anything a player sends
         "solver_worker.verify_seed": "solver",
         "solver_worker.solve_seed": "solver",
+        "solver_worker.long_solve_seed": "solver",  # minutes of solver for a drawn seed left undecided
         "solver_worker.review_sweep": "validation",  # quick: it only queues the reviews
         "solver_worker.review_attempt": "solver",  # a burst of reviews after midnight never holds up validations
         "games.delete_idle_guests": "validation",
@@ -79,7 +81,7 @@ def test_solver_work_and_validations_go_to_separate_queues() -> None:
         "ratings.rate_closed_days": "validation",  # a day of 10,000 players in 7 s; a sweep starts none after 120 s
         "habits.send_streak_reminders": "validation",  # the reminders due: a few mails
     }
-    assert len(s["registered"]) == 18  # type: ignore[arg-type]
+    assert len(s["registered"]) == 19  # type: ignore[arg-type]
     assert s["consumed"] == ["prepare", "solver", "validation", "winnable"]  # a worker without -Q does all four
     assert s["beat"] == [
         "games.calibrate_difficulty",

@@ -164,7 +164,7 @@ def test_the_production_processes_prepare_a_day_and_rank_players(stack: Stack) -
     # a person's. A result reaches the Redis board just after its submission shows valid (the board's
     # write follows the commit): wait for the entry, as the player's table would.
     held = answers[winner]["result"]
-    assert held["review"]["status"] == "under review" and held["on_board"] is False and held["rank"] is None, held
+    assert held["fair_play"]["status"] == "held" and held["on_board"] is False and held["rank"] is None, held
     # (The loser's random line undoes a move that turned a card up: it ranks on the board of all results.)
     board = wait_for(
         "the loser is on the board",

@@ -38,7 +38,7 @@ from core.tasks import send
 from engine import GAME_IDS, GAMES
 from games import days, selectors, services
 from games.models import Challenge
-from games.services.reviews import BROWSER_COOKIE, BROWSER_COOKIE_SECONDS
+from games.services.fairplay import BROWSER_COOKIE, BROWSER_COOKIE_SECONDS
 from habits import selectors as habit_selectors
 from habits import services as habit_services
 from leaderboard.selectors import days as day_selectors
@@ -156,7 +156,7 @@ def play(request: HttpRequest, date: str, game: str) -> HttpResponse:
             "next_ranked": challenge.date == today and not has_ranked,
         },
     )
-    if not request.COOKIES.get(BROWSER_COOKIE):  # the browser's name for the review flags (games.services.reviews)
+    if not request.COOKIES.get(BROWSER_COOKIE):  # the browser's name for the fair-play flags (games.services.fairplay)
         response.set_cookie(
             BROWSER_COOKIE,
             secrets.token_urlsafe(18),
@@ -190,15 +190,15 @@ def board(request: HttpRequest, date: str, game: str) -> HttpResponse:
 
 def _board_mine(request: HttpRequest, challenge: Challenge) -> str:
     """What the board page says of the viewer's own game when the board does not rank it: "" (no game, or
-    not signed in), or its state: assisted (on the board with assisted games), review, checking, playing,
-    practice (no ranked game: only practice)."""
+    not signed in), or its state: assisted (on the board with assisted games), held (for a fair-play check),
+    checking, playing, practice (no ranked game: only practice)."""
     if not request.user.is_authenticated:
         return ""
     player = request_player(request)
     status = day_selectors.player_day_status(player=player, challenges=[challenge])[challenge.pk]
     if status.status in ("won", "lost"):
         return "assisted" if status.result is not None and status.result.assisted else "ranked"
-    if status.status in ("review", "checking", "playing"):
+    if status.status in ("held", "checking", "playing"):
         return status.status
     attempt, _ = selectors.player_latest_attempt(player=player, challenge=challenge)
     return "practice" if attempt is not None else ""

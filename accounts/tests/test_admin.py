@@ -1,5 +1,5 @@
 """The player admin, through Django's admin views, as staff with and without each permission: results,
-reviews and flags on a player's page, the guest and ban filters, the ban actions (``games.ban_player``)
+fair-play cases (holds and flags) on a player's page, the guest and ban filters, the ban actions (``games.ban_player``)
 logged with their actor, and deletion through the erasure service (``auth.delete_user``)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from django.test import Client
 from django.urls import reverse
 
 from games import services as games_services
-from games.models import PlayerBan, Result, Review
+from games.models import FairPlayCase, PlayerBan, Result
 from leaderboard.selectors.boards import leaderboard_page
 from leaderboard.tests.factories import make_challenge, make_result, make_user
 
@@ -99,14 +99,16 @@ def test_a_ban_of_staff_through_the_admin_is_refused_with_a_message() -> None:
     assert not PlayerBan.objects.exists()
 
 
-def test_the_player_page_shows_results_reviews_and_flags_and_the_guest_filter_works() -> None:
+def test_the_player_page_shows_results_fair_play_cases_and_the_guest_filter_works() -> None:
     challenge, players = board()
     result = Result.objects.get(player=players[0])
-    Review.objects.create(result=result, kind=Review.Kind.PACE, holds=True, reason="Held: 200 moves in 3 seconds.")
+    FairPlayCase.objects.create(
+        result=result, kind=FairPlayCase.Kind.PACE, holds=True, reason="Held: 200 moves in 3 seconds."
+    )
     other = Result.objects.get(player=players[1])
-    Review.objects.create(
+    FairPlayCase.objects.create(
         result=other,
-        kind=Review.Kind.ADDRESS,
+        kind=FairPlayCase.Kind.ADDRESS,
         holds=False,
         others=[players[0].username],
         reason=f"Flagged: {players[0].username} also ranked on this challenge from the same client address.",
@@ -116,7 +118,7 @@ def test_the_player_page_shows_results_reviews_and_flags_and_the_guest_filter_wo
     page = client.get(reverse("admin:auth_user_change", args=[players[0].pk]))
     assert page.status_code == 200
     text = page.content.decode()
-    assert "Held: 200 moves in 3 seconds." in text  # their result's review
+    assert "Held: 200 moves in 3 seconds." in text  # their result's fair-play case
     assert "also ranked on this challenge from the same client address" in text  # a flag naming them
     assert str(challenge) in text  # the results inline
     guests = client.get(CHANGELIST + "?guest=yes").context["cl"].result_list
@@ -129,9 +131,9 @@ def test_deleting_in_the_admin_goes_through_the_erasure_service(django_capture_o
     challenge, players = board()
     doomed = players[1]
     victim = Result.objects.get(player=players[0])
-    review = Review.objects.create(
+    case = FairPlayCase.objects.create(
         result=victim,
-        kind=Review.Kind.ADDRESS,
+        kind=FairPlayCase.Kind.ADDRESS,
         holds=False,
         others=[doomed.username],
         reason=f"Flagged: {doomed.username} also ranked on this challenge from the same client address.",
@@ -145,8 +147,8 @@ def test_deleting_in_the_admin_goes_through_the_erasure_service(django_capture_o
     with django_capture_on_commit_callbacks(execute=True):
         assert deleter.post(url, {"post": "yes"}).status_code == 302
     assert not get_user_model().objects.filter(pk=doomed.pk).exists()
-    review.refresh_from_db()
-    assert doomed.username not in review.reason
+    case.refresh_from_db()
+    assert doomed.username not in case.reason
     assert [e.rank for e in leaderboard_page(challenge=challenge, offset=0, limit=50).entries] == [1, 2, 3]
     assert LogEntry.objects.filter(object_id=str(doomed.pk), action_flag=DELETION, user=moderator).exists()
 

@@ -19,7 +19,7 @@ from accounts import services
 from follows.models import Follow
 from games import days
 from games import services as games_services
-from games.models import Attempt, Result, Review, Submission
+from games.models import Attempt, FairPlayCase, Result, Submission
 from games.tests.factories import make_challenge, make_user, token_for
 from leagues.models import League, Membership
 from ratings.models import RatingHistory
@@ -91,16 +91,16 @@ def test_the_export_holds_the_callers_data_and_nobody_elses() -> None:
         play_time_ms=1,
         finished_at=challenge.created_at,
     )
-    Review.objects.create(
+    FairPlayCase.objects.create(
         result=result,
-        kind=Review.Kind.ADDRESS,
+        kind=FairPlayCase.Kind.ADDRESS,
         holds=False,
         others=["bystander"],
         reason="Flagged: bystander also ranked on this challenge from the same client address.",
     )
-    Review.objects.create(
+    FairPlayCase.objects.create(
         result=other_result,
-        kind=Review.Kind.BROWSER,
+        kind=FairPlayCase.Kind.BROWSER,
         holds=False,
         others=["exporter"],
         reason="Flagged: exporter also ranked on this challenge from the same browser.",
@@ -116,8 +116,8 @@ def test_the_export_holds_the_callers_data_and_nobody_elses() -> None:
     assert data["account"]["username"] == "exporter"
     assert [a["moves"] for a in data["attempts"]] == [["s", "s"]]
     assert data["attempts"][0]["result"]["score"] == 0
-    assert data["attempts"][0]["result"]["reviews"][0]["reason"].startswith("Flagged: another player also")
-    assert len(data["reviews_naming_me"]) == 1 and data["reviews_naming_me"][0]["kind"] == "browser"
+    assert data["attempts"][0]["result"]["fair_play_cases"][0]["reason"].startswith("Flagged: another player also")
+    assert len(data["fair_play_cases_naming_me"]) == 1 and data["fair_play_cases_naming_me"][0]["kind"] == "browser"
     assert data["leagues"][0]["owner"] is True and data["leagues"][0]["invite_code"] == league.invite_code
     text = json.dumps(data)
     assert "bystander" not in text  # the other player's name is theirs

@@ -1,6 +1,6 @@
 """Bans and deletion: the player leaves every board, in PostgreSQL and on the Redis mirror, and the
-others' ranks close up (1..N, no gap), with Redis up or down; names leave other players' reviews; a
-league owned by a deleted player passes on (or goes, when nobody else is in it)."""
+others' ranks close up (1..N, no gap), with Redis up or down; names leave other players' fair-play
+cases; a league owned by a deleted player passes on (or goes, when nobody else is in it)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from accounts import services
 from core.circuit import reset_all
 from core.errors import BadRequest
 from games import services as games_services
-from games.models import Attempt, Guest, PlayerBan, Result, Review
+from games.models import Attempt, FairPlayCase, Guest, PlayerBan, Result
 from games.services.erasure import DELETED_PLAYER
 from leaderboard import redis_store
 from leaderboard.models import BoardRepair, PlayerStats
@@ -198,21 +198,21 @@ def test_redis_down_during_a_delete(settings: Any, django_capture_on_commit_call
     assert_closed_up(challenge, players, doomed, source="redis")
 
 
-def test_deleting_a_player_takes_their_name_out_of_other_players_reviews() -> None:
+def test_deleting_a_player_takes_their_name_out_of_other_players_fair_play_cases() -> None:
     challenge, players, doomed = board_of(3, banned_at=0)
     victim = Result.objects.get(player=players[1], challenge=challenge)
     names = sorted([doomed.username, players[2].username])
-    review = Review.objects.create(
+    case = FairPlayCase.objects.create(
         result=victim,
-        kind=Review.Kind.ADDRESS,
+        kind=FairPlayCase.Kind.ADDRESS,
         holds=False,
         others=names,
         reason=f"Flagged: {', '.join(names)} also ranked on this challenge from the same client address.",
     )
     # A name that merely contains the deleted one is left alone.
-    longer = Review.objects.create(
+    longer = FairPlayCase.objects.create(
         result=victim,
-        kind=Review.Kind.BROWSER,
+        kind=FairPlayCase.Kind.BROWSER,
         holds=False,
         others=[f"{doomed.username}x"],
         reason=f"Flagged: {doomed.username}x also ranked on this challenge from the same browser.",
@@ -224,11 +224,11 @@ def test_deleting_a_player_takes_their_name_out_of_other_players_reviews() -> No
         data={"best_players": [{"player": doomed.username, "score": 900}, {"player": players[2].username}]},
     )
     done = services.player_delete(player=doomed)
-    assert done.reviews_scrubbed == 1 and done.game_reviews_scrubbed == 1
-    review.refresh_from_db()
-    assert doomed.username not in review.reason and doomed.username not in review.others
-    assert DELETED_PLAYER in review.others and players[2].username in review.others
-    assert review.reason.count(DELETED_PLAYER) == 1
+    assert done.fair_play_cases_scrubbed == 1 and done.game_reviews_scrubbed == 1
+    case.refresh_from_db()
+    assert doomed.username not in case.reason and doomed.username not in case.others
+    assert DELETED_PLAYER in case.others and players[2].username in case.others
+    assert case.reason.count(DELETED_PLAYER) == 1
     longer.refresh_from_db()
     assert longer.others == [f"{doomed.username}x"]
     game_review.refresh_from_db()
@@ -261,20 +261,20 @@ def test_deleting_a_player_that_is_gone_says_so() -> None:
         services.player_delete(player=stale)
 
 
-def test_the_guest_sweep_takes_swept_guests_names_out_of_reviews() -> None:
+def test_the_guest_sweep_takes_swept_guests_names_out_of_fair_play_cases() -> None:
     challenge, players, _ = board_of(2)
     now = timezone.now()
     with time_machine.travel(now - dt.timedelta(days=40), tick=False):
         guest = games_services.guest_create()
     victim = Result.objects.get(player=players[0], challenge=challenge)
-    review = Review.objects.create(
+    case = FairPlayCase.objects.create(
         result=victim,
-        kind=Review.Kind.ADDRESS,
+        kind=FairPlayCase.Kind.ADDRESS,
         holds=True,
         others=[guest.username],
         reason=f"Held: hidden cards of this deal were disclosed to {guest.username} from the same client address.",
     )
     assert games_services.guests_delete_idle(now=now) == 1
     assert not Guest.objects.filter(user_id=guest.pk).exists()
-    review.refresh_from_db()
-    assert review.others == [DELETED_PLAYER] and guest.username not in review.reason
+    case.refresh_from_db()
+    assert case.others == [DELETED_PLAYER] and guest.username not in case.reason

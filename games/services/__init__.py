@@ -6,7 +6,8 @@
 - :mod:`.positions`: an open attempt's position, replayed or from the cached snapshot;
 - :mod:`.submissions`: validating a finished attempt's log, and the admin's corrections;
 - :mod:`.players`: sign-up, guests, and a guest's games claimed by an account;
-- :mod:`.reviews`: results held for an implausible pace or flagged for a shared origin, staff's decisions.
+- :mod:`.fairplay`: fair-play cases: results held for an implausible pace or flagged for a shared origin,
+  staff's decisions.
 - :mod:`.guests`: guests nobody came back as, deleted once idle.
 
 A service either does all of its work or raises and leaves the database as it was. Preparing
@@ -20,6 +21,7 @@ from games.services.attempts import (
     attempt_submit,
     attempts_close_expired,
 )
+from games.services.fairplay import fair_play_case_clear, fair_play_case_disqualify, origin_hash
 from games.services.guests import guests_delete_idle, sessions_clear_expired
 from games.services.moves import MovesOutcome, attempt_append_moves
 from games.services.players import (
@@ -33,7 +35,6 @@ from games.services.players import (
     player_register,
 )
 from games.services.positions import attempt_position, attempt_replay
-from games.services.reviews import origin_hash, review_clear, review_disqualify
 from games.services.submissions import (
     result_disqualify,
     submission_revalidate,
@@ -51,6 +52,8 @@ __all__ = [
     "attempt_start",
     "attempt_submit",
     "attempts_close_expired",
+    "fair_play_case_clear",
+    "fair_play_case_disqualify",
     "guest_claim",
     "guest_create",
     "guests_delete_idle",
@@ -62,8 +65,6 @@ __all__ = [
     "player_name_clean",
     "player_register",
     "result_disqualify",
-    "review_clear",
-    "review_disqualify",
     "sessions_clear_expired",
     "submission_revalidate",
     "submission_validate",

@@ -35,7 +35,7 @@ def attempt_start(*, player: User, challenge: Challenge, origin: str = "", brows
     starts sent at the same moment, is a 409 that names the open attempt. So practice on
     the day's own deal cannot look through the stock while the ranked attempt is open.
     ``origin`` and ``browser`` are keyed hashes of where it was started from
-    (``services.reviews.origin_hash``), for flagging accounts that rank from one place.
+    (``services.fairplay.origin_hash``), for flagging accounts that rank from one place.
     """
     if not challenge.is_playable:
         raise NotFound(f"the {challenge.game} challenge of {challenge.date} is not open for play")

@@ -1,8 +1,8 @@
 """Erasing a player's name from what the games app keeps about other players.
 
-A review of another player's result (``models.Review``) names the players it concerns, in ``others``
+A fair-play case of another player's result (``models.FairPlayCase``) names the players it concerns, in ``others``
 and in its ``reason`` text. When a player's row is deleted (an account deleted, ``accounts.services``;
-an idle guest swept, ``.guests``), those names must go too: the reviews stay (they are about someone
+an idle guest swept, ``.guests``), those names must go too: the cases stay (they are about someone
 else's result), each deleted name replaced by :data:`DELETED_PLAYER`.
 """
 
@@ -13,13 +13,13 @@ from collections.abc import Iterable
 
 from django.db.models import Q
 
-from games.models import Review
+from games.models import FairPlayCase
 
 DELETED_PLAYER = "(a deleted player)"
 
 
-def reviews_forget_players(*, usernames: Iterable[str]) -> int:
-    """Replace ``usernames`` by :data:`DELETED_PLAYER` in every review naming them; how many changed.
+def fair_play_cases_forget_players(*, usernames: Iterable[str]) -> int:
+    """Replace ``usernames`` by :data:`DELETED_PLAYER` in every fair-play case naming them; how many changed.
 
     Call it inside the transaction that deletes the players: both stand or fall together.
     """
@@ -31,19 +31,19 @@ def reviews_forget_players(*, usernames: Iterable[str]) -> int:
         where |= Q(reason__contains=name)  # the reason names everyone in ``others`` (JSON lookups vary by database)
     gone = set(names)
     changed = 0
-    for review in Review.objects.select_for_update().filter(where):
-        others = [str(other) for other in (review.others or [])]
+    for case in FairPlayCase.objects.select_for_update().filter(where):
+        others = [str(other) for other in (case.others or [])]
         kept = [DELETED_PLAYER if other in gone else other for other in others]
-        reason = review.reason
+        reason = case.reason
         if others and kept != others:
             reason = reason.replace(", ".join(others), ", ".join(kept))
         # Whatever the reason's wording, no deleted name is left in it.
         for name in names:
             reason = name_replace(text=reason, name=name, by=DELETED_PLAYER)
-        if kept != others or reason != review.reason:
-            review.others = kept
-            review.reason = reason
-            review.save(update_fields=["others", "reason"])
+        if kept != others or reason != case.reason:
+            case.others = kept
+            case.reason = reason
+            case.save(update_fields=["others", "reason"])
             changed += 1
     return changed
 

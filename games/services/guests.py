@@ -6,7 +6,7 @@ One that never does stays behind: beat (``games.delete_idle_guests``, daily) and
 keep_days_ready`` delete those idle for ``GUEST_KEEP_DAYS`` (default 30): created, last logged in,
 and last started or finished an attempt before then. Its attempts, submissions, practice results,
 session token and its own memberships go with it (cascades), and its name leaves other players'
-reviews (``.erasure``). A guest with a ranked result is kept:
+fair-play cases (``.erasure``). A guest with a ranked result is kept:
 that result is on a day's board, and deleting it would move other players' ranks. A guest who owns a
 league that other players belong to is kept too, league and all (the apps above answer
 ``hooks.guests_sweeping``): the cleanup loses nothing of others. A league of the guest alone goes
@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from games import hooks
 from games.models import Guest
-from games.services.erasure import reviews_forget_players
+from games.services.erasure import fair_play_cases_forget_players
 
 logger = logging.getLogger(__name__)
 
@@ -62,7 +62,7 @@ def guests_delete_idle(*, now: dt.datetime | None = None, keep_days: int | None 
             players = get_user_model().objects.filter(pk__in=doomed)
             names = [str(name) for name in players.values_list("username", flat=True)]
             players.delete()
-            reviews_forget_players(usernames=names)  # other players' reviews naming them
+            fair_play_cases_forget_players(usernames=names)  # other players' fair-play cases naming them
         deleted += len(doomed)
         if len(ids) < BATCH or not still:
             break

@@ -16,7 +16,7 @@ from games import days, hooks
 from games.auth import token_create
 from games.errors import BadRequest, Conflict
 from games.models import Attempt, Guest, PlayerNameKey, Result
-from games.services.reviews import result_review_claimed
+from games.services.fairplay import result_fair_play_check_claimed
 
 NAME_KEY_MAX_BYTES = 1100  # UTF-8: well within a PostgreSQL index entry (about 2,700 bytes)
 
@@ -154,7 +154,7 @@ def guest_claim(*, guest: User, account: User, new_account: bool = False) -> int
     whose challenge the account also has open is dropped. The apps above move what they hold of
     the guest (leagues owned and joined: ``hooks.guest_claimed``) in the same transaction. A ranked
     result that moves is judged again by SPEC section 7's rule, with the account as its player
-    (``reviews.result_review_claimed``): a hold it finds is added, one found before stays.
+    (``fairplay.result_fair_play_check_claimed``): a hold it finds is added, one found before stays.
 
     Races, and the order of the locks: the account's row first, so claims into one account (two
     guests logging in at the same moment) take turns and the second sees the first's ranked
@@ -200,7 +200,7 @@ def guest_claim(*, guest: User, account: User, new_account: bool = False) -> int
             Result.objects.filter(submission__attempt=attempt).update(player_id=account.pk, ranked=attempt.ranked)
             claimed = Result.objects.filter(submission__attempt=attempt, ranked=True).first()
             if claimed is not None:  # judged again, the account as its player (SPEC section 7)
-                result_review_claimed(result=claimed, attempt=attempt)
+                result_fair_play_check_claimed(result=claimed, attempt=attempt)
             touched.add(attempt.challenge_id)
             moved += 1
         # Not send_robust: a receiver's failure undoes the claim rather than lose the guest's leagues.

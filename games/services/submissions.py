@@ -15,7 +15,7 @@ from engine import (
 )
 from games import hooks
 from games.models import Attempt, Result, Submission
-from games.services.reviews import result_review_open, reviews_decided, reviews_redecide
+from games.services.fairplay import fair_play_decisions, fair_play_decisions_apply, result_fair_play_check
 
 logger = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ def submission_validate(*, submission_id: int) -> Submission:
             play_time_ms=attempt.play_time_ms(finished_at),
             finished_at=finished_at,
         )
-        result_review_open(result=result, attempt=attempt)  # held for an implausible pace; flagged origins
+        result_fair_play_check(result=result, attempt=attempt)  # held for an implausible pace; flagged origins
         submission.status = Submission.Status.VALID
         submission.error = None
         submission.save(update_fields=["status", "error", "validations", "validated_at"])
@@ -106,7 +106,7 @@ def submission_revalidate(*, submission_id: int) -> Submission:
         submission = Submission.objects.select_for_update(of=("self",)).select_related("attempt").get(pk=submission_id)
         result = Result.objects.filter(submission=submission).first()
         disqualified = bool(result and result.disqualified)
-        decided = reviews_decided(result) if result is not None else {}
+        decided = fair_play_decisions(result=result) if result is not None else {}
         if result is not None:
             result.delete()
         submission.status = Submission.Status.PENDING
@@ -116,8 +116,8 @@ def submission_revalidate(*, submission_id: int) -> Submission:
         new_result = Result.objects.filter(submission=submission).first()
         if disqualified and new_result is not None:
             Result.objects.filter(pk=new_result.pk).update(disqualified=True)
-        if new_result is not None:
-            reviews_redecide(new_result, decided)  # staff's decisions stand: a cleared hold stays cleared
+        if new_result is not None:  # staff's decisions stand: a cleared hold stays cleared
+            fair_play_decisions_apply(result=new_result, decided=decided)
         challenge_id, player_id = submission.attempt.challenge_id, submission.attempt.player_id
         transaction.on_commit(lambda: hooks.send(hooks.results_changed, challenge_id=challenge_id, player_id=player_id))
     return submission

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from core.limits import limits_forget
 from games import days, services
-from games.models import Attempt, Result, Review, Submission
+from games.models import Attempt, FairPlayCase, Result, Submission
 from games.tests.factories import make_challenge, make_user, token_for
 from games.tests.test_apis import Api
 
@@ -89,13 +89,13 @@ def board() -> list[str]:
 
 
 def holds(username: str) -> dict[str, bool]:
-    return {r.kind: r.holds for r in Review.objects.filter(result__player__username=username)}
+    return {r.kind: r.holds for r in FairPlayCase.objects.filter(result__player__username=username)}
 
 
 # --- a person's pace -----------------------------------------------------------------------------------
 
 
-def test_spec7_a_paced_bot_win_is_held_for_review(clock: Any, on_commit: Any) -> None:
+def test_spec7_a_paced_bot_win_is_held_for_a_fair_play_check(clock: Any, on_commit: Any) -> None:
     """Issue 51, "A paced bot ranks": the whole line known in advance, sent 30 moves then 24 every 4 s
     (under 30 at once and 6 a second) by a fresh account: a ranked result whose play the server judges
     implausible for a person is held for review and is on no public board until staff clear it."""
@@ -111,8 +111,8 @@ def test_spec7_a_paced_bot_win_is_held_for_review(clock: Any, on_commit: Any) ->
         at += size
     result = submit(bot, attempt_id, on_commit)
     assert result["won"] is True and result["play_time_ms"] < 30_000
-    assert result["review"]["status"] == "under review" and "a person" in result["review"]["reason"]
-    assert holds("pacedbot") == {Review.Kind.PACE: True}
+    assert result["fair_play"]["status"] == "held" and "a person" in result["fair_play"]["reason"]
+    assert holds("pacedbot") == {FairPlayCase.Kind.PACE: True}
     assert board() == []
 
 
@@ -120,7 +120,7 @@ def test_a_person_playing_a_move_a_second_is_not_held(clock: Any, on_commit: Any
     make_challenge(game="klondike", seed=SEED)
     ada = Api(token_for(make_user("ada", new=True)))
     result = person_win(ada, clock, on_commit, browser="ada-browser")
-    assert result["review"] is None and board() == ["ada"]
+    assert result["fair_play"] is None and board() == ["ada"]
 
 
 def test_spec7_the_days_median_once_it_has_enough_winners(clock: Any, on_commit: Any) -> None:
@@ -144,7 +144,7 @@ def test_spec7_the_days_median_once_it_has_enough_winners(clock: Any, on_commit:
         )
     quick = Api(token_for(make_user("quick")))
     result = person_win(quick, clock, on_commit, address="198.51.100.3")  # 146 s: a person's pace, under 1/10 of 30 min
-    assert result["review"] is not None and "median" in result["review"]["reason"]
+    assert result["fair_play"] is not None and "median" in result["fair_play"]["reason"]
     assert "quick" not in board()
 
 
@@ -160,8 +160,8 @@ def test_spec7_held_when_hidden_cards_were_disclosed_earlier_that_day_to_another
     scout, runner = Api(token_for(make_user("scout"))), Api(token_for(make_user("runner")))
     look(scout, clock, address="192.0.2.1", browser="one-browser")
     result = person_win(runner, clock, on_commit, address="198.51.100.2", browser="one-browser")
-    assert result["review"]["status"] == "under review" and "scout" in result["review"]["reason"]
-    assert holds("runner") == {Review.Kind.BROWSER: True}
+    assert result["fair_play"]["status"] == "held" and "scout" in result["fair_play"]["reason"]
+    assert holds("runner") == {FairPlayCase.Kind.BROWSER: True}
     assert board() == []
 
 
@@ -171,7 +171,7 @@ def test_spec7_an_identity_in_the_same_browser_that_disclosed_nothing_only_flags
     first_attempt = start(first, address="192.0.2.1", browser="one-browser")  # opened, no card disclosed
     submit(first, first_attempt, on_commit)
     result = person_win(runner, clock, on_commit, address="198.51.100.2", browser="one-browser")
-    assert result["review"] is None and holds("runner") == {Review.Kind.BROWSER: False}
+    assert result["fair_play"] is None and holds("runner") == {FairPlayCase.Kind.BROWSER: False}
     assert "runner" in board()
 
 
@@ -183,8 +183,8 @@ def test_spec7_held_when_disclosed_to_a_guest_from_the_same_network_address(cloc
     look(Api(token_for(guest)), clock, address="203.0.113.7", browser="guest-browser")
     runner = Api(token_for(make_user("runner")))
     result = person_win(runner, clock, on_commit, address="203.0.113.7", browser="runner-browser")
-    assert result["review"]["status"] == "under review"
-    assert holds("runner") == {Review.Kind.ADDRESS: True}
+    assert result["fair_play"]["status"] == "held"
+    assert holds("runner") == {FairPlayCase.Kind.ADDRESS: True}
     assert board() == []
 
 
@@ -196,10 +196,10 @@ def test_spec7_held_when_disclosed_to_an_account_made_that_day_from_the_same_add
     make_challenge(game="klondike", seed=SEED)
     look(Api(token_for(make_user("fresh", new=True))), clock, address="203.0.113.7", browser="b1")
     runner = Api(token_for(make_user("runner")))
-    assert person_win(runner, clock, on_commit, address="203.0.113.7", browser="b2")["review"] is not None
+    assert person_win(runner, clock, on_commit, address="203.0.113.7", browser="b2")["fair_play"] is not None
     newcomer = Api(token_for(make_user("newcomer", new=True)))
-    assert person_win(newcomer, clock, on_commit, address="203.0.113.7", browser="b3")["review"] is not None
-    assert holds("newcomer") == {Review.Kind.ADDRESS: True}
+    assert person_win(newcomer, clock, on_commit, address="203.0.113.7", browser="b3")["fair_play"] is not None
+    assert holds("newcomer") == {FairPlayCase.Kind.ADDRESS: True}
 
 
 def test_spec7_an_ipv6_slash_64_counts_as_one_address(clock: Any, on_commit: Any) -> None:
@@ -208,8 +208,8 @@ def test_spec7_an_ipv6_slash_64_counts_as_one_address(clock: Any, on_commit: Any
     make_challenge(game="klondike", seed=SEED)
     look(Api(token_for(services.guest_create())), clock, address="2001:db8:1:2::10", browser="g")
     same, other = Api(token_for(make_user("same"))), Api(token_for(make_user("other")))
-    assert person_win(same, clock, on_commit, address="2001:db8:1:2:ffff:ee:dd:1", browser="s")["review"]
-    assert person_win(other, clock, on_commit, address="2001:db8:1:3::10", browser="o")["review"] is None
+    assert person_win(same, clock, on_commit, address="2001:db8:1:2:ffff:ee:dd:1", browser="s")["fair_play"]
+    assert person_win(other, clock, on_commit, address="2001:db8:1:3::10", browser="o")["fair_play"] is None
     assert board() == ["other"]
 
 
@@ -222,7 +222,7 @@ def test_spec7_established_accounts_behind_one_shared_address_do_not_hold_each_o
     parent, child = Api(token_for(make_user("parent"))), Api(token_for(make_user("child")))
     submit(parent, look(parent, clock, address="203.0.113.7", browser="b1"), on_commit)
     result = person_win(child, clock, on_commit, address="203.0.113.7", browser="b2")
-    assert result["review"] is None and holds("child") == {Review.Kind.ADDRESS: False}
+    assert result["fair_play"] is None and holds("child") == {FairPlayCase.Kind.ADDRESS: False}
     assert set(board()) == {"parent", "child"}
 
 
@@ -250,7 +250,7 @@ def test_spec7_a_guests_result_that_an_account_claims_is_judged_by_the_same_rule
     look(Api(token_for(services.guest_create())), clock, address="203.0.113.7", browser="shared")
     guest_two = services.guest_create()
     result = person_win(Api(token_for(guest_two)), clock, on_commit, address="203.0.113.8", browser="shared")
-    assert result["review"]["status"] == "under review"
+    assert result["fair_play"]["status"] == "held"
     account = make_user("claimer")
     browser = Client(HTTP_HOST="localhost", REMOTE_ADDR="203.0.113.8")
     browser.cookies[COOKIE] = "shared"
@@ -291,7 +291,7 @@ def test_spec7_a_claimed_result_is_judged_again_with_the_account_as_the_player(c
         services.guest_claim(guest=guest, account=account)
     result.refresh_from_db()
     assert result.player_id == account.pk and result.held
-    assert holds("claimer") == {Review.Kind.ADDRESS: True}
+    assert holds("claimer") == {FairPlayCase.Kind.ADDRESS: True}
 
 
 def test_spec7_a_guests_play_press_records_where_its_ranked_attempt_started() -> None:
@@ -312,41 +312,42 @@ def test_a_claim_does_not_reopen_a_hold_staff_cleared(clock: Any, on_commit: Any
     look(Api(token_for(services.guest_create())), clock, address="203.0.113.7", browser="shared")
     guest = services.guest_create()
     person_win(Api(token_for(guest)), clock, on_commit, address="198.51.100.8", browser="shared")
-    review = Review.objects.get(result__player=guest, kind=Review.Kind.BROWSER)
+    case = FairPlayCase.objects.get(result__player=guest, kind=FairPlayCase.Kind.BROWSER)
     with on_commit(execute=True):
-        services.review_clear(review_id=review.pk, staff=make_user("staff"))
+        services.fair_play_case_clear(case_id=case.pk, staff=make_user("staff"))
     account = make_user("claimer")
     with on_commit(execute=True):
         services.guest_claim(guest=guest, account=account)
     result = Result.objects.get(player=account)
     assert not result.held and board() == ["claimer"]
-    assert Review.objects.get(result=result, kind=Review.Kind.BROWSER).status == Review.Status.CLEARED
+    assert FairPlayCase.objects.get(result=result, kind=FairPlayCase.Kind.BROWSER).status == FairPlayCase.Status.CLEARED
 
 
 def test_players_behind_one_address_make_one_flag_naming_a_bounded_few_and_holds_stay_apart(
     clock: Any, on_commit: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A campus behind one address: one flag for the address and day (the players counted, a few named),
-    never one row per player naming all the others; SPEC section 7's holds stay one review per held
+    never one row per player naming all the others; SPEC section 7's holds stay one case per held
     result, apart from it."""
-    from games.services import reviews
+    from games.services import fairplay
 
-    monkeypatch.setattr(reviews, "NAMES_SHOWN", 3)
+    monkeypatch.setattr(fairplay, "NAMES_SHOWN", 3)
     make_challenge(game="klondike", seed=SEED)
     campus = [Api(token_for(make_user(f"student{i}"))) for i in range(7)]
     attempts = [start(api, address="203.0.113.7") for api in campus]
     for api, attempt_id in zip(campus, attempts, strict=True):
         submit(api, attempt_id, on_commit)
-    flags = list(Review.objects.filter(holds=False))
+    flags = list(FairPlayCase.objects.filter(holds=False))
     assert len(flags) == 1
     flag = flags[0]
-    assert (flag.kind, flag.players, flag.others) == (Review.Kind.ADDRESS, 7, ["student0", "student1", "student2"])
+    students = ["student0", "student1", "student2"]
+    assert (flag.kind, flag.players, flag.others) == (FairPlayCase.Kind.ADDRESS, 7, students)
     assert flag.reason.endswith("student0, student1, student2 and 4 more.") and flag.day == days.today()
     assert len(board()) == 7  # flags are signals: everyone stays on the board
 
     look(Api(token_for(services.guest_create())), clock, address="203.0.113.7", browser="guest-browser")
     late = Api(token_for(make_user("late")))
-    assert person_win(late, clock, on_commit, address="203.0.113.7", browser="late-browser")["review"] is not None
-    hold = Review.objects.get(holds=True)
-    assert hold.result.player.username == "late" and hold.kind == Review.Kind.ADDRESS and hold.players == 1
-    assert Review.objects.filter(holds=False).count() == 1 and "late" not in board()
+    assert person_win(late, clock, on_commit, address="203.0.113.7", browser="late-browser")["fair_play"] is not None
+    hold = FairPlayCase.objects.get(holds=True)
+    assert hold.result.player.username == "late" and hold.kind == FairPlayCase.Kind.ADDRESS and hold.players == 1
+    assert FairPlayCase.objects.filter(holds=False).count() == 1 and "late" not in board()

@@ -20,7 +20,7 @@ from leaderboard.selectors.stats import player_game_stats
 class DayStatus:
     """Where a player stands on one challenge of a day."""
 
-    status: str  # "won", "lost", "review" (held for review), "checking", "playing" or "new"
+    status: str  # "won", "lost", "held" (for a fair-play check), "checking", "playing" or "new"
     result: Result | None = None
     rank: int | None = None
 
@@ -52,7 +52,7 @@ def player_day_status(*, player: User | int, challenges: list[Challenge]) -> dic
         if result is not None:
             statuses[challenge.pk] = DayStatus("won" if result.won else "lost", result, result_rank(result=result))
         elif challenge.pk in held:
-            statuses[challenge.pk] = DayStatus("review")
+            statuses[challenge.pk] = DayStatus("held")
         elif attempt is not None and attempt.finished_at is None:
             statuses[challenge.pk] = DayStatus("playing")
         elif attempt is not None:
@@ -66,7 +66,7 @@ DAY_SQUARES = {"won": "🟩", "lost": "🟥"}  # anything else (not played, open
 DAY_WORDS = {
     "won": "won",
     "lost": "not won",
-    "review": "under review",
+    "held": "held for a fair-play check",
     "checking": "checking",
     "playing": "in progress",
     "new": "not played",

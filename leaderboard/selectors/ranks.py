@@ -47,13 +47,14 @@ def result_on_board(*, result: Result) -> bool:
     return board_results().filter(pk=result.pk).exists()
 
 
-def result_review(*, result: Result) -> dict[str, str] | None:
-    """Why the result is on no board while staff look at it ({status, reason}), or None."""
+def result_fair_play(*, result: Result) -> dict[str, str] | None:
+    """Why the result is on no board while staff look at it: ``{"status": "held", "reason"}``, the reason of
+    its newest open fair-play case that holds it (``games.FairPlayCase``); None when nothing holds it."""
     if not result.held or result.disqualified:
         return None
-    review = result.reviews.filter(holds=True, status="open").order_by("-created_at").first()
-    reason = review.reason if review is not None else "Held for review."
-    return {"status": "under review", "reason": reason}
+    case = result.fair_play_cases.filter(holds=True, status="open").order_by("-created_at").first()
+    reason = case.reason if case is not None else "Held for a fair-play check."
+    return {"status": "held", "reason": reason}
 
 
 def submission_result(*, submission: Submission) -> dict[str, object] | None:
@@ -77,7 +78,7 @@ def submission_result(*, submission: Submission) -> dict[str, object] | None:
         "ranked": result.ranked,
         "assisted": result.assisted,
         "disqualified": result.disqualified,
-        "review": result_review(result=result),
+        "fair_play": result_fair_play(result=result),
         "on_board": on_board,
         "rank": rank,
         "board": result_board(result=result),

@@ -107,7 +107,7 @@ def current_streak(*, win_dates: Iterable[dt.date], today: dt.date, today_open: 
     """The run of consecutive winning dates that ends today, or yesterday while today can still be won.
 
     ``today_open``: today's game (or, over every game, one of today's games) is not yet lost: unplayed,
-    in play, being checked or under review. A missed day breaks the run; today's unplayed game does not
+    in play, being checked or held for a fair-play check. A missed day breaks the run; today's unplayed game does not
     yet, a lost ranked game of today does at once (its day can no longer be won)."""
     wins = set(win_dates)
     if today in wins:

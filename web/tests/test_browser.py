@@ -432,7 +432,7 @@ def test_win_result_share_and_leaderboard(page: Any, clock: Any) -> None:
     while cut > 0 and (log[cut - 1] == "s" or re.fullmatch(r"[wt]\d*f\d+", log[cut - 1])):
         cut -= 1
     # Ten moves at a time, the server's clock moved on as a person's game would take, or the win is
-    # held for review (games.pace; test_a_machine_speed_win_is_under_review).
+    # held for a fair-play check (games.pace; test_a_machine_speed_win_is_held_for_a_fair_play_check).
     for begin in range(0, cut // 2, 10):
         clock.shift(dt.timedelta(seconds=10))
         assert post_moves(page, log[begin : min(begin + 10, cut // 2)], begin) == 200
@@ -496,9 +496,9 @@ def test_win_result_share_and_leaderboard(page: Any, clock: Any) -> None:
     shot(page, "home-1280x800.png")
 
 
-def test_a_machine_speed_win_is_under_review(page: Any) -> None:
-    """The winning line sent at once (a bot's pace): the result says it is under review, and why, and
-    the board does not show it."""
+def test_a_machine_speed_win_is_held_for_a_fair_play_check(page: Any) -> None:
+    """The winning line sent at once (a bot's pace): the result says it is held for a fair-play check, and
+    why, and the board does not show it."""
     logs = json.loads(WINNING_LOGS.read_text())
     seed, log = logs["klondike"]["seed"], logs["klondike"]["moves"]
     make_challenge(game="klondike", seed=seed, solution=log)
@@ -511,11 +511,11 @@ def test_a_machine_speed_win_is_under_review(page: Any) -> None:
     assert log[-1].startswith("w")  # every column is face up: the page plays the last card home by itself
     page.wait_for_selector("#result[data-status=valid]", timeout=30_000)
     assert page.evaluate("window.patience.game.attempt.moves.at(-1)") == log[-1]
-    assert page.locator("#result-title").inner_text() == "Under review"
+    assert page.locator("#result-title").inner_text() == "Held for a fair-play check"
     text = page.locator("#result-text").inner_text()
-    assert "Under review:" in text and "faster than a person" in text and "Rank" not in text
+    assert "Held for a fair-play check:" in text and "faster than a person" in text and "Rank" not in text
     page.goto("/")
-    assert page.locator('.challenge[data-game="klondike"] .mine').inner_text() == "Under review"
+    assert page.locator('.challenge[data-game="klondike"] .mine').inner_text() == "Fair-play check"
     page.goto(f"/board/{days.today()}/klondike")
     page.wait_for_selector("#board[data-ready=true]")
     assert "robo" not in page.locator("#board").inner_text()

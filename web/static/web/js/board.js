@@ -25,7 +25,7 @@ function mine(board) {
   const played = {
     assisted: "Your game was assisted (a hint, or a look at a hidden card taken back): it is on the board with assisted games.",
     ranked: "Your game is on the board with assisted games.",
-    review: "Your game is under review: it joins the board once staff have checked it.",
+    held: "Your game is held for a fair-play check: it joins the board once staff have checked it.",
     checking: "Your game is being checked: it appears here in a moment.",
     playing: over ? "Your game was still open at midnight: it is being closed and checked." : "Your game is in progress.",
     practice: "You played this deal as practice only: practice is not ranked.",

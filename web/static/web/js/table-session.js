@@ -402,15 +402,15 @@ export function showResult(submission, pending) {
     $("result-title").textContent = game.state.won ? "Won! Checking…" : "Submitted. Checking…";
     $("result-text").textContent = "The server is replaying your moves.";
   } else if (submission.status === "valid" && r) {
-    $("result-title").textContent = r.review ? "Under review" : r.won ? "You won!" : "Game over";
+    $("result-title").textContent = r.fair_play ? "Held for a fair-play check" : r.won ? "You won!" : "Game over";
     const over = dayIsOver();
     if (over) guestNoticeAfterTheDay();
     const board = r.board === "all" ? "the board of all results (assisted)"
       : over ? "the day's board" : "today's board";
     // A loss stands below every win: it is never "#1" (issue 53), whatever its place among the losses.
     const place = r.won ? `would rank #${r.rank}` : "would stand below every won game";
-    const rank = r.review
-      ? `Under review: ${r.review.reason} It goes on the boards once staff have checked it.`
+    const rank = r.fair_play
+      ? `Held for a fair-play check: ${r.fair_play.reason} It goes on the boards once staff have checked it.`
       : r.rank && r.on_board === false
         ? `As a guest you ${place}: sign up${over ? "" : " or log in"} to put this result on ${board}.`
         : r.rank && r.won ? `Rank #${r.rank}${r.board_total ? ` of ${r.board_total}` : ""} on ${board}.`
@@ -432,7 +432,7 @@ export function showResult(submission, pending) {
   }
   if (!pending && submission.status !== "pending") announce(`${$("result-title").textContent} ${$("result-text").textContent}`);
   panel.dataset.status = submission.status;
-  panel.dataset.review = r && r.review ? "held" : "";
+  panel.dataset.fairPlay = r && r.fair_play ? "held" : "";
   if (submission.status === "valid" && r && r.won && !pending) celebrate();
   if (submission.status === "valid" && r && r.ranked && !pending) showStreak();
   $("share-text").value = shareText(submission);

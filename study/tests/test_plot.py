@@ -6,8 +6,9 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from solver_worker.cli import main, study_figures
-from solver_worker.plot import LEFT, RIGHT, WIDTH, win_rate_svg
+from study.cli import main
+from study.figures import study_figures
+from study.plot import LEFT, RIGHT, WIDTH, win_rate_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -12,8 +12,10 @@ import pytest
 from engine import GAME_IDS, State, deal, find_rules
 from engine.moves import T2F, W2F
 from engine.rules import stronger_game, weaker_game
-from solver_worker import cli
-from solver_worker.cli import as_log_of, main, study_rows
+from study import transfer
+from study.cli import main
+from study.rows import study_rows
+from study.transfer import as_log_of
 
 EASY_FT = 1004262  # won in about 100 nodes (docs/winnability)
 LOST_FT = 1000799  # proven lost (docs/winnability)
@@ -129,7 +131,7 @@ def test_a_win_not_found_again_or_not_replayed_as_a_win_adds_nothing(
     weak, strong = tmp_path / "ft.jsonl", tmp_path / "jo.jsonl"
     _write(weak, [{"game": "forty-thieves", "seed": s, "status": "solved", "seconds": 1} for s in (EASY_FT, 5)])
     _write(strong, [{"game": "josephine", "seed": s, "status": "unknown", "seconds": 1} for s in (EASY_FT, 5)])
-    real_solve = cli.solve
+    real_solve = transfer.solve
 
     def solve(game: str, seed: int, **kw: object) -> object:
         result = real_solve(game, seed, seconds=5)
@@ -139,7 +141,7 @@ def test_a_win_not_found_again_or_not_replayed_as_a_win_adds_nothing(
             result.moves = result.moves[:-1]  # a log one move short of the win
         return result
 
-    monkeypatch.setattr(cli, "solve", solve)
+    monkeypatch.setattr(transfer, "solve", solve)
     assert main(["transfer", str(weak), str(strong)]) == 0
     assert all(r["status"] == "unknown" for r in study_rows(str(strong)).values())
     assert capsys.readouterr().err.count("left undecided") == 2

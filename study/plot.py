@@ -7,8 +7,9 @@ Klondikes, the published Thoughtful Klondike rate as a tick, the study's soundne
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from html import escape
+
+from study.figures import StudyFigures
 
 # Published win rates (Thoughtful Klondike, "Solitaire Laboratory": 90.48 +- 0.12% draw 1,
 # 81.95 +- 0.08% draw 3). Our interval must contain them.
@@ -19,20 +20,6 @@ WIDTH, LEFT, RIGHT, TOP, ROW = 760, 150, 30, 40, 34
 
 def _x(rate: float) -> float:
     return LEFT + rate * (WIDTH - LEFT - RIGHT)
-
-
-@dataclass(frozen=True)
-class StudyFigures:
-    """One game's figures over the study files: what ``report`` prints and ``plot`` draws."""
-
-    game: str
-    deals: int
-    won: int
-    lost: int
-    unknown: int
-    low: float  # 95% Wilson lower bound of the proven wins
-    high: float  # 95% Wilson upper bound of the wins plus the undecided deals
-    median_won_seconds: float | None
 
 
 def win_rate_svg(figures: list[StudyFigures]) -> str:

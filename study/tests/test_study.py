@@ -1,103 +1,18 @@
-"""A winnability study sent as Celery tasks to a real worker process, and the CLI free of Django."""
+"""Winnability runs and their study files: resuming, retries, the report, unreadable files."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from solver_worker.cli import main
-from tests.processes import celery_worker
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def solver_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """A `celery worker` reading a solver queue of its own on the real broker (REDIS_URL)."""
-    queue = f"solver-test-{uuid.uuid4().hex[:8]}"
-    monkeypatch.setenv("CELERY_SOLVER_QUEUE", queue)
-    with celery_worker(tmp_path / "worker.log", queues=queue, env={"CELERY_SOLVER_QUEUE": queue}):
-        yield queue
-
-
-@pytest.mark.slow
-@pytest.mark.redis(reason="the broker")
-def test_a_celery_study_writes_every_deal_and_resumes(
-    solver_worker: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    out = tmp_path / "study.jsonl"
-    assert (
-        main(
-            ["winnability", "klondike", "--deals", "2", "--seconds", "2", "--start", "2", "--celery", "--out", str(out)]
-        )
-        == 0
-    )
-    rows = [json.loads(line) for line in out.read_text().splitlines()]
-    assert sorted(r["seed"] for r in rows) == [2, 3]
-    assert all(r["status"] in {"solved", "unsolvable", "unknown"} for r in rows)
-    assert all("error" not in r for r in rows), rows  # solved by the worker, not failed tasks
-    assert (
-        main(
-            ["winnability", "klondike", "--deals", "3", "--seconds", "2", "--start", "2", "--celery", "--out", str(out)]
-        )
-        == 0
-    )
-    rows = [json.loads(line) for line in out.read_text().splitlines()]
-    assert sorted(r["seed"] for r in rows) == [2, 3, 4]  # seeds 2 and 3 were not solved again
-    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    assert summary["deals"] == 3 and summary["won"] + summary["lost"] + summary["unknown"] == 3
-
-
-def test_the_cli_never_sets_django_up_even_to_send_celery_tasks() -> None:
-    code = (
-        "import sys\n"
-        "from solver_worker import cli\n"
-        "app = cli.celery_app()\n"
-        "assert app.conf.task_default_queue == 'solver-q', app.conf.task_default_queue\n"
-        # (kombu's JSON encoder imports django.utils.functional when Django is installed: a helper
-        # module, not Django set up. Settings, apps and the ORM are what must stay out.)
-        "loaded = sorted(m for m in ('django.conf', 'django.apps', 'django.db') if m in sys.modules)\n"
-        "assert not loaded, loaded\n"
-    )
-    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
-    env.update(REDIS_URL="redis://127.0.0.1:6379/15", CELERY_SOLVER_QUEUE="solver-q")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-
-
-def test_a_celery_study_without_a_broker_is_a_usage_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.delenv("REDIS_URL", raising=False)
-    assert (
-        main(
-            [
-                "winnability",
-                "klondike",
-                "--deals",
-                "1",
-                "--seconds",
-                "1",
-                "--celery",
-                "--out",
-                str(tmp_path / "s.jsonl"),
-            ]
-        )
-        == 2
-    )
-    assert "REDIS_URL" in capsys.readouterr().err
+from study.cli import main
+from study.figures import report
+from study.rows import read_done
 
 
 def test_report_counts_undecided_deals_as_neither(tmp_path: Path) -> None:
-    from solver_worker.cli import report
-
     study = tmp_path / "maria.jsonl"
     rows = [
         {"game": "maria", "seed": s, "status": st, "seconds": 1.0}
@@ -113,8 +28,6 @@ def test_report_counts_undecided_deals_as_neither(tmp_path: Path) -> None:
 def test_retry_unknown_solves_undecided_seeds_again_and_never_drops_a_proof(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from solver_worker.cli import report
-
     study = tmp_path / "klondike.jsonl"
     # Seed 2 is a quick Klondike win; recorded here as undecided (as if its budget had been short).
     # Seed 3 carries a (made-up) win row followed by a later undecided one: the proof must stay.
@@ -158,8 +71,6 @@ def test_a_stopped_retry_resumes_instead_of_solving_again_what_already_had_its_b
     """--retry-unknown leaves an undecided seed whose latest try had this run's budget (a retry
     stopped half-way, run again, goes on from where it stopped); a try with less time, or under
     a node bound when this run has none, is solved again. Seeds 2 and 4 are quick Klondike wins."""
-    from solver_worker.cli import _read_done
-
     study = tmp_path / "klondike.jsonl"
     rows = [
         {"game": "klondike", "seed": 2, "status": "unknown", "seconds": 0.5},  # before rows had budgets
@@ -173,11 +84,11 @@ def test_a_stopped_retry_resumes_instead_of_solving_again_what_already_had_its_b
         {"game": "klondike", "seed": 8, "status": "unknown", "seconds": 9.0, "budget_seconds": 9, "budget_nodes": True},
     ]
     study.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    assert sorted(_read_done(str(study), "klondike", (5.0, None))) == [3, 5, 6]
-    assert sorted(_read_done(str(study), "klondike", (5.0, 9))) == [3, 4, 5, 6]  # a bound at least as tight
-    assert sorted(_read_done(str(study), "klondike", (1.0, None))) == [3, 5, 6]
-    assert sorted(_read_done(str(study), "klondike", (1.0, 1))) == [3, 4, 5, 6]
-    assert sorted(_read_done(str(study), "klondike", (10.0, None))) == []
+    assert sorted(read_done(str(study), "klondike", (5.0, None))) == [3, 5, 6]
+    assert sorted(read_done(str(study), "klondike", (5.0, 9))) == [3, 4, 5, 6]  # a bound at least as tight
+    assert sorted(read_done(str(study), "klondike", (1.0, None))) == [3, 5, 6]
+    assert sorted(read_done(str(study), "klondike", (1.0, 1))) == [3, 4, 5, 6]
+    assert sorted(read_done(str(study), "klondike", (10.0, None))) == []
     args = ["winnability", "klondike", "--deals", "5", "--seconds", "5", "--start", "2", "--jobs", "1"]
     assert main([*args, "--out", str(study), "--retry-unknown"]) == 0
     added = [json.loads(line) for line in study.read_text().splitlines()[len(rows) :]]
@@ -195,8 +106,6 @@ def test_retry_all_tries_every_undecided_seed_again_whatever_its_budget_and_resu
     """After a change to the solver a short budget may decide what long ones did not: --retry-all
     solves every undecided seed again, even one that had far more time, except one whose latest try
     had exactly this run's budget (this pass's own row: a stopped pass resumes); a proof stays."""
-    from solver_worker.cli import _read_done
-
     study = tmp_path / "klondike.jsonl"
     rows = [
         {
@@ -212,8 +121,8 @@ def test_retry_all_tries_every_undecided_seed_again_whatever_its_budget_and_resu
         {"game": "klondike", "seed": 5, "status": "unknown", "seconds": 5.0, "budget_seconds": 5, "budget_nodes": None},
     ]
     study.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    assert sorted(_read_done(str(study), "klondike", (5.0, None), every=True)) == [3, 5]
-    assert sorted(_read_done(str(study), "klondike", (5.0, 9), every=True)) == [3]  # another bound: another budget
+    assert sorted(read_done(str(study), "klondike", (5.0, None), every=True)) == [3, 5]
+    assert sorted(read_done(str(study), "klondike", (5.0, 9), every=True)) == [3]  # another bound: another budget
     args = ["winnability", "klondike", "--deals", "4", "--seconds", "5", "--start", "2", "--jobs", "1"]
     assert main([*args, "--out", str(study), "--retry-all"]) == 0
     added = [json.loads(line) for line in study.read_text().splitlines()[len(rows) :]]
@@ -231,8 +140,6 @@ def test_retry_all_tries_every_undecided_seed_again_whatever_its_budget_and_resu
 def test_a_shorter_later_try_does_not_undo_the_budget_an_earlier_one_had(tmp_path: Path) -> None:
     """A --retry-all pass writes shorter tries after longer ones: --retry-unknown still knows that
     the seed had its budget and does not spend it again."""
-    from solver_worker.cli import _read_done
-
     study = tmp_path / "maria.jsonl"
     rows = [
         {"game": "maria", "seed": 7, "status": "unknown", "seconds": 60.0, "budget_seconds": 60, "budget_nodes": None},
@@ -254,10 +161,10 @@ def test_a_shorter_later_try_does_not_undo_the_budget_an_earlier_one_had(tmp_pat
         },
     ]
     study.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    assert sorted(_read_done(str(study), "maria", (60.0, None))) == [7]
-    assert sorted(_read_done(str(study), "maria", (61.0, None))) == []
-    assert sorted(_read_done(str(study), "maria", (1.25, None), every=True)) == [7, 8]  # this pass's own
-    assert _read_done(str(tmp_path / "none.jsonl"), "maria", (60.0, None)) == {}
+    assert sorted(read_done(str(study), "maria", (60.0, None))) == [7]
+    assert sorted(read_done(str(study), "maria", (61.0, None))) == []
+    assert sorted(read_done(str(study), "maria", (1.25, None), every=True)) == [7, 8]  # this pass's own
+    assert read_done(str(tmp_path / "none.jsonl"), "maria", (60.0, None)) == {}
 
 
 @pytest.mark.parametrize("bad", ["directory", "binary"])
@@ -293,8 +200,6 @@ def test_a_study_file_that_cannot_be_read_is_a_usage_error_in_every_command(
 def test_report_and_plot_take_rows_without_a_status_or_a_time_as_undecided_or_untimed(tmp_path: Path) -> None:
     """study_rows keeps any row with a game and a seed; report counts one without a status as
     undecided and leaves a won row without a number of seconds out of the median, no KeyError."""
-    from solver_worker.cli import report
-
     study = tmp_path / "maria.jsonl"
     rows = [
         {"game": "maria", "seed": 1},
