@@ -186,7 +186,7 @@ def _when(value: Any) -> str | None:
 def _redacted(text: str, others: list[Any]) -> str:
     """A fair-play case's reason with the other players' names taken out: their names are their data."""
     for name in sorted({str(o) for o in others if o}, key=len, reverse=True):
-        text = name_replace(text, name=name, by="another player")
+        text = name_replace(text=text, name=name, by="another player")
     return text
 
 

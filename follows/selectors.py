@@ -105,4 +105,4 @@ def friends_board(
     challenge = leaderboard_challenge_get(date=day, game=game)
     people = [*_followed_ids(player), player.pk]
     rows = leaderboard_results(challenge=challenge, clean=clean).filter(player_id__in=people)
-    return board_page_of(rows, offset=offset, limit=limit)
+    return board_page_of(results=rows, offset=offset, limit=limit)

@@ -52,12 +52,12 @@ HIDDEN = "hidden until the day is over (permission: can see the seed and solutio
 
 def may_see_deal(request: HttpRequest, challenge: Challenge | None) -> bool:
     """What gives a day's deal away (seed, solution, move logs): anyone once the day is over, else the permission."""
-    return challenge is None or challenge_is_over(challenge) or request.user.has_perm(FUTURE_DEAL_PERMISSION)
+    return challenge is None or challenge_is_over(challenge=challenge) or request.user.has_perm(FUTURE_DEAL_PERMISSION)
 
 
 def log_future_view(request: HttpRequest, challenge: Challenge | None, what: str) -> None:
     """Logged when the page shows ``what`` of a day not over (to a user with the permission)."""
-    if challenge is not None and not challenge_is_over(challenge) and may_see_deal(request, challenge):
+    if challenge is not None and not challenge_is_over(challenge=challenge) and may_see_deal(request, challenge):
         audit.warning(
             "admin: %s (id %s) saw %s of %s %s, a day not over",
             request.user.get_username(),

@@ -13,6 +13,7 @@ from typing import Any, cast
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
@@ -30,8 +31,8 @@ from engine import GAME_IDS, GAMES, MAX_LOG_LENGTH, visible
 from games import days, selectors, services, stats
 from games.auth import CachedTokenAuthentication
 from games.errors import IllegalMove, NotFound
-from games.fields import StrictIntegerField, game_field, move_list, moves_body, validated
-from games.models import Attempt, Challenge, Submission
+from games.fields import MovesInput, game_field, moves_body, validated
+from games.models import Attempt, Challenge, Submission, play_time_ms
 from games.services.fairplay import BROWSER_COOKIE, origin_hash
 
 # --- Output shapes ----------------------------------------------------------------------------------
@@ -99,7 +100,7 @@ class ChallengeOutput(serializers.Serializer[Any]):
 
 
 def challenge_data(challenge: Challenge, counts: selectors.ChallengeCounts) -> dict[str, Any]:
-    over = selectors.challenge_is_over(challenge)
+    over = selectors.challenge_is_over(challenge=challenge)
     rating = stats.challenge_rating(challenge)
     return {
         "date": challenge.date,
@@ -111,7 +112,7 @@ def challenge_data(challenge: Challenge, counts: selectors.ChallengeCounts) -> d
         "won": counts.won,
         "over": over,
         "ends_at": days.next_day_starts_at(challenge.date),
-        "layout": selectors.challenge_layout(challenge),
+        "layout": selectors.challenge_layout(challenge=challenge),
         "seed": str(challenge.seed_int) if over else None,
         "solution": list(challenge.solution) if over else None,
     }
@@ -227,7 +228,7 @@ def attempt_batch_data(outcome: services.MovesOutcome) -> dict[str, Any]:
         "assisted": attempt.assisted,
         "started_at": _DATETIME.to_representation(attempt.started_at),
         "finished_at": None,
-        "elapsed_ms": attempt.play_time_ms(),
+        "elapsed_ms": play_time_ms(attempt.started_at, timezone.now()),  # the attempt is open
         "log_length": outcome.log_length,
         "applied": outcome.applied,
         "state": visible(outcome.state),
@@ -376,7 +377,7 @@ class AttemptStartApi(APIView):
             origin=origin_hash(kind="address", value=client_network(request)),
             browser=origin_hash(kind="browser", value=request.COOKIES.get(BROWSER_COOKIE, "")),
         )
-        state = services.attempt_replay(attempt)
+        state = services.attempt_replay(attempt=attempt)
         return Response(attempt_data(attempt, state), status=status.HTTP_201_CREATED)
 
 
@@ -386,16 +387,7 @@ class AttemptDetailApi(APIView):
     @extend_schema(operation_id="attempt_detail", responses=AttemptWithStateOutput)
     def get(self, request: Request, attempt_id: int) -> Response:
         attempt = services.attempt_get(attempt_id=attempt_id, player=request_player(request))
-        return Response(attempt_data(attempt, services.attempt_position(attempt)))
-
-
-class MovesInput(serializers.Serializer[Any]):
-    moves = move_list()
-
-    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
-        fields = super().get_fields()
-        fields["from"] = StrictIntegerField(min_value=0, help_text="The log length the client believes.")
-        return fields
+        return Response(attempt_data(attempt, services.attempt_position(attempt=attempt)))
 
 
 class AttemptMovesApi(APIView):
@@ -575,11 +567,11 @@ class SolutionApi(APIView):
     @extend_schema(operation_id="daily_solution", parameters=CHALLENGE_PATH, responses={200: ReplayOutput})
     def get(self, request: Request, date: str, game: str) -> Response:
         challenge = selectors.challenge_from_path(date=date, game=game)
-        if not selectors.challenge_is_over(challenge):
+        if not selectors.challenge_is_over(challenge=challenge):
             raise NotFound(
                 f"the solution of the {challenge.game} challenge of {challenge.date} is published once that day is over"
             )
-        return Response(selectors.challenge_solution_replay(challenge))  # plain data, as the replay's pages
+        return Response(selectors.challenge_solution_replay(challenge=challenge))  # plain data, as the replay's pages
 
 
 class ReplayPageOutput(serializers.Serializer[Any]):

@@ -74,6 +74,18 @@ def move_list(**kwargs: Any) -> serializers.ListField:
     )
 
 
+class MovesInput(serializers.Serializer[Any]):
+    """A batch of moves (``POST /attempts/{id}/moves``): the definition of the body :func:`moves_body`
+    reads by hand."""
+
+    moves = move_list()
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        fields = super().get_fields()
+        fields["from"] = StrictIntegerField(min_value=0, help_text="The log length the client believes.")
+        return fields
+
+
 def game_field(**kwargs: Any) -> serializers.ChoiceField:
     """A game id: an enum in the schema (``GameEnum``)."""
     return serializers.ChoiceField(choices=list(GAME_IDS), **kwargs)

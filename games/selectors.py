@@ -23,7 +23,7 @@ from games.models import Attempt, Challenge, Guest, PlayerBan, PlayerNameKey, Re
 logger = logging.getLogger(__name__)
 
 
-def parse_game(game: str) -> str:
+def parse_game(*, game: str) -> str:
     """A game id of SPEC section 1; UnknownGame (400) for anything else."""
     try:
         return find_rules(game).game
@@ -31,7 +31,7 @@ def parse_game(game: str) -> str:
         raise UnknownGame(f"unknown game {game!r}: the games are {', '.join(GAME_IDS)}") from None
 
 
-def parse_date(text: str) -> dt.date:
+def parse_date(*, text: str) -> dt.date:
     """A day written YYYY-MM-DD; InvalidDate (400) for anything else."""
     try:
         return days.parse_day(text)
@@ -41,7 +41,7 @@ def parse_date(text: str) -> dt.date:
 
 def parse_challenge_path(*, date: str, game: str) -> tuple[dt.date, str]:
     """The (day, game) of every /daily/, /leaderboards/ and league board path: the one parser."""
-    return parse_date(date), parse_game(game)
+    return parse_date(text=date), parse_game(game=game)
 
 
 def challenges_shown(*, today: dt.date | None = None) -> QuerySet[Challenge]:
@@ -157,12 +157,12 @@ def _challenge_counts(challenges: list[Challenge]) -> dict[int, ChallengeCounts]
     return {c.pk: counts.get(c.pk, ChallengeCounts(0, 0)) for c in challenges}
 
 
-def challenge_layout(challenge: Challenge) -> dict[str, object]:
+def challenge_layout(*, challenge: Challenge) -> dict[str, object]:
     """The opening position as every player sees it: face-down cards and the stock hidden."""
     return visible(State(deal(challenge.game, challenge.seed_int)))
 
 
-def challenge_is_over(challenge: Challenge) -> bool:
+def challenge_is_over(*, challenge: Challenge) -> bool:
     return challenge.date < days.today()
 
 
@@ -228,7 +228,7 @@ def log_replay_page(*, game: str, seed: int, moves: list[str], page: int, base: 
     return {"length": len(moves), "page": page, "pages": pages, "page_moves": REPLAY_PAGE_MOVES, "first": first, **body}
 
 
-def challenge_solution_replay(challenge: Challenge) -> dict[str, Any]:
+def challenge_solution_replay(*, challenge: Challenge) -> dict[str, Any]:
     """The solver's line of a day that is over with its frames (public, the same for everybody): made
     once and cached, as the day's seed and line no longer change (the key names both all the same)."""
     moves = list(challenge.solution)
@@ -326,14 +326,14 @@ def player_username(*, username: str) -> tuple[str, bool] | None:
     return user.get_username(), Guest.objects.filter(user_id=user.pk).exists()
 
 
-def play_time_text(ms: int) -> str:
+def play_time_text(*, ms: int) -> str:
     """A play time as every display shows it: minutes, seconds and hundredths, cut (never rounded)
     from the server's measure (``Attempt.play_time_ms``), e.g. ``1:27.72``."""
     centis = max(0, ms) // 10
     return f"{centis // 6000}:{centis // 100 % 60:02d}.{centis % 100:02d}"
 
 
-def result_share_text(result: Result, rank: int | None, total: int | None = None) -> str:
+def result_share_text(*, result: Result, rank: int | None, total: int | None = None) -> str:
     """Spoiler-free: the game, the day and the numbers (the play time too), never a card.
 
     ``rank`` of ``total``: the result's place on the day's board (SPEC section 7: the unassisted ranked
@@ -343,7 +343,7 @@ def result_share_text(result: Result, rank: int | None, total: int | None = None
     lines = [f"Daily Patience: {GAMES[challenge.game].name}, {challenge.date:%d %b %Y}"]
     outcome = "Won" if result.won else f"{result.foundation_cards}/{GAMES[challenge.game].cards} cards home"
     moves = f"{result.moves} move{'s' if result.moves != 1 else ''}"
-    parts = [outcome, f"{result.score} points", moves, play_time_text(result.play_time_ms)]
+    parts = [outcome, f"{result.score} points", moves, play_time_text(ms=result.play_time_ms)]
     if GAMES[challenge.game].passes != 1:
         parts.append(f"{result.redeals} redeal{'s' if result.redeals != 1 else ''}")
     if not result.ranked:
@@ -365,7 +365,7 @@ def result_share_text(result: Result, rank: int | None, total: int | None = None
     return "\n".join(lines)
 
 
-def attempt_is_public(attempt: Attempt) -> bool:
+def attempt_is_public(*, attempt: Attempt) -> bool:
     """Whether anybody may watch the attempt and read its review: a finished ranked game of a day that is
     over (as on Lichess, ranked games are public after their day) whose result the public boards show
     (:func:`board_results`: valid, not held, not disqualified, not a guest's until an account claims it).
@@ -385,6 +385,6 @@ def attempt_visible(*, attempt_id: int, viewer: object) -> Attempt:
     attempt = Attempt.objects.select_related("challenge", "player").filter(pk=attempt_id).first()
     if attempt is not None:
         owner = getattr(viewer, "is_authenticated", False) and attempt.player_id == getattr(viewer, "pk", None)
-        if owner or attempt_is_public(attempt):
+        if owner or attempt_is_public(attempt=attempt):
             return attempt
     raise NotFound(f"attempt {attempt_id} not found")

@@ -135,7 +135,7 @@ class ReminderApi(APIView):
     def put(self, request: Request) -> Response:
         player = request_player(request)
         body = validated(ReminderSerializer, request.data)
-        if player_is_guest(player):
+        if player_is_guest(player=player):
             raise Conflict("a guest has no e-mail address: sign up first")
         if body["enabled"] and not player.email:
             raise Conflict("add and confirm an e-mail address first (your account page)")

@@ -99,7 +99,7 @@ def player_month(*, player: User | int, month: dt.date, game: str | None = None)
         days=out,
         previous=(month - dt.timedelta(days=1)).replace(day=1),
         next=following if following <= today else None,
-        streak=current_streak(win_dates, today=today, today_open=True),
+        streak=current_streak(win_dates=win_dates, today=today, today_open=True),
     )
 
 
@@ -121,11 +121,11 @@ def streak_at_risk(*, player_id: int, today: dt.date) -> int:
     if today in win_dates or today - dt.timedelta(days=1) not in win_dates:
         return 0
     all_wins = counted_results().filter(player_id=player_id, won=True).values_list("challenge__date", flat=True)
-    streak: int = current_streak(all_wins, today=today, today_open=True)
+    streak: int = current_streak(win_dates=all_wins, today=today, today_open=True)
     return streak
 
 
-def reminder_is_due(reminder: Reminder, *, now: dt.datetime, today: dt.date) -> bool:
+def reminder_is_due(*, reminder: Reminder, now: dt.datetime, today: dt.date) -> bool:
     """The chosen time of day has come in the player's zone, within today's challenge day, and nothing was
     sent for today yet. (A time chosen late in the player's evening may fall in the next challenge day: it
     is then that day's reminder, never one sent at once when a day begins.)"""
@@ -152,7 +152,7 @@ def reminders_due(*, now: dt.datetime | None = None) -> list[int]:
         .only("id", "player_id", "remind_at", "time_zone", "last_sent_day")
     )
     for reminder in candidates.iterator():
-        if reminder_is_due(reminder, now=now, today=today) and streak_at_risk(
+        if reminder_is_due(reminder=reminder, now=now, today=today) and streak_at_risk(
             player_id=reminder.player_id, today=today
         ):
             due.append(reminder.pk)

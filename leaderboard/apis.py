@@ -402,7 +402,7 @@ class SubmissionOutput(serializers.Serializer[Any]):
     after_the_day = serializers.SerializerMethodField()
 
     def get_result(self, submission: Submission) -> dict[str, Any] | None:
-        return submission_result(submission)
+        return submission_result(submission=submission)
 
     @extend_schema_field(AfterTheDayOutput)
     def get_after_the_day(self, submission: Submission) -> dict[str, Any]:

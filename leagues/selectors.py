@@ -60,7 +60,7 @@ class AllTimePage:
     entries: list[AllTimeEntry]
 
 
-def normalize_invite_code(code: str) -> str:
+def normalize_invite_code(*, code: str) -> str:
     """Codes are shown in lower case; a code typed in capitals or with spaces around still works.
     Anything that cannot be a code (a NUL byte, a wrong length, another alphabet) is "", found nowhere,
     and never reaches the database."""
@@ -82,12 +82,12 @@ class InvitePreview:
 
 def league_invite_preview(*, invite_code: str) -> InvitePreview | None:
     """The league this invite code opens, as its invite page may show it; None for an unknown code."""
-    code = normalize_invite_code(invite_code)
+    code = normalize_invite_code(code=invite_code)
     league = League.objects.select_related("owner").filter(invite_code=code).first() if code else None
     if league is None:
         return None
     owner = league.owner
-    return InvitePreview(name=league.name, owner=None if player_is_guest(owner) else owner.get_username())
+    return InvitePreview(name=league.name, owner=None if player_is_guest(player=owner) else owner.get_username())
 
 
 def _with_member_counts(qs: QuerySet[League]) -> QuerySet[League]:
@@ -149,7 +149,7 @@ def league_daily_board(
     """
     challenge = leaderboard_challenge_get(date=day, game=game)
     members = leaderboard_results(challenge=challenge, clean=clean).filter(player_id__in=_member_ids(league))
-    return board_page_of(members, offset=offset, limit=limit)
+    return board_page_of(results=members, offset=offset, limit=limit)
 
 
 def league_alltime_board(*, league: League, offset: int, limit: int) -> AllTimePage:

@@ -29,7 +29,7 @@ MAX_MEMBERS = 500
 CODE_ATTEMPTS = 5
 
 
-def league_name_clean(name: str) -> str:
+def league_name_clean(*, name: str) -> str:
     """The name without surrounding whitespace; InvalidLeagueName unless 3..60 printable characters.
 
     Refused too: bidirectional controls (they make the name show in another order than it is
@@ -70,7 +70,7 @@ def _with_fresh_code(write: Callable[[str], League]) -> League:
 
 def league_create(*, owner: User, name: str) -> League:
     """A new league owned by (and with as its first member) ``owner``; TooManyLeagues past the limit."""
-    name = league_name_clean(name)
+    name = league_name_clean(name=name)
     with transaction.atomic():
         # The owner's row serializes their concurrent creations, so the count below stays true.
         get_user_model()._default_manager.select_for_update().filter(pk=owner.pk).values_list("pk").first()
@@ -83,7 +83,7 @@ def league_create(*, owner: User, name: str) -> League:
 
 def league_join(*, player: User, invite_code: str) -> League:
     """Join the league with this code. Idempotent; LeagueNotFound for an unknown code, LeagueFull at the limit."""
-    code = normalize_invite_code(invite_code)
+    code = normalize_invite_code(code=invite_code)
     with transaction.atomic():
         # The league's row serializes concurrent joins, so the member count below stays true.
         league = League.objects.select_for_update().filter(invite_code=code).first() if code else None
@@ -158,12 +158,12 @@ def guests_owning_leagues(*, guest_ids: list[int]) -> set[int]:
     return set(others.values_list("league__owner_id", flat=True))
 
 
-def on_guests_sweeping(sender: object, *, guest_ids: list[int], **kwargs: object) -> set[int]:
+def on_guests_sweeping(*, sender: object, guest_ids: list[int], **kwargs: object) -> set[int]:
     """games.hooks.guests_sweeping, inside the idle-guest sweep: a guest who owns a league of others is kept."""
     return guests_owning_leagues(guest_ids=guest_ids)
 
 
-def on_guest_claimed(sender: object, *, guest_id: int, account_id: int, **kwargs: object) -> None:
+def on_guest_claimed(*, sender: object, guest_id: int, account_id: int, **kwargs: object) -> None:
     """games.hooks.guest_claimed, inside the claim's transaction."""
     league_guest_merge(guest_id=guest_id, account_id=account_id)
 

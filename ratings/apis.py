@@ -102,7 +102,7 @@ class PlayerRatingHistoryApi(APIView):
         "rated as one match (assisted, held, disqualified and guests' results move nothing).",
     )
     def get(self, request: Request, username: str, game: str) -> Response:
-        game = parse_game(game)
+        game = parse_game(game=game)
         query = validated(self.QueryInput, request.query_params)
         player = rated_player(username)
         if Guest.objects.filter(user=player).exists():

@@ -65,7 +65,7 @@ class EarlierDayNotRated(Conflict):
     code = "earlier_day_not_rated"
 
 
-def shown_rating(rating: BradleyTerryPartRating) -> int:
+def shown_rating(*, rating: BradleyTerryPartRating) -> int:
     return round(rating.ordinal(alpha=SHOWN_ALPHA, target=SHOWN_TARGET))
 
 
@@ -140,7 +140,7 @@ def _rate(*, game: str, day: dt.date, places: list[Place]) -> None:
     after = MODEL.rate([[r] for r in before], ranks=[float(p.rank) for p in places])
     rows, history = [], []
     for place, old, (new,) in zip(places, before, after, strict=True):
-        shown = shown_rating(new)
+        shown = shown_rating(rating=new)
         stored = current.get(place.player_id)
         rows.append(
             Rating(
@@ -161,7 +161,7 @@ def _rate(*, game: str, day: dt.date, places: list[Place]) -> None:
                 mu=new.mu,
                 sigma=new.sigma,
                 rating=shown,
-                previous=shown_rating(old),
+                previous=shown_rating(rating=old),
                 rank=place.rank,
                 players=len(places),
             )

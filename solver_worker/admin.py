@@ -204,7 +204,9 @@ class ChallengeAdmin(ServiceAdmin[Challenge]):
         last = obj.verifications.order_by("-created_at").first()
         if last is None:
             return "-"
-        return f"{last.seed}: {last.status}" if challenge_is_over(obj) else str(last.status)  # the list: no seed
+        return (
+            f"{last.seed}: {last.status}" if challenge_is_over(challenge=obj) else str(last.status)
+        )  # the list: no seed
 
     def save_model(self, request: HttpRequest, obj: Challenge, form: Any, change: bool) -> None:
         super().save_model(request, obj, form, change)

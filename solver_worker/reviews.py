@@ -348,7 +348,7 @@ def review_get(*, attempt_id: int, viewer: User | AnonymousUser) -> ReviewView:
     a practice game has none until its player asks (``not_requested``)."""
     attempt = Attempt.objects.select_related("challenge", "player").filter(pk=attempt_id).first()
     owner = attempt is not None and viewer.is_authenticated and attempt.player_id == viewer.pk
-    if attempt is None or not (owner or attempt_is_public(attempt)):
+    if attempt is None or not (owner or attempt_is_public(attempt=attempt)):
         raise NotFound(f"attempt {attempt_id} not found")
     _refuse_if_not_due(attempt)
     row = GameReview.objects.filter(attempt=attempt).first()

@@ -196,7 +196,7 @@ def winnable_ask(*, attempt_id: int, viewer: AbstractBaseUser | AnonymousUser, a
     there at once."""
     attempt = _eligible(attempt_id=attempt_id, viewer=viewer)
     length = len(attempt.moves)
-    key = position_key(attempt.challenge.game, attempt_position(attempt))
+    key = position_key(attempt.challenge.game, attempt_position(attempt=attempt))
     verdict = _cached(key)
     if verdict is None and _take_shares(attempt, key, address):
         try:
@@ -337,7 +337,7 @@ def _verdict_make(*, attempt_id: int, moves: int) -> Verdict | None:
     if not 0 <= moves <= len(attempt.moves):
         return None
     attempt.moves = list(attempt.moves[:moves])
-    state = attempt_replay(attempt)
+    state = attempt_replay(attempt=attempt)
     key = position_key(attempt.challenge.game, state)
     verdict = _cached(key)
     if verdict is None:

@@ -175,7 +175,7 @@ def test_a_validation_landing_during_the_sign_up_keeps_its_result(trial: int, mo
     """The guest's game is submitted; its validation runs at the moment the guest signs up. Whichever
     commits first, the result is stored once, for the account, and ranked."""
     _postgresql_only()
-    monkeypatch.setattr("games.services.attempts.enqueue_validation", lambda submission_id: None)  # held back
+    monkeypatch.setattr("games.services.attempts.enqueue_validation", lambda *, submission_id: None)  # held back
     challenge = make_challenge()
     client, guest = guest_client(f"/play/{challenge.date}/klondike")
     attempt = played(guest, challenge, ["s", "s"], validate=False)

@@ -96,7 +96,7 @@ def day(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     from games.services import attempts
 
     sent: list[int] = []
-    monkeypatch.setattr(attempts, "enqueue_validation", sent.append)
+    monkeypatch.setattr(attempts, "enqueue_validation", lambda *, submission_id: sent.append(submission_id))
     challenge, results = _board(60)
     for game in GAME_IDS:  # the whole day: /daily is held once every deal of the day is ready
         if game != "klondike":

@@ -94,7 +94,7 @@ def confirm_apply(*, token: str) -> User | None:
         return None
     with transaction.atomic():
         user = User.objects.select_for_update().filter(pk=int(value.get("u") or 0)).first()
-        if user is None or services.player_is_guest(user):
+        if user is None or services.player_is_guest(player=user):
             return None
         if user.email != value.get("f") or _password_tag(user) != value.get("p"):
             return None
@@ -108,7 +108,7 @@ def way_back_check(*, token: str) -> tuple[User, str] | None:
     if value is None:
         return None
     user = User.objects.filter(pk=int(value.get("u") or 0)).first()
-    if user is None or services.player_is_guest(user):
+    if user is None or services.player_is_guest(player=user):
         return None
     return user, str(value.get("e") or "")
 

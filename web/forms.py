@@ -128,7 +128,7 @@ class ResetForm(PasswordResetForm):
     email = forms.EmailField(label="E-mail", max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "email"}))
 
     def get_users(self, email: str) -> Iterable[Any]:
-        return [user for user in super().get_users(email) if not services.player_is_guest(user)]
+        return [user for user in super().get_users(email) if not services.player_is_guest(player=user)]
 
 
 RESET_SUBJECT = "web/password_reset_subject.txt"

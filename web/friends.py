@@ -22,20 +22,22 @@ from games import days, selectors, services
 
 def home_friends(request: HttpRequest) -> dict[str, Any] | None:
     """The home page's friends block: None for a visitor or a guest (who cannot follow)."""
-    if not request.user.is_authenticated or services.player_is_guest(request.user):
+    if not request.user.is_authenticated or services.player_is_guest(player=request.user):
         return None
     player = request_player(request)
     results = follows.friends_today(player=player)
     return {
         "following": Follow.objects.filter(follower=player).count(),
-        "results": [{"r": r, "time": selectors.play_time_text(r.play_time_ms)} for r in results],
+        "results": [{"r": r, "time": selectors.play_time_text(ms=r.play_time_ms)} for r in results],
     }
 
 
 def profile_follow(request: HttpRequest, *, username: str, guest: bool) -> dict[str, Any]:
     """The profile's follow button: shown to a signed-up player on somebody else's (signed-up) profile."""
     me = request.user
-    show = me.is_authenticated and not guest and me.get_username() != username and not services.player_is_guest(me)
+    show = (
+        me.is_authenticated and not guest and me.get_username() != username and not services.player_is_guest(player=me)
+    )
     following = show and follows.is_following(follower=request_player(request), followed=username)
     return {"can_follow": show, "following": following}
 
@@ -59,7 +61,7 @@ def friends_board(request: HttpRequest, date: str, game: str) -> HttpResponse:
         "name": GAMES[challenge.game].name,
         "others": [(c.game, GAMES[c.game].name) for c in others],
         "every": every,
-        "entries": [{"e": e, "time": selectors.play_time_text(e.play_time_ms)} for e in page.entries],
+        "entries": [{"e": e, "time": selectors.play_time_text(ms=e.play_time_ms)} for e in page.entries],
         "total": page.total,
         "following": Follow.objects.filter(follower=player).count(),
         "today": challenge.date == days.today(),

@@ -103,7 +103,7 @@ def home(request: HttpRequest) -> HttpResponse:
                 "summary": GAMES[c.game].summary,
                 "counts": counts[c.pk],
                 "mine": status,
-                "share": rank_selectors.result_share(result) if status and result else "",
+                "share": rank_selectors.result_share(result=result) if status and result else "",
             }
         )
     signed_in = request.user.is_authenticated
@@ -180,7 +180,7 @@ def board(request: HttpRequest, date: str, game: str) -> HttpResponse:
             "challenge": challenge,
             "name": GAMES[game].name,
             "others": [(c.game, GAMES[c.game].name) for c in others],
-            "over": selectors.challenge_is_over(challenge),
+            "over": selectors.challenge_is_over(challenge=challenge),
             "before": before,
             "after": after,
             "mine": _board_mine(request, challenge),
@@ -213,7 +213,7 @@ def game_review(request: HttpRequest, attempt_id: int) -> HttpResponse:
     except ApplicationError as exc:
         raise Http404(exc.message) from None
     challenge = attempt.challenge
-    guest = services.player_is_guest(attempt.player)
+    guest = services.player_is_guest(player=attempt.player)
     return render(
         request,
         "web/game.html",
@@ -224,7 +224,7 @@ def game_review(request: HttpRequest, attempt_id: int) -> HttpResponse:
             # A guest's internal name (guest-1a2b3c) is nobody's to read: the page says "Guest".
             "player_name": "Guest" if guest else attempt.player.get_username(),
             "player_guest": guest,
-            "over": selectors.challenge_is_over(challenge),
+            "over": selectors.challenge_is_over(challenge=challenge),
         },
     )
 
@@ -316,7 +316,7 @@ def month_calendar(request: HttpRequest) -> HttpResponse:
 def reminder(request: HttpRequest) -> HttpResponse:
     """The e-mail reminder before a streak ends: on or off, at a time in the player's own zone; only to a
     confirmed address (a guest signs up first; an account without an address adds one first)."""
-    if services.player_is_guest(request.user):
+    if services.player_is_guest(player=request.user):
         return redirect(f"{reverse('web:signup')}?next={request.path}")
     player = request_player(request)
     current = habit_selectors.reminder_of(player=player)
@@ -424,12 +424,12 @@ class LoginView(auth_views.LoginView):
         return response
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        if request.user.is_authenticated and services.player_is_guest(request.user):
+        if request.user.is_authenticated and services.player_is_guest(player=request.user):
             self.redirect_authenticated_user = False  # a guest may log in to an account
         return super().dispatch(request, *args, **kwargs)
 
     def form_valid(self, form: Any) -> HttpResponse:
-        guest = request_player(self.request) if services.player_is_guest(self.request.user) else None
+        guest = request_player(self.request) if services.player_is_guest(player=self.request.user) else None
         if guest is not None:  # first the games, leagues and results, in one transaction; then the session
             services.guest_claim(guest=guest, account=form.get_user())
         response = super().form_valid(form)
@@ -488,7 +488,7 @@ def _next_url(request: HttpRequest) -> str | None:
 
 def signup(request: HttpRequest) -> HttpResponse:
     """Sign up; a guest who signs up keeps the games played as a guest, ranked results included."""
-    guest = request_player(request) if services.player_is_guest(request.user) else None
+    guest = request_player(request) if services.player_is_guest(player=request.user) else None
     if request.user.is_authenticated and guest is None:
         return redirect(_next_url(request) or "web:home")
     form = SignupForm(request.POST or None)
@@ -521,7 +521,7 @@ def account(request: HttpRequest) -> HttpResponse:
     """The account's e-mail address, for password resets. A guest signs up instead (it has no password).
     A change asks for the password; a new address is stored once its mailbox follows the link mailed
     to it, and the old address is told, with a way back (web.email_address)."""
-    if services.player_is_guest(request.user):
+    if services.player_is_guest(player=request.user):
         return redirect(f"{reverse_lazy('web:signup')}?next={request.path}")
     user = request_player(request)
     form = EmailForm(request.POST or None, initial={"email": user.email})
@@ -560,7 +560,7 @@ def account(request: HttpRequest) -> HttpResponse:
 def account_delete(request: HttpRequest) -> HttpResponse:
     """Delete one's own account (a guest's too): the password and a confirmation, as POST /api/v1/me/delete."""
     user = request_player(request)
-    guest = services.player_is_guest(user)
+    guest = services.player_is_guest(player=user)
     form = AccountDeleteForm(request.POST if request.method == "POST" else None)
     if guest:
         del form.fields["password"]  # a guest has none: its session is its only key
@@ -657,7 +657,7 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
 
     def get_user(self, uidb64: str) -> Any:
         user = super().get_user(uidb64)
-        return None if user is None or services.player_is_guest(user) else user  # None: "the link is invalid"
+        return None if user is None or services.player_is_guest(player=user) else user  # None: "the link is invalid"
 
     def form_valid(self, form: Any) -> HttpResponse:
         response = super().form_valid(form)

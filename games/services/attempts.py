@@ -61,7 +61,9 @@ def attempt_start(*, player: User, challenge: Challenge, origin: str = "", brows
     else:
         # The deal's position for length 0, so that even the first batch takes the unlocked path.
         transaction.on_commit(
-            lambda: position_remember(AttemptFacts.of(attempt), State(deal(challenge.game, challenge.seed_int)), 0)
+            lambda: position_remember(
+                attempt=AttemptFacts.of(attempt), state=State(deal(challenge.game, challenge.seed_int)), length=0
+            )
         )
         return attempt
     _refuse_if_open(_so_far(player=player, challenge=challenge))
@@ -129,8 +131,8 @@ def attempt_hint(*, attempt_id: int, player: User) -> Hint | None:
     """
     with transaction.atomic():
         attempt = attempt_for_update(attempt_id=attempt_id, player=player)
-        refuse_unless_in_play(attempt, doing="hints")
-        suggestion = hint(attempt_position(attempt))
+        refuse_unless_in_play(attempt=attempt, doing="hints")
+        suggestion = hint(attempt_position(attempt=attempt))
         if not attempt.assisted and (attempt.ranked or suggestion is not None):
             attempt.assisted = True
             attempt.save(update_fields=["assisted"])
@@ -158,9 +160,13 @@ def attempt_submit(
                 raise Conflict("this attempt has ended without a submission: start a new one to play again")
             _refuse_a_different_submit(existing, start=start, moves=moves or [])
             return existing, False
-        tail = new_tail(attempt.moves, len(attempt.moves) if start is None else start, moves) if moves else []
+        tail = (
+            new_tail(stored=attempt.moves, start=len(attempt.moves) if start is None else start, moves=moves)
+            if moves
+            else []
+        )
         if tail and attempt.ranked and days.is_over(attempt.challenge.date):
-            raise day_over(attempt, doing="a last batch")
+            raise day_over(attempt=attempt, doing="a last batch")
         submission = _attempt_close(attempt, tail=tail)
     return submission, True
 
@@ -191,7 +197,7 @@ def _attempt_close(attempt: Attempt, *, tail: list[str]) -> Submission:
     )
     submission = Submission.objects.create(attempt=attempt, moves=log + tail)
     submission_id = submission.pk
-    transaction.on_commit(lambda: enqueue_validation(submission_id))
+    transaction.on_commit(lambda: enqueue_validation(submission_id=submission_id))
     return submission
 
 

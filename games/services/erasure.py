@@ -39,7 +39,7 @@ def fair_play_cases_forget_players(*, usernames: Iterable[str]) -> int:
             reason = reason.replace(", ".join(others), ", ".join(kept))
         # Whatever the reason's wording, no deleted name is left in it.
         for name in names:
-            reason = name_replace(reason, name=name, by=DELETED_PLAYER)
+            reason = name_replace(text=reason, name=name, by=DELETED_PLAYER)
         if kept != others or reason != case.reason:
             case.others = kept
             case.reason = reason
@@ -48,7 +48,7 @@ def fair_play_cases_forget_players(*, usernames: Iterable[str]) -> int:
     return changed
 
 
-def name_replace(text: str, *, name: str, by: str) -> str:
+def name_replace(*, text: str, name: str, by: str) -> str:
     """``text`` with every whole occurrence of the username ``name`` replaced by ``by``: a character a
     username may hold (letters, digits, ``.@+-_``) next to it means it is part of a longer name."""
     return re.sub(rf"(?<![\w.@+-]){re.escape(name)}(?![\w.@+-])", lambda _: by, text)

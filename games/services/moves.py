@@ -165,7 +165,7 @@ def _append_unlocked(*, attempt_id: int, player: User, start: int, moves: list[s
     """
     if connection.vendor != "postgresql" or not moves or start + len(moves) > MAX_LOG_LENGTH:
         return None
-    cached = position_cached(attempt_id, length=start)
+    cached = position_cached(attempt_id=attempt_id, length=start)
     if cached is None or cached.length != start:
         return None
     facts = dataclasses.replace(cached.attempt, player_id=player.pk)
@@ -183,7 +183,7 @@ def _append_unlocked(*, attempt_id: int, player: User, start: int, moves: list[s
     facts = dataclasses.replace(facts, assisted=assisted)
     length = start + len(moves)
     # On commit: at once in autocommit (a request), and never for a caller's transaction that rolls back.
-    transaction.on_commit(lambda: position_remember(facts, state, length))
+    transaction.on_commit(lambda: position_remember(attempt=facts, state=state, length=length))
     return MovesOutcome(attempt=facts, state=state, applied=len(moves), log_length=length)
 
 
@@ -194,9 +194,9 @@ def _append_locked(*, attempt_id: int, player: User, start: int, moves: list[str
     """Every batch the unlocked path left: errors, resends, conflicts, a cold cache, SQLite."""
     with transaction.atomic():
         attempt = attempt_for_update(attempt_id=attempt_id, player=player)
-        refuse_unless_in_play(attempt, doing="moves")
-        tail = new_tail(attempt.moves, start, moves)
-        state, legal, error = play_tail(attempt, tail)
+        refuse_unless_in_play(attempt=attempt, doing="moves")
+        tail = new_tail(stored=attempt.moves, start=start, moves=moves)
+        state, legal, error = play_tail(attempt=attempt, tail=tail)
         facts = AttemptFacts.of(attempt)
         length = len(attempt.moves) + len(legal)
         # The mark is stored whenever the stored log's position calls for it, even with nothing new to
@@ -204,7 +204,7 @@ def _append_locked(*, attempt_id: int, player: User, start: int, moves: list[str
         if legal or (state.assisted and not attempt.assisted):
             facts = dataclasses.replace(facts, assisted=_log_append_locked(attempt, facts, legal, state.assisted))
         if legal:
-            transaction.on_commit(lambda: position_remember(facts, state, length))
+            transaction.on_commit(lambda: position_remember(attempt=facts, state=state, length=length))
     return MovesOutcome(attempt=facts, state=state, applied=len(legal), error=error, log_length=length)
 
 
@@ -229,7 +229,7 @@ def log_close(*, attempt: Attempt, tail: list[str], finished_at: dt.datetime) ->
     legal: list[str] = []
     assisted = attempt.assisted
     if tail:
-        state, legal, _error = play_tail(attempt, tail)
+        state, legal, _error = play_tail(attempt=attempt, tail=tail)
         assisted = state.assisted
     _log_append_locked(attempt, AttemptFacts.of(attempt), legal, assisted, finished_at)
 
@@ -248,15 +248,15 @@ def attempt_for_update(*, attempt_id: int, player: User | None) -> Attempt:
         raise NotFound(f"attempt {attempt_id} not found") from None
 
 
-def refuse_unless_in_play(attempt: Attempt, *, doing: str) -> None:
+def refuse_unless_in_play(*, attempt: Attempt, doing: str) -> None:
     """An ended attempt takes nothing more; a ranked one takes nothing once its day is over."""
     if attempt.is_finished:
         raise Conflict(f"this attempt has ended: start a new one to play again ({doing} refused)")
     if attempt.ranked and days.is_over(attempt.challenge.date):
-        raise day_over(attempt, doing=doing)
+        raise day_over(attempt=attempt, doing=doing)
 
 
-def day_over(attempt: Attempt, *, doing: str) -> DayOver:
+def day_over(*, attempt: Attempt, doing: str) -> DayOver:
     ended = days.next_day_starts_at(attempt.challenge.date)
     return DayOver(
         f"the {attempt.challenge.date} challenge ended at {ended.isoformat()}, and with it ranked play: "
@@ -265,7 +265,7 @@ def day_over(attempt: Attempt, *, doing: str) -> DayOver:
     )
 
 
-def new_tail(stored: list[str], start: int, moves: list[str]) -> list[str]:
+def new_tail(*, stored: list[str], start: int, moves: list[str]) -> list[str]:
     """The part of a batch the server has not stored yet; 409 when the batch disagrees with the log."""
     if start > len(stored):
         raise Conflict(
@@ -287,9 +287,9 @@ def new_tail(stored: list[str], start: int, moves: list[str]) -> list[str]:
     return tail
 
 
-def play_tail(attempt: Attempt, tail: list[str]) -> tuple[State, list[str], ReplayError | None]:
+def play_tail(*, attempt: Attempt, tail: list[str]) -> tuple[State, list[str], ReplayError | None]:
     """The stored log's position after the tail's legal prefix, that prefix, and the first illegal entry."""
-    state = attempt_position(attempt)
+    state = attempt_position(attempt=attempt)
     error = play_log(state, tail, start=len(attempt.moves))
     legal = tail if error is None else tail[: error.index - len(attempt.moves)]
     return state, legal, error

@@ -127,7 +127,7 @@ def guest_create() -> User:
 def player_email_set(*, player: User, email: str) -> None:
     """A player's e-mail address for password resets ("" removes it). A guest has none: it has no
     password to reset, and signs up instead."""
-    if player_is_guest(player):
+    if player_is_guest(player=player):
         raise BadRequest("A guest has no e-mail address: sign up first.")
     player.email = User.objects.normalize_email(email.strip()) if email else ""
     player.save(update_fields=["email"])
@@ -138,7 +138,7 @@ def player_email_normalize(*, email: str) -> str:
     return User.objects.normalize_email(email.strip()) if email else ""
 
 
-def player_is_guest(player: User | AnonymousUser) -> bool:
+def player_is_guest(*, player: User | AnonymousUser) -> bool:
     return isinstance(player, User) and Guest.objects.filter(user_id=player.pk).exists()
 
 

@@ -7,19 +7,18 @@ import logging
 from dataclasses import dataclass
 
 from django.core.cache import cache
-from django.utils import timezone
 
 from engine import (
     State,
     deal,
     play_log,
 )
-from games.models import Attempt, play_time_ms
+from games.models import Attempt
 
 logger = logging.getLogger(__name__)
 
 
-def attempt_replay(attempt: Attempt) -> State:
+def attempt_replay(*, attempt: Attempt) -> State:
     """The attempt's position: its stored log (always legal) replayed from the deal."""
     state = State(deal(attempt.challenge.game, attempt.challenge.seed_int))
     error = play_log(state, attempt.moves)
@@ -75,10 +74,6 @@ class AttemptFacts:
             assisted=attempt.assisted,
         )
 
-    def play_time_ms(self) -> int:
-        """The play time so far (the attempt is open), cut to the hundredth as everywhere."""
-        return play_time_ms(self.started_at, timezone.now())
-
 
 @dataclass(frozen=True)
 class CachedPosition:
@@ -101,18 +96,18 @@ class CachedPosition:
         ) and self.length == len(attempt.moves)
 
 
-def position_key(attempt_id: int) -> str:
+def position_key(*, attempt_id: int) -> str:
     return f"dp:position:{attempt_id}"
 
 
-def position_cached(attempt_id: int, *, length: int | None = None) -> CachedPosition | None:
+def position_cached(*, attempt_id: int, length: int | None = None) -> CachedPosition | None:
     """The snapshot cached for the attempt: this process's own when it is for ``length`` (or any, when
     no length is asked for), else the shared cache's."""
     local = _local.get(attempt_id)
     if local is not None and (length is None or local.length == length):
         return local
     try:
-        cached = cache.get(position_key(attempt_id))
+        cached = cache.get(position_key(attempt_id=attempt_id))
     except Exception:  # a cache is never needed: replay
         logger.warning("position cache unreadable for attempt %s", attempt_id, exc_info=True)
         return None
@@ -131,22 +126,22 @@ def _remember_locally(attempt_id: int, position: CachedPosition) -> None:
     _local[attempt_id] = position
 
 
-def attempt_position(attempt: Attempt) -> State:
+def attempt_position(*, attempt: Attempt) -> State:
     """The position after the attempt's stored log: from the snapshot cached with it, else replayed."""
-    cached = position_cached(attempt.pk, length=len(attempt.moves))
+    cached = position_cached(attempt_id=attempt.pk, length=len(attempt.moves))
     if cached is not None and cached.fits(attempt):
         try:
             return State.restore(deal(attempt.challenge.game, attempt.challenge.seed_int), cached.snapshot)
         except (TypeError, ValueError):
             logger.warning("position snapshot of attempt %s does not fit its deal: replaying", attempt.pk)
-    return attempt_replay(attempt)
+    return attempt_replay(attempt=attempt)
 
 
-def position_remember(attempt: AttemptFacts, state: State, length: int) -> None:
+def position_remember(*, attempt: AttemptFacts, state: State, length: int) -> None:
     """After the commit (a rolled-back batch must leave no snapshot for a length it never stored)."""
     position = CachedPosition(length=length, snapshot=state.snapshot(), attempt=attempt)
     _remember_locally(attempt.id, position)
     try:
-        cache.set(position_key(attempt.id), position, POSITION_CACHE_SECONDS)
+        cache.set(position_key(attempt_id=attempt.id), position, POSITION_CACHE_SECONDS)
     except Exception:
         logger.warning("position cache not written for attempt %s", attempt.id, exc_info=True)

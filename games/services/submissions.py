@@ -20,7 +20,7 @@ from games.services.fairplay import fair_play_decisions, fair_play_decisions_app
 logger = logging.getLogger(__name__)
 
 
-def enqueue_validation(submission_id: int) -> None:
+def enqueue_validation(*, submission_id: int) -> None:
     """After commit: the submission is stored, so a broker failure loses nothing (the sweep resends it).
 
     Never waits on a broker that is down: no publish retries, no result
@@ -43,7 +43,7 @@ def submissions_resend_pending(*, older_than: dt.timedelta = dt.timedelta(minute
         .values_list("id", flat=True)
     )
     for submission_id in ids:
-        enqueue_validation(submission_id)
+        enqueue_validation(submission_id=submission_id)
     return len(ids)
 
 

@@ -32,7 +32,7 @@ def _by_serializers(attempt: Attempt, state: Any) -> dict[str, Any]:
 
 def _same(attempt: Attempt) -> None:
     attempt = Attempt.objects.select_related("challenge").get(pk=attempt.pk)
-    state = services.attempt_replay(attempt)
+    state = services.attempt_replay(attempt=attempt)
     with time_machine.travel(timezone.now(), tick=False):  # the play time so far, the same for both
         hand, reference = apis.attempt_data(attempt, state), _by_serializers(attempt, state)
     assert hand == reference

@@ -106,7 +106,7 @@ def test_the_mark_is_for_good(on_commit: Any) -> None:
         assert send(api, attempt["id"], 0, ["s", "u"]).json()["assisted"] is True
     for i in range(2, 6):  # later batches, from the cache or replayed, never clear it
         if i == 4:
-            cache.delete(positions.position_key(attempt["id"]))
+            cache.delete(positions.position_key(attempt_id=attempt["id"]))
             positions.forget_local_positions()  # as a process that holds no copy sees it
         with on_commit(execute=True):
             assert send(api, attempt["id"], i, ["s"]).json()["assisted"] is True
@@ -184,10 +184,10 @@ def test_an_old_cached_snapshot_is_replayed_and_the_undo_marks(on_commit: Any) -
         attempt = start(api, game="josephine")
     with on_commit(execute=True):
         send(api, attempt["id"], 0, ["s"])
-    cached = positions.position_cached(attempt["id"])
+    cached = positions.position_cached(attempt_id=attempt["id"])
     assert cached is not None
     old = positions.CachedPosition(length=1, snapshot=(1, *cached.snapshot[1:14]), attempt=cached.attempt)
-    cache.set(positions.position_key(attempt["id"]), old)
+    cache.set(positions.position_key(attempt_id=attempt["id"]), old)
     positions.forget_local_positions()  # as a process that holds no copy sees it
     with on_commit(execute=True):
         assert send(api, attempt["id"], 1, ["u"]).json()["assisted"] is True

@@ -69,7 +69,7 @@ def _statements(capture: CaptureQueriesContext) -> list[str]:
 def test_a_legal_batch_is_one_update_without_a_lock_or_a_replay(play: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     _user, attempt_id, send = play
     assert send(0, ["s"])[0] == 200  # the token is read from the database once, then from the cache
-    monkeypatch.setattr(positions, "attempt_replay", lambda attempt: pytest.fail("replayed from the deal"))
+    monkeypatch.setattr(positions, "attempt_replay", lambda *, attempt: pytest.fail("replayed from the deal"))
     with CaptureQueriesContext(connection) as capture:
         status, body = send(1, ["s", "s"])
     assert status == 200, body
@@ -83,7 +83,7 @@ def test_a_legal_batch_is_one_update_without_a_lock_or_a_replay(play: Any, monke
     assert [n for _ms, n in stored.batches] == [1, 2] and stored.batches[0][0] <= stored.batches[1][0]
     assert "batches = batches ||" in capture.captured_queries[0]["sql"]
     expected = _replayed(["s", "s", "s"])
-    cached = cache.get(positions.position_key(attempt_id))
+    cached = cache.get(positions.position_key(attempt_id=attempt_id))
     assert cached.length == 3 and State.restore(deal("klondike", 2026), cached.snapshot).key() == expected.key()
 
 
@@ -95,7 +95,7 @@ def test_the_answer_is_the_locked_paths_answer(play: Any) -> None:
     Attempt.objects.filter(pk=attempt_id).update(moves=[], assisted=False)  # the undo of a draw marked it
     slow = []
     for i, move in enumerate(line):
-        cache.delete(positions.position_key(attempt_id))
+        cache.delete(positions.position_key(attempt_id=attempt_id))
         positions.forget_local_positions()  # as a process that holds no copy sees it
         slow.append(send(i, [move]))
     for (s1, b1), (s2, b2) in zip(fast, slow, strict=True):
@@ -184,5 +184,5 @@ def test_a_rolled_back_caller_leaves_no_position_for_a_length_never_stored(play:
     with pytest.raises(RuntimeError), transaction.atomic():
         services.attempt_append_moves(attempt_id=attempt_id, player=user, start=1, moves=["s"])
         raise RuntimeError("the caller's transaction fails")
-    assert cache.get(positions.position_key(attempt_id)).length == 1
+    assert cache.get(positions.position_key(attempt_id=attempt_id)).length == 1
     assert Attempt.objects.get(pk=attempt_id).moves == ["s"]

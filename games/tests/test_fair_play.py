@@ -156,9 +156,9 @@ def test_a_rejected_batch_answers_the_same_whatever_the_undisclosed_cards(
     deals = {"now": original}
     real_replay = positions.attempt_replay
 
-    def replay_with(attempt: Attempt) -> State:
+    def replay_with(*, attempt: Attempt) -> State:
         if attempt.challenge_id != challenge.pk:
-            return real_replay(attempt)
+            return real_replay(attempt=attempt)
         from engine import play_log
 
         replayed = State(deals["now"])

@@ -280,14 +280,14 @@ def test_one_play_time_for_the_attempt_the_result_the_board_and_the_share_text(o
     assert attempt["elapsed_ms"] == result["play_time_ms"] == entry["play_time_ms"] == ms
     assert batch["elapsed_ms"] == ms, batch
     assert entry["time"] == ms / 1000
-    assert play_time_text(ms) == "1:37.72" and "1:37.72" in result["share"]
+    assert play_time_text(ms=ms) == "1:37.72" and "1:37.72" in result["share"]
 
 
 def test_play_time_text_cuts_and_never_rounds() -> None:
-    assert play_time_text(0) == "0:00.00"
-    assert play_time_text(87_729) == "1:27.72"
-    assert play_time_text(59_999) == "0:59.99"
-    assert play_time_text(3_600_000) == "60:00.00"
+    assert play_time_text(ms=0) == "0:00.00"
+    assert play_time_text(ms=87_729) == "1:27.72"
+    assert play_time_text(ms=59_999) == "0:59.99"
+    assert play_time_text(ms=3_600_000) == "60:00.00"
     attempt = Attempt(started_at=dt.datetime(2026, 1, 1, tzinfo=dt.UTC))
     assert attempt.play_time_ms(dt.datetime(2026, 1, 1, 0, 1, 27, 729_999, tzinfo=dt.UTC)) == 87_720
 

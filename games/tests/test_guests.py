@@ -32,7 +32,7 @@ def _played(player: object, challenge: object, moves: list[str]) -> Attempt:
 def test_a_guest_is_a_passwordless_player_whose_first_attempt_is_ranked() -> None:
     guest = services.guest_create()
     assert guest.get_username().startswith("guest-") and not guest.has_usable_password()
-    assert services.player_is_guest(guest) and not services.player_is_guest(make_user())
+    assert services.player_is_guest(player=guest) and not services.player_is_guest(player=make_user())
     assert _played(guest, make_challenge(), ["s"]).ranked
 
 
@@ -89,7 +89,7 @@ def test_play_now_signs_up_later_over_the_pages() -> None:
     # The press (a POST with its CSRF token) started the ranked attempt; the page opens on it.
     assert response.status_code == 302 and response["Location"] == f"/play/{days.today()}/klondike"
     started = Attempt.objects.get()
-    assert started.ranked and services.player_is_guest(started.player)
+    assert started.ranked and services.player_is_guest(player=started.player)
     page = client.get(f"/play/{days.today()}/klondike").content.decode()
     assert "Guest" in page and "Sign up to keep your results" in page and f'data-attempt="{started.pk}"' in page
     signed = client.post(

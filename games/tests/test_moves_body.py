@@ -9,8 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import MAX_LOG_LENGTH
-from games.apis import MovesInput
-from games.fields import moves_body
+from games.fields import MovesInput, moves_body
 
 _texts = st.one_of(st.text(max_size=70), st.sampled_from(["s", "t1f2", "w t3", "", "\x00", "a" * 64, "a" * 65]))
 _scalars = st.one_of(

@@ -33,7 +33,7 @@ def test_the_next_batch_starts_from_the_cached_position_without_a_replay(
     with django_capture_on_commit_callbacks(execute=True):
         services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=0, moves=["s", "s", "s"])
 
-    def no_replay(attempt: Attempt) -> State:
+    def no_replay(*, attempt: Attempt) -> State:
         raise AssertionError("the position was replayed from the deal")
 
     monkeypatch.setattr(positions, "attempt_replay", no_replay)
@@ -55,28 +55,30 @@ def test_without_the_commit_no_snapshot_is_left_and_a_bad_one_is_ignored(
     with django_capture_on_commit_callbacks(execute=False):  # the batch's transaction never commits its hook
         services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=0, moves=["s"])
     stored = Attempt.objects.get(pk=attempt.pk)
-    key = positions.position_key(stored.pk)
+    key = positions.position_key(attempt_id=stored.pk)
     assert cache.get(key) is None
-    positions.position_remember(positions.AttemptFacts.of(stored), _replayed(["s"]), len(stored.moves))
+    positions.position_remember(
+        attempt=positions.AttemptFacts.of(stored), state=_replayed(["s"]), length=len(stored.moves)
+    )
     good = cache.get(key)
     assert good.fits(stored)
     for bad in (("not", "a", "snapshot"), (1, ("not", "a", "snapshot")), "junk", replace(good, snapshot=("x",))):
         cache.set(key, bad)
         positions.forget_local_positions()  # as a process that holds no copy sees it
-        assert services.attempt_position(stored).key() == _replayed(["s"]).key()
+        assert services.attempt_position(attempt=stored).key() == _replayed(["s"]).key()
     other = _replayed(["s"], seed=7).snapshot()  # a snapshot of another deal under this key
     cache.set(key, replace(good, snapshot=other))
     positions.forget_local_positions()  # as a process that holds no copy sees it
-    assert services.attempt_position(stored).key() == _replayed(["s"]).key()
+    assert services.attempt_position(attempt=stored).key() == _replayed(["s"]).key()
     older = _replayed([]).snapshot()  # an older batch's snapshot (length 0) is not used for length 1
     cache.set(key, replace(good, length=0, snapshot=older))
     positions.forget_local_positions()  # as a process that holds no copy sees it
-    assert services.attempt_position(stored).key() == _replayed(["s"]).key()
+    assert services.attempt_position(attempt=stored).key() == _replayed(["s"]).key()
     # Another attempt that reused this id (a test database) is told apart by its start time.
     moved = replace(good.attempt, started_at=good.attempt.started_at - dt.timedelta(seconds=1))
     cache.set(key, replace(good, attempt=moved, snapshot=older, length=1))
     positions.forget_local_positions()  # as a process that holds no copy sees it
-    assert services.attempt_position(stored).key() == _replayed(["s"]).key()
+    assert services.attempt_position(attempt=stored).key() == _replayed(["s"]).key()
 
 
 def test_an_attempt_keeps_one_snapshot_whatever_its_number_of_batches(django_capture_on_commit_callbacks: Any) -> None:
@@ -86,7 +88,7 @@ def test_an_attempt_keeps_one_snapshot_whatever_its_number_of_batches(django_cap
         with django_capture_on_commit_callbacks(execute=True):
             services.attempt_append_moves(attempt_id=attempt.pk, player=player, start=i, moves=["s"])
     stored = Attempt.objects.get(pk=attempt.pk)
-    cached = cache.get(positions.position_key(stored.pk))
+    cached = cache.get(positions.position_key(attempt_id=stored.pk))
     assert cached.length == 5 and cached.fits(stored)
     assert State.restore(deal("klondike", 2026), cached.snapshot).key() == _replayed(["s"] * 5).key()
 

@@ -200,7 +200,7 @@ def _db_rank(*, challenge: Challenge, player_id: int, clean: bool) -> int | None
     return rows[0][1] if rows else None
 
 
-def board_page_of(results: QuerySet[Result], *, offset: int, limit: int) -> LeaderboardPage:
+def board_page_of(*, results: QuerySet[Result], offset: int, limit: int) -> LeaderboardPage:
     """Entries ranked ``offset + 1`` .. ``offset + limit`` of any set of a board's rows (the board's
     own, or a league's members' part of it), ranked 1, 2, 3... within that set, read from the database.
     The one definition of a board page: the public boards and the league boards use it."""
@@ -216,7 +216,7 @@ def board_page_of(results: QuerySet[Result], *, offset: int, limit: int) -> Lead
 
 
 def _db_page(*, challenge: Challenge, offset: int, limit: int, clean: bool) -> LeaderboardPage:
-    return board_page_of(leaderboard_results(challenge=challenge, clean=clean), offset=offset, limit=limit)
+    return board_page_of(results=leaderboard_results(challenge=challenge, clean=clean), offset=offset, limit=limit)
 
 
 # --- Boards through Redis -----------------------------------------------------------

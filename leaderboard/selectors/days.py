@@ -50,7 +50,7 @@ def player_day_status(*, player: User | int, challenges: list[Challenge]) -> dic
         result = results.get(challenge.pk)
         attempt = ranked.get(challenge.pk)
         if result is not None:
-            statuses[challenge.pk] = DayStatus("won" if result.won else "lost", result, result_rank(result))
+            statuses[challenge.pk] = DayStatus("won" if result.won else "lost", result, result_rank(result=result))
         elif challenge.pk in held:
             statuses[challenge.pk] = DayStatus("held")
         elif attempt is not None and attempt.finished_at is None:

@@ -77,8 +77,8 @@ def player_stats_compute(*, player: User | int, today: dt.date) -> PlayerStatsDa
         played=totals["played"],
         won=totals["won"],
         # Stored at validation: the run up to today, or up to yesterday whatever today's game became.
-        current_streak=current_streak(win_dates, today=today, today_open=True),
-        best_streak=best_streak(win_dates),
+        current_streak=current_streak(win_dates=win_dates, today=today, today_open=True),
+        best_streak=best_streak(win_dates=win_dates),
         last_played_date=totals["last_played"],
         last_won_date=max(win_dates) if win_dates else None,
     )

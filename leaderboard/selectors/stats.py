@@ -92,7 +92,7 @@ def stats_bucket(*, won: bool, play_time_ms: int) -> int:
     return sum(1 for edge in TIME_EDGES_S if play_time_ms >= edge * 1000)
 
 
-def best_streak(win_dates: Iterable[dt.date]) -> int:
+def best_streak(*, win_dates: Iterable[dt.date]) -> int:
     """The longest run of consecutive dates."""
     best = run = 0
     previous: dt.date | None = None
@@ -103,7 +103,7 @@ def best_streak(win_dates: Iterable[dt.date]) -> int:
     return best
 
 
-def current_streak(win_dates: Iterable[dt.date], *, today: dt.date, today_open: bool) -> int:
+def current_streak(*, win_dates: Iterable[dt.date], today: dt.date, today_open: bool) -> int:
     """The run of consecutive winning dates that ends today, or yesterday while today can still be won.
 
     ``today_open``: today's game (or, over every game, one of today's games) is not yet lost: unplayed,
@@ -139,8 +139,8 @@ def _game_stats(rows: list[tuple[Any, ...]], *, game: str | None, today: dt.date
         game=game,
         played=len(rows),
         won=len(win_dates),
-        current_streak=current_streak(win_dates, today=today, today_open=today_open),
-        best_streak=best_streak(win_dates),
+        current_streak=current_streak(win_dates=win_dates, today=today, today_open=today_open),
+        best_streak=best_streak(win_dates=win_dates),
         best_time_ms=min(clean_wins) if clean_wins else None,
         best_score=max((r[3] for r in clean), default=None),
         last_played_date=max((r[0] for r in rows), default=None),

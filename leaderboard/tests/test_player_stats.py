@@ -126,11 +126,11 @@ def test_streaks_follow_the_challenge_date_not_the_finish_time() -> None:
 
 def test_current_streak_rule() -> None:
     wins = [day(3), day(2), day(1)]
-    assert current_streak(wins, today=TODAY, today_open=True) == 3
-    assert current_streak(wins, today=TODAY, today_open=False) == 0
-    assert current_streak([*wins, TODAY], today=TODAY, today_open=False) == 4
-    assert current_streak([day(2)], today=TODAY, today_open=True) == 0
-    assert current_streak([], today=TODAY, today_open=True) == 0
+    assert current_streak(win_dates=wins, today=TODAY, today_open=True) == 3
+    assert current_streak(win_dates=wins, today=TODAY, today_open=False) == 0
+    assert current_streak(win_dates=[*wins, TODAY], today=TODAY, today_open=False) == 4
+    assert current_streak(win_dates=[day(2)], today=TODAY, today_open=True) == 0
+    assert current_streak(win_dates=[], today=TODAY, today_open=True) == 0
 
 
 # --- Counts, records and bars ---------------------------------------------------------------------------
@@ -326,13 +326,15 @@ def test_share_text_has_the_time_and_the_rank_of_the_days_board() -> None:
     Guest.objects.create(user=guest)
     as_guest = make_result(challenge=today, player=guest, score=950)
     practice = make_result(challenge=today, player=make_user(), ranked=False)
-    share = result_share(a)
+    share = result_share(result=a)
     assert "rank 1 of 2" in share and "1:37.72" in share  # the assisted and the guest's are not on it
-    assert "rank 2 of 2" in result_share(b)
-    assert "assisted, not on the day's board" in result_share(assisted) and "rank " not in result_share(assisted)
-    assert "not on the board" in result_share(as_guest) and "rank " not in result_share(as_guest)
-    assert "practice" in result_share(practice) and "rank " not in result_share(practice)
-    assert "rank 3 of 7" in result_share_text(a, 3, 7)
+    assert "rank 2 of 2" in result_share(result=b)
+    assert "assisted, not on the day's board" in result_share(result=assisted) and "rank " not in result_share(
+        result=assisted
+    )
+    assert "not on the board" in result_share(result=as_guest) and "rank " not in result_share(result=as_guest)
+    assert "practice" in result_share(result=practice) and "rank " not in result_share(result=practice)
+    assert "rank 3 of 7" in result_share_text(result=a, rank=3, total=7)
 
 
 def test_a_submissions_result_carries_the_rank_of_the_days_board_and_its_size() -> None:
@@ -342,11 +344,11 @@ def test_a_submissions_result_carries_the_rank_of_the_days_board_and_its_size() 
     a = make_result(challenge=today, player=make_user(), score=900)
     make_result(challenge=today, player=make_user(), score=950)
     assisted = make_result(challenge=today, player=make_user(), score=1000, assisted=True)
-    mine = submission_result(a.submission)
+    mine = submission_result(submission=a.submission)
     assert mine is not None and (mine["rank"], mine["board_total"], mine["board"]) == (2, 2, "day")
     assert "rank 2 of 2" in str(mine["share"])
     assert mine["ahead_of_percent"] == 0  # of the other players ranked at this moment: ahead of none
-    theirs = submission_result(assisted.submission)
+    theirs = submission_result(submission=assisted.submission)
     assert theirs is not None and (theirs["rank"], theirs["board_total"], theirs["board"]) == (1, None, "all")
     assert theirs["ahead_of_percent"] is None  # on the day's board only
 
@@ -402,7 +404,7 @@ def test_the_day_summary_lists_every_game_in_a_fixed_order_and_shares_squares_on
 def test_a_rank_in_a_share_says_it_is_of_the_board_at_the_time_of_sharing() -> None:
     a = make_result(challenge=challenge(0), player=make_user(), score=900)
     make_result(challenge=challenge(0), player=make_user(), score=800)
-    assert "rank 1 of 2 at the time of sharing" in result_share(a)
+    assert "rank 1 of 2 at the time of sharing" in result_share(result=a)
 
 
 def test_my_day_through_the_api_is_the_callers_own() -> None:
