@@ -1,9 +1,10 @@
 """Preparing deals: a day's challenges proven winnable before they are published, and admins' seed proofs.
 
 The Celery tasks of this app (solver_worker.tasks) and the management commands call these; the
-solver (the pure ``solver`` package) does the proving, the engine replays every win it claims. What the
-challenge's admin asks of a preparation (days ready, a claim, a seed sent to be proven) is games'
-(``games.services.challenges``), with the lease both sides keep to."""
+solver (the pure ``solver`` package, behind one small call: ``solver_worker.solving``) does the proving,
+the engine replays every win it claims. What the challenge's admin asks of a preparation (days ready, a
+claim, a seed sent to be proven) is games' (``games.services.challenges``), with the lease both sides
+keep to."""
 
 from __future__ import annotations
 
@@ -12,8 +13,7 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 
 from django.core.cache import cache
 from django.db import connection, transaction
@@ -31,32 +31,9 @@ from games import days
 from games.errors import Conflict
 from games.models import Attempt, Challenge, SeedVerification
 from games.services.challenges import PREPARE_LEASE, refuse_if_played
-from solver import solve
+from solver_worker.solving import SolveOutcome, Solver, default_solver
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class SolveOutcome:
-    status: str  # solved / unsolvable / unknown
-    moves: list[str]
-    nodes: int
-    seconds: float
-    difficulty: int | None
-
-
-Solver = Callable[[str, int, float], SolveOutcome]
-
-
-def default_solver(game: str, seed: int, seconds: float) -> SolveOutcome:
-    result = solve(game, seed, seconds=seconds)
-    return SolveOutcome(
-        status=str(result.status),
-        moves=list(result.moves or []),
-        nodes=int(result.nodes),
-        seconds=float(result.seconds),
-        difficulty=getattr(result, "difficulty", None),
-    )
 
 
 def days_and_games(*, first: dt.date, count: int, games: Iterable[str] = GAME_IDS) -> list[tuple[dt.date, str]]:

@@ -24,7 +24,7 @@ from games.services import challenges
 from games.services.challenges import PREPARE_LEASE
 from games.tests.factories import make_staff
 from solver_worker import services
-from solver_worker.services import SolveOutcome
+from solver_worker.solving import SolveOutcome
 from solver_worker.tasks import prepare_upcoming_days
 
 pytestmark = pytest.mark.django_db

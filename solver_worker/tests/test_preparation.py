@@ -25,7 +25,7 @@ from games.models import Attempt, Challenge, SeedVerification
 from games.services import challenges
 from games.tests.factories import make_challenge, make_user
 from solver_worker import services
-from solver_worker.services import SolveOutcome
+from solver_worker.solving import SolveOutcome
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from games.models import Challenge, SeedVerification
 from solver_worker import services as preparation
-from solver_worker.services import SolveOutcome
+from solver_worker.solving import SolveOutcome
 from solver_worker.tasks import verify_seed
 
 pytestmark = pytest.mark.django_db
