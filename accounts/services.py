@@ -40,7 +40,7 @@ from leaderboard.services import leaderboard_boards_mark, leaderboard_player_boa
 from leagues.models import League, Membership
 from leagues.services import leagues_owner_deleted
 from ratings.models import RatingHistory
-from solver_worker.models import GameReview
+from reviews.models import GameReview
 
 logger = logging.getLogger(__name__)
 

@@ -79,7 +79,7 @@ def main() -> None:
 
         from django.utils import timezone
 
-        from solver_worker.models import GameReview
+        from reviews.models import GameReview
 
         yesterday = make_challenge(game="klondike", seed=2, day=days.today() - dt.timedelta(days=1))
         attempt = Attempt.objects.create(

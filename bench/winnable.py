@@ -6,8 +6,8 @@ For every game, ``--deals`` deals the winnability study (docs/winnability) found
 first, untimed. Each deal gives two positions a player might ask about: one on a winning track (the
 solution cut at a random point between 10% and 90%) and one of a player wandering (a playout of
 bench/corpus.playout, 100 to 300 legal moves with undos and redeals, cut at a random point). Each position
-is answered as the task ``solver_worker.winnable_position`` answers it, timed from the stored log:
-replay the log, the position's cache key, ``solver_worker.winnable.position_verdict`` at the budget
+is answered as the task ``solver_worker.winnable_position`` (reviews.tasks) answers it, timed from the stored log:
+replay the log, the position's cache key, ``reviews.winnable.position_verdict`` at the budget
 (the service's defaults, config/settings.py WINNABLE_SECONDS and WINNABLE_NODES), in this process pinned to
 one core. Prints the median, 95th percentile and longest answer, and the verdicts. An answer in the cache
 costs none of this (a cache read).
@@ -42,8 +42,8 @@ django.setup()
 
 from bench.corpus import playout  # noqa: E402
 from engine import GAME_IDS, Move, State, deal  # noqa: E402
+from reviews.winnable import position_key, position_verdict  # noqa: E402
 from solver import solve  # noqa: E402
-from solver_worker.winnable import position_key, position_verdict  # noqa: E402
 
 
 def winnable_seeds(game: str, count: int) -> list[int]:
@@ -56,8 +56,8 @@ def answer(game: str, seed: int, log: list[str], seconds: float, nodes: int) -> 
     state = State(deal(game, seed))
     for text in log:
         state.play(Move.parse(text))
-    position_key(game, state)
-    verdict = position_verdict(state, seconds=seconds, nodes=nodes)
+    position_key(game=game, state=state)
+    verdict = position_verdict(state=state, seconds=seconds, nodes=nodes)
     return verdict.state, time.perf_counter() - start, verdict.nodes
 
 

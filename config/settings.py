@@ -137,6 +137,7 @@ INSTALLED_APPS = [
     "follows",
     "habits",
     "solver_worker",
+    "reviews",
     "accounts",
     "web",
 ]
@@ -282,6 +283,7 @@ CELERY_TASK_ROUTES = {
     # Only sends one task per challenge still to prepare: quick, so it does not queue behind the solver.
     "solver_worker.prepare_upcoming_days": {"queue": CELERY_QUEUE},
     "solver_worker.prepare_challenge": {"queue": CELERY_PREPARE_QUEUE},
+    # The tasks of reviews (reviews.tasks) keep the names they were first sent under: solver_worker.*.
     # Only creates review rows and sends their tasks; the reviews themselves run on the solver queue.
     "solver_worker.review_sweep": {"queue": CELERY_QUEUE},
     "solver_worker.winnable_position": {"queue": CELERY_WINNABLE_QUEUE},
@@ -351,7 +353,7 @@ SOLVER_MAX_SEEDS = env.int("SOLVER_MAX_SEEDS", default=20)
 # defaults, where there is no solver queue and the task would run in the preparing process.
 SOLVER_LONG_SECONDS = env.float("SOLVER_LONG_SECONDS", default=300.0 if REDIS_URL else 0.0)
 SOLVER_LONG_AHEAD_DAYS = env.int("SOLVER_LONG_AHEAD_DAYS", default=3)
-# Game reviews (solver.review, solver_worker.reviews): the solver's budget per position probed and per
+# Game reviews (solver.review, reviews.services): the solver's budget per position probed and per
 # review. bench/review.py measures a review's mean cost at these defaults (docs in README, "Game review").
 REVIEW_PROBE_SECONDS = env.float("REVIEW_PROBE_SECONDS", default=0.5)
 REVIEW_PROBE_NODES = env.int("REVIEW_PROBE_NODES", default=200_000)
@@ -366,7 +368,7 @@ REVIEW_LOOKBACK_DAYS = env.int("REVIEW_LOOKBACK_DAYS", default=7)
 REVIEW_REQUESTS_PER_DAY = env.int("REVIEW_REQUESTS_PER_DAY", default=5)
 REVIEW_REQUESTS_PER_DAY_GUEST = env.int("REVIEW_REQUESTS_PER_DAY_GUEST", default=2)
 REVIEW_REQUESTS_PER_ADDRESS_PER_DAY = env.int("REVIEW_REQUESTS_PER_ADDRESS_PER_DAY", default=20)
-# The still-winnable light (solver_worker.winnable): the solver's budget per position. The node cap keeps
+# The still-winnable light (reviews.winnable): the solver's budget per position. The node cap keeps
 # an answer the same on a slow machine and bounds a task's time; README "Game review" has its latency.
 WINNABLE_SECONDS = env.float("WINNABLE_SECONDS", default=0.5)
 WINNABLE_NODES = env.int("WINNABLE_NODES", default=200_000)

@@ -24,7 +24,7 @@ urlpatterns = [
     path("api/v1/", include("ratings.urls")),
     path("api/v1/", include("follows.urls")),
     path("api/v1/", include("habits.urls")),
-    path("api/v1/", include("solver_worker.urls")),
+    path("api/v1/", include("reviews.urls")),
     path("api/v1/", include("accounts.urls")),
     path("", include("web.urls")),
     # Must stay last: any other /api/ path is a JSON 404, any other path the site's 404 page.

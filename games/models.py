@@ -118,7 +118,7 @@ class Challenge(models.Model):
     )
     failure = models.TextField(blank=True)
     # Who is preparing it while VERIFYING (host and process, set by the claim); with ``updated_at`` (a
-    # preparer's last progress) the admin shows a stuck claim and releases it (solver_worker.services).
+    # preparer's last progress) the admin shows a stuck claim and releases it (games.services.challenges).
     claimed_by = models.CharField(max_length=200, blank=True, default="", db_default="")
     published = models.BooleanField(
         default=True, db_default=True, help_text="Players see a ready challenge only while it is published."

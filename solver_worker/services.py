@@ -1,7 +1,10 @@
 """Preparing deals: a day's challenges proven winnable before they are published, and admins' seed proofs.
 
 The Celery tasks of this app (solver_worker.tasks) and the management commands call these; the
-solver (the pure ``solver`` package) does the proving, the engine replays every win it claims."""
+solver (the pure ``solver`` package, behind one small call: ``solver_worker.solving``) does the proving,
+the engine replays every win it claims. What the challenge's admin asks of a preparation (days ready, a
+claim, a seed sent to be proven) is games' (``games.services.challenges``), with the lease both sides
+keep to."""
 
 from __future__ import annotations
 
@@ -10,10 +13,8 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 
-from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import F, Q
@@ -29,39 +30,10 @@ from engine import (
 from games import days
 from games.errors import Conflict
 from games.models import Attempt, Challenge, SeedVerification
-from solver import solve
+from games.services.challenges import PREPARE_LEASE, refuse_if_played
+from solver_worker.solving import SolveOutcome, Solver, default_solver
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class SolveOutcome:
-    status: str  # solved / unsolvable / unknown
-    moves: list[str]
-    nodes: int
-    seconds: float
-    difficulty: int | None
-
-
-Solver = Callable[[str, int, float], SolveOutcome]
-
-
-def default_solver(game: str, seed: int, seconds: float) -> SolveOutcome:
-    result = solve(game, seed, seconds=seconds)
-    return SolveOutcome(
-        status=str(result.status),
-        moves=list(result.moves or []),
-        nodes=int(result.nodes),
-        seconds=float(result.seconds),
-        difficulty=getattr(result, "difficulty", None),
-    )
-
-
-# A challenge in VERIFYING whose preparer has not shown progress for this long is taken to be
-# abandoned (its process died) and may be claimed again. A preparer touches the row after every
-# seed it tries, so this only needs to exceed one seed's solver budget (SOLVER_SECONDS, the
-# prepare task's 16-minute hard limit at most).
-PREPARE_LEASE = dt.timedelta(minutes=20)
 
 
 def days_and_games(*, first: dt.date, count: int, games: Iterable[str] = GAME_IDS) -> list[tuple[dt.date, str]]:
@@ -87,22 +59,6 @@ def challenges_to_prepare(*, first: dt.date, count: int, games: Iterable[str] = 
         else set()
     )
     return [pair for pair in wanted if pair not in settled]
-
-
-def days_prepared_ahead(*, first: dt.date, count: int, games: Iterable[str] = GAME_IDS) -> dict[str, int]:
-    """Per game, how many consecutive days from ``first`` (of ``count``) are ready: 0 means ``first`` is not."""
-    ready = set(
-        Challenge.objects.filter(
-            date__gte=first, date__lt=first + dt.timedelta(days=count), status=Challenge.Status.READY
-        ).values_list("game", "date")
-    )
-    ahead = {}
-    for game in games:
-        n = 0
-        while n < count and (game, first + dt.timedelta(days=n)) in ready:
-            n += 1
-        ahead[game] = n
-    return ahead
 
 
 def challenge_prepare(
@@ -268,44 +224,6 @@ def _challenge_claim(*, challenge_id: int) -> bool:
     return claimed == 1
 
 
-@dataclass(frozen=True)
-class Claim:
-    """A preparer's hold on a VERIFYING challenge: who, and how long since its last progress."""
-
-    holder: str
-    idle: dt.timedelta
-
-    @property
-    def abandoned(self) -> bool:
-        return self.idle >= PREPARE_LEASE
-
-    def __str__(self) -> str:
-        minutes = self.idle.total_seconds() / 60
-        state = (
-            f"abandoned (no progress for {PREPARE_LEASE.total_seconds() / 60:g} min: the next preparer takes it over)"
-            if self.abandoned
-            else "live"
-        )
-        return f"held by {self.holder or 'an unknown preparer'}, last progress {minutes:.0f} min ago, {state}"
-
-
-def challenge_claim(challenge: Challenge) -> Claim | None:
-    """The claim on a challenge being prepared, or None when it is not being prepared."""
-    if challenge.status != Challenge.Status.VERIFYING:
-        return None
-    return Claim(holder=challenge.claimed_by, idle=timezone.now() - challenge.updated_at)
-
-
-def challenge_claim_release(*, challenge_id: int) -> bool:
-    """Admin: give back the claim of a preparer that died (the challenge is pending again, and the next
-    round or Verify now prepares it). False when it was not being prepared. A preparer still alive
-    loses its work: it writes only a VERIFYING row (its progress and its seed are then dropped)."""
-    released = Challenge.objects.filter(pk=challenge_id, status=Challenge.Status.VERIFYING).update(
-        status=Challenge.Status.PENDING, claimed_by="", updated_at=timezone.now()
-    )
-    return released == 1
-
-
 def challenge_verify_seed(
     *, challenge_id: int, seed: int, seconds: float = 30.0, solver: Solver | None = None
 ) -> Challenge:
@@ -327,7 +245,7 @@ def _challenge_verify_seed(
 ) -> tuple[Challenge, bool]:
     """challenge_verify_seed, and whether the seed was proven (and is now the challenge's)."""
     challenge = Challenge.objects.get(pk=challenge_id)
-    refuse_if_played(challenge)
+    refuse_if_played(challenge=challenge)
     outcome = (solver or default_solver)(challenge.game, seed, seconds)
     proven = outcome.status == "solved" and _proves_win(challenge.game, seed, outcome.moves)
     with transaction.atomic():
@@ -335,7 +253,7 @@ def _challenge_verify_seed(
             with connection.cursor() as cursor:
                 cursor.execute(f"LOCK TABLE {connection.ops.quote_name(Attempt._meta.db_table)} IN SHARE MODE")
         challenge = Challenge.objects.select_for_update().get(pk=challenge_id)
-        refuse_if_played(challenge)
+        refuse_if_played(challenge=challenge)
         if proven:
             Challenge.objects.filter(pk=challenge_id).update(
                 **_ready_fields(seed=seed, outcome=outcome), updated_at=timezone.now()
@@ -360,29 +278,6 @@ def _challenge_verify_seed(
             )
     challenge.refresh_from_db()
     return challenge, proven
-
-
-def seed_verification_request(*, challenge_id: int, seed: int, requested_by: User | None = None) -> SeedVerification:
-    """Admin: queue a proof of ``seed`` for the challenge (the task ``solver_worker.verify_seed``, on the
-    solver queue, runs :func:`seed_verification_run`). Refused at once (Conflict) when the challenge has
-    attempts; checked again when the seed is swapped. When the task cannot be sent (the broker down), the
-    row says so at once: "Verify now" again sends another request."""
-    challenge = Challenge.objects.get(pk=challenge_id)
-    refuse_if_played(challenge)
-    with transaction.atomic():
-        verification = SeedVerification.objects.create(challenge=challenge, seed=seed, requested_by=requested_by)
-        verification_id = verification.pk
-        transaction.on_commit(lambda: _seed_verification_send(verification_id))
-    return verification
-
-
-def _seed_verification_send(verification_id: int) -> None:
-    if not tasks.send("solver_worker.verify_seed", args=(verification_id,)):
-        SeedVerification.objects.filter(pk=verification_id, status=SeedVerification.Status.QUEUED).update(
-            status=SeedVerification.Status.FAILED,
-            message="the task could not be sent (broker down?): try again",
-            finished_at=timezone.now(),
-        )
 
 
 def seed_verification_run(
@@ -452,11 +347,6 @@ def challenges_check(*, first: dt.date | None = None) -> list[str]:
         INTEGRITY_CACHE_KEY, {"checked": checked, "broken": len(problems), "at": time.time()}, timeout=7 * 24 * 3600
     )
     return problems
-
-
-def refuse_if_played(challenge: Challenge) -> None:
-    if Attempt.objects.filter(challenge=challenge).exists():
-        raise Conflict("players have already started this challenge: its seed can no longer change")
 
 
 def _proves_win(game: str, seed: int, moves: list[str]) -> bool:

@@ -1,4 +1,6 @@
-"""Celery tasks that prepare days, verify seeds and review games: thin wrappers over the services, by plain values."""
+"""Celery tasks that prepare days (long solves included), verify seeds, solve a study's deals and check the
+days ready: thin wrappers over the services, by plain values. (The tasks of game reviews and the
+still-winnable light are reviews.tasks.)"""
 
 from __future__ import annotations
 
@@ -6,10 +8,9 @@ import datetime as dt
 
 from celery import shared_task
 from django.conf import settings
-from django.db import OperationalError
 
 from games import days
-from solver_worker import reviews, services, winnable
+from solver_worker import services
 from study.rows import solve_row
 
 
@@ -59,39 +60,6 @@ def verify_seed(verification_id: int) -> str:
 def solve_seed(game: str, seed: int, seconds: float, max_nodes: int | None = None) -> dict[str, object]:
     """One deal of a winnability study, its row (study.rows.solve_row): manage.py study_on_workers."""
     return solve_row(game, seed, seconds, max_nodes)
-
-
-@shared_task(
-    name="solver_worker.review_attempt",
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=True,
-    retry_backoff_max=60,
-    max_retries=5,
-    soft_time_limit=120,
-    time_limit=150,
-)
-def review_attempt(attempt_id: int) -> str:
-    """Review a finished attempt of a day that is over (solver_worker.models.GameReview), by attempt id.
-    Idempotent: a review done is left as it is; nothing is stored for an attempt not due."""
-    review = reviews.review_make(attempt_id=attempt_id)
-    return "not_due" if review is None else str(review.status)
-
-
-@shared_task(name="solver_worker.review_sweep", soft_time_limit=60, time_limit=90)
-def review_sweep(limit: int | None = None) -> int:
-    """Beat: queue the reviews of the finished attempts of the days that are over."""
-    return reviews.reviews_sweep(limit=limit)
-
-
-@shared_task(name="solver_worker.winnable_position", acks_late=False, soft_time_limit=20, time_limit=30)
-def winnable_position(attempt_id: int, moves: int) -> str:
-    """The still-winnable light (solver_worker.winnable): the verdict on a practice attempt's position after
-    its first ``moves`` log entries, into the cache the API reads. Not acknowledged late: a task lost with
-    its worker is sent again by the player's next ask, and a stale one is worth nothing."""
-    verdict = winnable.winnable_make(attempt_id=attempt_id, moves=moves)
-    return "not_eligible" if verdict is None else verdict.state
 
 
 @shared_task(name="solver_worker.check_challenges", soft_time_limit=240, time_limit=300)

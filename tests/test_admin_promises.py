@@ -26,7 +26,7 @@ from core import tasks as core_tasks
 from games import days
 from games.models import Attempt, Challenge, ChallengeFixed, FairPlayCase, Result, Submission
 from games.tests.factories import make_challenge, make_staff, make_user
-from solver_worker.models import GameReview
+from reviews.models import GameReview
 
 pytestmark = pytest.mark.django_db
 
@@ -172,7 +172,7 @@ def test_view_only_staff_get_403_on_every_action_and_staff_with_its_permission_r
 def test_no_add_for_the_rows_the_service_makes(admin_client: Client) -> None:
     for model in ("attempt", "submission", "fairplaycase"):
         assert admin_client.get(reverse(f"admin:games_{model}_add")).status_code == 403
-    assert admin_client.get(reverse("admin:solver_worker_gamereview_add")).status_code == 403
+    assert admin_client.get(reverse("admin:reviews_gamereview_add")).status_code == 403
     page = admin_client.get(reverse("admin:games_attempt_changelist")).content.decode()
     assert "Add attempt" not in page
 
@@ -286,7 +286,7 @@ WALK = {  # every admin that shows seeds, solutions or move logs, and what a cur
         "?queue=all&q=Held",
         "?queue=all&o=1",
     ],
-    "solver_worker_gamereview": ["", "?attempt__challenge__seed__gt=0", "?q={today_attempt}", "?o=1"],
+    "reviews_gamereview": ["", "?attempt__challenge__seed__gt=0", "?q={today_attempt}", "?o=1"],
 }
 
 
@@ -321,7 +321,7 @@ def test_staff_without_the_permission_find_nothing_of_today_or_tomorrow(caplog: 
     staff, user = make_staff(*perms)
     from django.contrib.auth.models import Permission
 
-    user.user_permissions.add(Permission.objects.get(codename="view_gamereview"))
+    user.user_permissions.add(Permission.objects.get(codename="view_gamereview", content_type__app_label="reviews"))
     seen: set[int] = set()
     with caplog.at_level("WARNING", logger="dailypatience.audit"):
         for name, queries in WALK.items():
@@ -338,7 +338,7 @@ def test_staff_without_the_permission_find_nothing_of_today_or_tomorrow(caplog: 
                     "games_attempt": case.result.submission.attempt,
                     "games_submission": case.result.submission,
                     "games_fairplaycase": case,
-                    "solver_worker_gamereview": GameReview.objects.get(attempt=case.result.submission.attempt),
+                    "reviews_gamereview": GameReview.objects.get(attempt=case.result.submission.attempt),
                 }[name]
                 for view in ("change", "history"):
                     assert staff.get(reverse(f"admin:{name}_{view}", args=[row.pk])).status_code == 302
@@ -358,7 +358,7 @@ def test_every_admin_action_of_ours_declares_its_permission() -> None:
     """A new action without `permissions=` would be open to every staff user who can see the list."""
     from django.contrib import admin as django_admin
 
-    ours = ("games", "habits", "leaderboard", "leagues", "solver_worker", "auth")
+    ours = ("games", "habits", "leaderboard", "leagues", "reviews", "auth")
     checked = 0
     for model, model_admin in django_admin.site._registry.items():
         if model._meta.app_label not in ours:

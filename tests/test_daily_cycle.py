@@ -20,9 +20,11 @@ from core import tasks as core_tasks
 from core.circuit import BROKER
 from games import days
 from games.models import Challenge
+from games.services import challenges
+from games.services.challenges import PREPARE_LEASE
 from games.tests.factories import make_staff
 from solver_worker import services
-from solver_worker.services import PREPARE_LEASE, SolveOutcome
+from solver_worker.solving import SolveOutcome
 from solver_worker.tasks import prepare_upcoming_days
 
 pytestmark = pytest.mark.django_db
@@ -156,7 +158,7 @@ def test_the_challenge_list_says_how_many_days_are_ready_per_game(settings: Any)
             date=days.today() + dt.timedelta(days=offset), game="klondike", seed=offset + 1, status="ready"
         )
     Challenge.objects.create(date=days.today() + dt.timedelta(days=1), game="maria", seed=3, status="ready")
-    assert services.days_prepared_ahead(first=days.today(), count=3)["klondike"] == 2
+    assert challenges.days_prepared_ahead(first=days.today(), count=3)["klondike"] == 2
     viewer, _ = make_staff("view_challenge")  # counts only, no seed: shown without the permission too
     page = viewer.get(reverse("admin:games_challenge_changelist"))
     shown = dict(page.context["days_ahead"])

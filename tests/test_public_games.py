@@ -163,7 +163,7 @@ def test_bad_ids_are_json_404s_for_anybody(clock, challenge, bad) -> None:
 def test_show_a_win_from_here_is_the_line_played_then_an_engine_checked_win(
     clock, challenge, finish, django_capture_on_commit_callbacks
 ) -> None:
-    from solver_worker import reviews
+    from reviews import services as reviews
 
     lost = finish(challenge, LOST_LOG)
     practice = finish(challenge, LOST_LOG, player=lost.player)
@@ -206,7 +206,8 @@ def test_a_review_s_win_comes_in_pages_each_made_once(
     from unittest import mock
 
     from games import selectors
-    from solver_worker import reviews
+    from reviews import selectors as review_selectors
+    from reviews import services as reviews
 
     lost = finish(challenge, LOST_LOG)
     clock.move_to(MIDNIGHT)
@@ -216,7 +217,9 @@ def test_a_review_s_win_comes_in_pages_each_made_once(
     # Pages of this run only: a shared Redis keeps an earlier run's (the same ids and frozen times).
     run = uuid.uuid4().hex
     paged = selectors.log_replay_page
-    monkeypatch.setattr(reviews, "log_replay_page", lambda **kw: paged(**{**kw, "base": f"{run}:{kw['base']}"}))
+    monkeypatch.setattr(
+        review_selectors, "log_replay_page", lambda **kw: paged(**{**kw, "base": f"{run}:{kw['base']}"})
+    )
     first = APIClient().get(url).json()
     assert first["page"] == 0 and first["page_moves"] == selectors.REPLAY_PAGE_MOVES and first["pages"] >= 2
     assert len(first["moves"]) == selectors.REPLAY_PAGE_MOVES and len(first["frames"]) == len(first["moves"]) + 1
@@ -240,7 +243,7 @@ def test_a_review_s_win_is_throttled_per_address(clock, challenge, finish, djang
     from django.core.cache import cache
     from rest_framework.throttling import SimpleRateThrottle
 
-    from solver_worker import reviews
+    from reviews import services as reviews
 
     lost = finish(challenge, LOST_LOG)
     clock.move_to(MIDNIGHT)
@@ -264,7 +267,7 @@ def test_a_review_s_win_is_throttled_per_address(clock, challenge, finish, djang
 def test_try_from_here_starts_a_practice_attempt_at_the_last_winnable_position(
     clock, challenge, finish, django_capture_on_commit_callbacks
 ) -> None:
-    from solver_worker import reviews
+    from reviews import services as reviews
 
     lost = finish(challenge, LOST_LOG)
     practice = finish(challenge, LOST_LOG, player=lost.player)
@@ -351,7 +354,7 @@ def test_spec7_held_guest_and_disqualified_games_stay_off_every_review_and_game_
     stay off every public board, review and game page until staff clear them". The day's best in a
     won game's review, and every public game, come from the results the public boards show."""
     from games.models import FairPlayCase, Result
-    from solver_worker import reviews
+    from reviews import services as reviews
 
     honest = finish(challenge, KLONDIKE["moves"])
     bot = make_user("bot")

@@ -33,6 +33,7 @@ names = ["games.validate_submission", "games.resend_pending_submissions", "games
 print(json.dumps({
     "routes": {n: app.amqp.router.route({}, n)["queue"].name for n in names},
     "registered": [n for n in names if n in app.tasks],
+    "modules": {n: app.tasks[n].__module__ for n in names if n in app.tasks},
     "consumed": sorted(app.amqp.queues),
     "beat": sorted(entry["task"] for entry in app.conf.beat_schedule.values()),
     "on_worker_ready": any(r() is resend_pending_on_start for _, r in worker_ready.receivers),
@@ -82,6 +83,13 @@ def test_solver_work_and_validations_go_to_separate_queues() -> None:
         "habits.send_streak_reminders": "validation",  # the reminders due: a few mails
     }
     assert len(s["registered"]) == 19  # type: ignore[arg-type]
+    # Each app's tasks in its own tasks module, under their names (the reviews' kept from solver_worker).
+    assert s["modules"] == {
+        name: "reviews.tasks"
+        if name in ("solver_worker.review_sweep", "solver_worker.review_attempt", "solver_worker.winnable_position")
+        else f"{name.split('.')[0]}.tasks"
+        for name in s["routes"]  # type: ignore[attr-defined]
+    }
     assert s["consumed"] == ["prepare", "solver", "validation", "winnable"]  # a worker without -Q does all four
     assert s["beat"] == [
         "games.calibrate_difficulty",

@@ -19,10 +19,6 @@ import pytest
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-# Left out by name while another branch moves them: the solver worker's modules. Delete these lines once
-# that move is merged; the test then lists what their new homes still take positionally.
-MOVING = {"solver_worker.services"}
-
 POSITIONAL = (
     inspect.Parameter.POSITIONAL_ONLY,
     inspect.Parameter.POSITIONAL_OR_KEYWORD,
@@ -60,7 +56,7 @@ def positional_functions(module_name: str) -> list[str]:
 def test_services_and_selectors_take_keyword_arguments_only() -> None:
     modules = service_modules(BASE_DIR)
     assert "games.services.attempts" in modules and "leaderboard.selectors.ranks" in modules  # the walk finds them
-    offenders = [f for m in modules if m not in MOVING for f in positional_functions(m)]
+    offenders = [f for m in modules for f in positional_functions(m)]
     assert offenders == [], "make these keyword-only (def name(*, ...)):\n" + "\n".join(offenders)
 
 

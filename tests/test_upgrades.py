@@ -17,7 +17,7 @@ from django.test import Client
 from config import views
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ("games", "leaderboard", "leagues", "solver_worker")
+APPS = ("games", "leaderboard", "leagues", "reviews")
 
 
 def defaulted_columns() -> list[tuple[Any, Field[Any, Any]]]:

@@ -25,7 +25,7 @@ from leaderboard.selectors.profiles import player_stats_compute
 from leaderboard.tasks import repair_boards
 from leaderboard.tests.factories import make_challenge, make_result, make_user
 from leagues.models import League, Membership
-from solver_worker.models import GameReview
+from reviews.models import GameReview
 
 pytestmark = pytest.mark.django_db
 

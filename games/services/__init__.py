@@ -1,6 +1,8 @@
 """Writes of the games app, one module per concern:
 
 - :mod:`.attempts`: starting an attempt, hints, ending it;
+- :mod:`.challenges`: what the challenge's admin asks of a preparation (days ready, a preparer's claim,
+  a seed sent to be proven);
 - :mod:`.moves`: the move log: a batch of moves (unlocked and locked), the rules of play on a log,
   and the one append every writer of the log calls;
 - :mod:`.positions`: an open attempt's position, replayed or from the cached snapshot;
@@ -11,7 +13,7 @@
 - :mod:`.guests`: guests nobody came back as, deleted once idle.
 
 A service either does all of its work or raises and leaves the database as it was. Preparing
-the days' deals is the solver worker's (``solver_worker.services``).
+the days' deals and proving seeds is the solver worker's (``solver_worker.services``).
 """
 
 from games.services.attempts import (

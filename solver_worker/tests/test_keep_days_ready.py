@@ -15,7 +15,7 @@ from games.models import Attempt, Challenge, Submission
 from games.tests.factories import make_challenge, make_user
 from solver_worker import services
 from solver_worker.management.commands.keep_days_ready import keep_days_ready
-from solver_worker.services import SolveOutcome
+from solver_worker.solving import SolveOutcome
 
 pytestmark = pytest.mark.django_db
 

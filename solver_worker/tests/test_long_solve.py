@@ -16,7 +16,7 @@ from django.utils import timezone
 from games import days
 from games.models import Challenge
 from solver_worker import services, tasks
-from solver_worker.services import SolveOutcome
+from solver_worker.solving import SolveOutcome
 
 pytestmark = pytest.mark.django_db
 

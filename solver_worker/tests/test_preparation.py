@@ -22,9 +22,10 @@ from core.circuit import BROKER
 from games import days
 from games.errors import Conflict
 from games.models import Attempt, Challenge, SeedVerification
+from games.services import challenges
 from games.tests.factories import make_challenge, make_user
 from solver_worker import services
-from solver_worker.services import SolveOutcome
+from solver_worker.solving import SolveOutcome
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -112,7 +113,7 @@ def test_a_preparation_in_progress_is_left_to_its_owner_until_it_is_abandoned() 
     calls: list[int] = []
     busy = services.challenge_prepare(day=DAY, game="klondike", solver=solving_only(2, DAY, calls))
     assert busy.status == Challenge.Status.VERIFYING and calls == []
-    abandoned = timezone.now() - services.PREPARE_LEASE - dt.timedelta(seconds=1)
+    abandoned = timezone.now() - challenges.PREPARE_LEASE - dt.timedelta(seconds=1)
     Challenge.objects.filter(pk=challenge.pk).update(updated_at=abandoned)
     taken = services.challenge_prepare(day=DAY, game="klondike", solver=solving_only(2, DAY, calls))
     assert taken.status == Challenge.Status.READY and taken.seeds_tried == 3
@@ -226,7 +227,7 @@ def test_a_verification_runs_once_and_a_dead_ones_runs_again(monkeypatch: pytest
         return SolveOutcome("solved", ["w"], 1, 0.1, 1)
 
     monkeypatch.setattr(services, "default_solver", solver)
-    queued = services.seed_verification_request(challenge_id=challenge.pk, seed=5)  # the task runs in process here
+    queued = challenges.seed_verification_request(challenge_id=challenge.pk, seed=5)  # the task runs in process here
     queued.refresh_from_db()
     assert queued.status == SeedVerification.Status.PROVEN and calls == [5]
     assert queued.started_at is not None and queued.finished_at is not None and "proven" in queued.message
@@ -238,7 +239,7 @@ def test_a_verification_runs_once_and_a_dead_ones_runs_again(monkeypatch: pytest
     running = SeedVerification.objects.create(challenge=challenge, seed=6, status="running", started_at=timezone.now())
     assert services.seed_verification_run(verification_id=running.pk, solver=solver).status == "running"
     SeedVerification.objects.filter(pk=running.pk).update(
-        started_at=timezone.now() - services.PREPARE_LEASE - dt.timedelta(seconds=1)
+        started_at=timezone.now() - challenges.PREPARE_LEASE - dt.timedelta(seconds=1)
     )
     assert services.seed_verification_run(verification_id=running.pk, solver=solver).status == "proven"
     assert calls == [5, 6]
@@ -250,14 +251,14 @@ def test_a_seed_proof_that_cannot_be_sent_says_so_on_its_row_and_a_second_reques
     down = mock.Mock()
     down.apply_async.side_effect = OSError("broker down")
     with mock.patch("core.tasks.task", return_value=down):
-        failed = services.seed_verification_request(challenge_id=challenge.pk, seed=5)
+        failed = challenges.seed_verification_request(challenge_id=challenge.pk, seed=5)
     failed.refresh_from_db()
     assert failed.status == SeedVerification.Status.FAILED and "could not be sent" in failed.message
     assert BROKER.is_open()
     BROKER.reset()  # the broker is back: "Verify now" again
     sent = mock.Mock()
     with mock.patch("core.tasks.task", return_value=sent):
-        again = services.seed_verification_request(challenge_id=challenge.pk, seed=5)
+        again = challenges.seed_verification_request(challenge_id=challenge.pk, seed=5)
     again.refresh_from_db()
     assert again.status == SeedVerification.Status.QUEUED
     assert sent.apply_async.call_args.kwargs["args"] == (again.pk,)
@@ -283,7 +284,7 @@ def test_a_verification_of_a_played_challenge_records_the_refusal() -> None:
     )
     assert done.status == SeedVerification.Status.FAILED and "already started" in done.message
     with pytest.raises(Conflict):
-        services.seed_verification_request(challenge_id=challenge.pk, seed=6)
+        challenges.seed_verification_request(challenge_id=challenge.pk, seed=6)
 
 
 def test_skipped_seeds_are_counted_by_reason_and_reported() -> None:

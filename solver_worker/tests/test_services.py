@@ -12,7 +12,7 @@ from games.models import Attempt, Challenge
 from games.tests.factories import make_challenge, make_user
 from games.tests.test_services import solver_win
 from solver_worker import services as preparation
-from solver_worker.services import SolveOutcome
+from solver_worker.solving import SolveOutcome
 
 pytestmark = pytest.mark.django_db
 

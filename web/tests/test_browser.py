@@ -1502,7 +1502,7 @@ def _play_yesterday(players: list[tuple[Any, list[str]]], seed: int, solution: l
     from django.contrib.auth import get_user_model
 
     from games import services
-    from solver_worker import reviews
+    from reviews import services as reviews
 
     yesterday = days.today() - dt.timedelta(days=1)
     attempts = []
@@ -1638,7 +1638,7 @@ def test_the_review_page_and_the_day_s_stats_fit_a_phone(browser: Any, live_serv
 def test_the_review_page_marks_the_losing_move_a_review_names(page: Any) -> None:
     """The page's drawing of a lost game's review: a review row written by the test (the solver's own
     losing moves are proven in solver/tests/test_review.py on hand-made deals, which no daily seed deals)."""
-    from solver_worker.models import GameReview
+    from reviews.models import GameReview
 
     data = json.loads(WINNING_LOGS.read_text())["klondike"]
     _, attempts = _play_yesterday([("mei", data["moves"][:6])], data["seed"], data["moves"])

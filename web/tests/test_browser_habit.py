@@ -295,7 +295,7 @@ def test_a_skip_link_reaches_start_in_three_keys(sized: Any) -> None:
 def test_the_review_draws_the_table_s_cards_and_writes_cards_as_the_list_does(sized: Any) -> None:
     import json
 
-    from solver_worker.models import GameReview
+    from reviews.models import GameReview
     from web.tests.test_browser import WINNING_LOGS, _play_yesterday
 
     page = sized

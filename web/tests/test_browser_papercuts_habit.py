@@ -78,7 +78,7 @@ def test_a_guest_s_notice_stops_saying_today_at_midnight(sized: Any) -> None:
 
 def test_a_game_closed_by_midnight_is_reviewed_as_unfinished_not_given_up(sized: Any) -> None:
     from games.services import attempts_close_expired
-    from solver_worker import reviews
+    from reviews import services as reviews
 
     page = sized
     name = f"owl{page.viewport_size['width']}"

@@ -17,7 +17,7 @@ from web.tests.test_browser import post_moves, sign_up, start, wait_log
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 ROOT = Path(__file__).resolve().parents[2]
-DATA = json.loads((ROOT / "solver_worker" / "tests" / "data" / "winnable_forty_thieves.json").read_text())
+DATA = json.loads((ROOT / "reviews" / "tests" / "data" / "winnable_forty_thieves.json").read_text())
 SHOTS = Path("/work/shots/winnable")
 
 

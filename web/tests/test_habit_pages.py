@@ -15,8 +15,8 @@ from django.test import Client
 from games import days, services
 from games.models import Attempt
 from games.tests.factories import make_challenge, make_user
+from reviews.selectors import CLOSED_AT_DAY_END_CLAIM, closed_at_day_end_words
 from solver.review import GAVE_UP_WINNABLE_CLAIM
-from solver_worker.reviews import CLOSED_AT_DAY_END_CLAIM, closed_at_day_end_words
 
 pytestmark = pytest.mark.django_db
 
@@ -81,11 +81,11 @@ def test_a_game_closed_by_midnight_is_worded_as_unfinished_in_its_review() -> No
     midnight = days.next_day_starts_at(day)
     data = {"claims": [GAVE_UP_WINNABLE_CLAIM, "After move 3 a win was still possible."]}
     closed = Attempt.objects.create(player=player, challenge=challenge, ranked=True, finished_at=midnight)
-    worded = closed_at_day_end_words(closed, data)
+    worded = closed_at_day_end_words(attempt=closed, data=data)
     assert worded["claims"][0] == CLOSED_AT_DAY_END_CLAIM and worded["closed_at_day_end"] is True
     given_up = Attempt.objects.create(
         player=make_user(), challenge=challenge, ranked=True, finished_at=midnight - dt.timedelta(minutes=1)
     )
-    assert closed_at_day_end_words(given_up, data) == data  # the player's own give-up stays "given up"
+    assert closed_at_day_end_words(attempt=given_up, data=data) == data  # the player's own give-up stays "given up"
     practice = Attempt.objects.create(player=player, challenge=challenge, ranked=False, finished_at=midnight)
-    assert closed_at_day_end_words(practice, data) == data
+    assert closed_at_day_end_words(attempt=practice, data=data) == data

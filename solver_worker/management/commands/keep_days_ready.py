@@ -27,6 +27,7 @@ from engine import GAME_IDS
 from games import days
 from games.models import Challenge
 from solver_worker import services as preparation
+from solver_worker.solving import Solver
 from solver_worker.tasks import prepare_upcoming_days
 
 logger = logging.getLogger(__name__)
@@ -51,7 +52,7 @@ def keep_days_ready_round(
     seconds: float,
     max_seeds: int,
     games: list[str] | None = None,
-    solver: preparation.Solver | None = None,
+    solver: Solver | None = None,
 ) -> list[Challenge]:
     """One pass: every challenge from ``today`` to ``today + ahead`` not ready yet is prepared (or goes on)."""
     return [
@@ -71,7 +72,7 @@ def keep_days_ready(
     today: Callable[[], dt.date] = days.today,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
-    solver: preparation.Solver | None = None,
+    solver: Solver | None = None,
     report: Callable[[str], None] = logger.info,
 ) -> int:
     """Run rounds every ``interval`` seconds (``rounds`` of them, or for ever); returns the rounds run.

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from solver_worker import apis
+from reviews import apis
 
 urlpatterns = [
     path("attempts/<int:attempt_id>/review", apis.AttemptReviewApi.as_view(), name="attempt-review"),

@@ -1,4 +1,5 @@
-"""Django admin of the days' deals (solver_worker.admin): challenges, their seeds and verifications."""
+"""Django admin of the days' deals (games.admin, ChallengeAdmin): challenges, their seeds and verifications.
+(A replaced seed proven by the solver worker's task: solver_worker/tests/test_seed_replacement.py.)"""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import json
 import re
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import pytest
 from django.test import Client
@@ -16,9 +16,6 @@ from games import services
 from games.models import Challenge, SeedVerification
 from games.tests.factories import make_challenge, make_staff, make_user
 from games.tests.test_admin import finished_submission
-from solver_worker import services as preparation
-from solver_worker.services import SolveOutcome
-from solver_worker.tasks import verify_seed
 
 pytestmark = pytest.mark.django_db
 
@@ -58,50 +55,6 @@ def test_publish_only_ready_and_unpublish(admin_client: Client) -> None:
     admin_client.post(url, {"action": "unpublish", "_selected_action": [ready.pk]})
     ready.refresh_from_db()
     assert not ready.published
-
-
-def test_replacing_the_seed_is_verified_by_a_solver_task(
-    admin_client: Client, monkeypatch: Any, django_capture_on_commit_callbacks: Any
-) -> None:
-    seed, log = WINS["klondike"]["seed"], WINS["klondike"]["moves"]
-    challenge = Challenge.objects.create(date="2026-01-02", game="klondike", status="pending")
-    sent: list[int] = []
-    queued = mock.Mock()  # the task is only queued (core.tasks.send finds it by name)
-    queued.apply_async.side_effect = lambda args, **options: sent.extend(args)
-    monkeypatch.setattr("core.tasks.task", lambda name: queued if name == "solver_worker.verify_seed" else None)
-    monkeypatch.setattr(preparation, "default_solver", lambda g, s, sec: SolveOutcome("solved", log, 9, 0.1, 2))
-    url = reverse("admin:games_challenge_change", args=[challenge.pk])
-    form = {
-        "date": "2026-01-02",
-        "game": "klondike",
-        "published": "on",
-        "replace_seed": str(seed),
-        "verifications-TOTAL_FORMS": "0",
-        "verifications-INITIAL_FORMS": "0",
-    }
-    with django_capture_on_commit_callbacks(execute=True):
-        response = admin_client.post(url, form, follow=True)
-    assert response.status_code == 200
-    challenge.refresh_from_db()
-    assert challenge.status == "pending" and challenge.seed is None  # nothing solved inside the request
-    (verification,) = SeedVerification.objects.filter(challenge=challenge)
-    assert sent == [verification.pk] and verification.status == "queued"
-    page = admin_client.get(url).content.decode()
-    assert "Seed verifications" in page and "queued" in page
-
-    assert verify_seed.run(verification.pk) == "proven"  # what the solver worker does
-    challenge.refresh_from_db()
-    assert challenge.status == "ready" and challenge.seed_int == seed and challenge.solution == log
-    assert "proven" in admin_client.get(url).content.decode()
-
-    form["replace_seed"] = "12"  # the fake solver's log does not win deal 12: refused, the ready seed stays
-    admin_client.post(url, form)
-    latest = SeedVerification.objects.filter(challenge=challenge).first()
-    assert latest is not None and latest.seed == 12
-    assert verify_seed.run(latest.pk) == "failed"
-    challenge.refresh_from_db()
-    assert challenge.status == "ready" and challenge.seed_int == seed and "12" in challenge.failure
-    assert "failed" in admin_client.get(url).content.decode()
 
 
 def test_replacing_the_seed_of_a_played_challenge_is_refused_in_the_admin(admin_client: Client) -> None:

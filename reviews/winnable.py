@@ -9,7 +9,7 @@ not over, never for anybody else's attempt (``winnable_ask``).
 The position is always the attempt's stored log on the server (never one a client sends). Answers are
 cached by (game, position): ``State.key()`` is everything that decides the game's future, so two logs
 that reach one position share one answer, and asking again costs a cache read. A position not in the
-cache is solved by the task ``solver_worker.winnable_position`` on a queue of its own
+cache is solved by the task ``solver_worker.winnable_position`` (reviews.tasks) on a queue of its own
 (``CELERY_WINNABLE_QUEUE``): the web request only reads the cache and sends the task, so a web thread is
 never tied to a solve, however many players ask; the page polls until the answer is there. On the
 embedded defaults (no broker) the task runs in the request, as every task does.
@@ -23,7 +23,7 @@ and a client address (an IPv6 /64) ``WINNABLE_TASKS_PER_ADDRESS``, of which its 
 a share sends nothing and is answered ``pending``: the page's next poll tries again once a task of its
 owner is done. Each share is a few cache entries taken with ``add`` and freed by the task (or after
 ``IN_FLIGHT_SECONDS``, when a task was lost or dropped unrun). The asks themselves are throttled per
-player and per address (``solver_worker.apis``).
+player and per address (``reviews.apis``).
 """
 
 from __future__ import annotations
@@ -43,11 +43,11 @@ from engine import State
 from games import days
 from games.models import Attempt, Guest
 from games.services.positions import attempt_position, attempt_replay
+from reviews.selectors import review_schedule
 from solver import SolverBug
 from solver.review import LOST_POSITION as LOST
 from solver.review import UNDECIDED_POSITION as UNDECIDED
 from solver.review import WINNABLE, decide
-from solver_worker.reviews import review_schedule
 
 logger = logging.getLogger(__name__)
 
@@ -125,7 +125,7 @@ class Answer:
 # -- the verdict of one position (no Django below this line's callers need) ---------------------------
 
 
-def position_verdict(state: State, *, seconds: float | None = None, nodes: int | None = None) -> Verdict:
+def position_verdict(*, state: State, seconds: float | None = None, nodes: int | None = None) -> Verdict:
     """The solver's verdict on ``state`` within the light's budget (``WINNABLE_SECONDS``, ``WINNABLE_NODES``).
 
     ``winnable`` only when the solver's win, played by the engine from ``state`` itself, wins; ``lost``
@@ -142,7 +142,7 @@ def position_verdict(state: State, *, seconds: float | None = None, nodes: int |
     return Verdict(verdict, result.nodes, result.seconds)
 
 
-def position_key(game: str, state: State) -> str:
+def position_key(*, game: str, state: State) -> str:
     """The cache key of a position: the game and everything that decides its future (``State.key``),
     hashed, and the light's budget (an answer made with another budget may differ)."""
     text = repr((game, state.key(), settings.WINNABLE_NODES, settings.WINNABLE_SECONDS))
@@ -196,7 +196,7 @@ def winnable_ask(*, attempt_id: int, viewer: AbstractBaseUser | AnonymousUser, a
     there at once."""
     attempt = _eligible(attempt_id=attempt_id, viewer=viewer)
     length = len(attempt.moves)
-    key = position_key(attempt.challenge.game, attempt_position(attempt=attempt))
+    key = position_key(game=attempt.challenge.game, state=attempt_position(attempt=attempt))
     verdict = _cached(key)
     if verdict is None and _take_shares(attempt, key, address):
         try:
@@ -214,11 +214,11 @@ def winnable_ask(*, attempt_id: int, viewer: AbstractBaseUser | AnonymousUser, a
     return Answer(attempt=attempt.pk, moves=length, state=verdict.state, nodes=verdict.nodes, seconds=verdict.seconds)
 
 
-def player_is_guest(user_id: int) -> bool:
+def player_is_guest(*, user_id: int) -> bool:
     return Guest.objects.filter(user_id=user_id).exists()
 
 
-def attempt_key(attempt_id: int) -> str:
+def attempt_key(*, attempt_id: int) -> str:
     """Taken while a solve of the attempt is in flight; its value lists the other shares the task holds."""
     return f"{KEY_PREFIX}attempt:{attempt_id}"
 
@@ -228,16 +228,16 @@ def _share_keys(kind: str, who: str, size: int) -> list[str]:
     return [f"{KEY_PREFIX}{kind}:{digest}:{slot}" for slot in range(max(0, size))]
 
 
-def player_share_keys(user_id: int, *, guest: bool) -> list[str]:
+def player_share_keys(*, user_id: int, guest: bool) -> list[str]:
     size = settings.WINNABLE_TASKS_PER_GUEST if guest else settings.WINNABLE_TASKS_PER_PLAYER
     return _share_keys("player", str(user_id), size)
 
 
-def address_share_keys(address: str) -> list[str]:
+def address_share_keys(*, address: str) -> list[str]:
     return _share_keys("address", address, settings.WINNABLE_TASKS_PER_ADDRESS)
 
 
-def guest_address_share_keys(address: str) -> list[str]:
+def guest_address_share_keys(*, address: str) -> list[str]:
     return _share_keys("guest-address", address, settings.WINNABLE_GUEST_TASKS_PER_ADDRESS)
 
 
@@ -261,17 +261,17 @@ def _take_shares(attempt: Attempt, key: str, address: str) -> bool:
     """Take what a new task needs: the attempt's one solve in flight, the position (no second task for a
     position being solved), a share of the player's and of the address's (and of its guests'). False, with nothing kept,
     when any is taken already: the ask is answered pending and sends nothing."""
-    mine = attempt_key(attempt.pk)
+    mine = attempt_key(attempt_id=attempt.pk)
     if not _add(mine, []):
         return False
     if not _claim(key):
         _delete([mine])
         return False
     taken = [key + ":pending"]
-    guest = player_is_guest(attempt.player_id)
-    shares = [player_share_keys(attempt.player_id, guest=guest), address_share_keys(address)]
+    guest = player_is_guest(user_id=attempt.player_id)
+    shares = [player_share_keys(user_id=attempt.player_id, guest=guest), address_share_keys(address=address)]
     if guest:
-        shares.append(guest_address_share_keys(address))
+        shares.append(guest_address_share_keys(address=address))
     for keys in shares:
         share = _take_one(keys)
         if share is None:
@@ -287,7 +287,7 @@ def _take_shares(attempt: Attempt, key: str, address: str) -> bool:
 
 def _free_shares(attempt_id: int) -> None:
     """The task of the attempt is done (or was never sent): free the shares it held."""
-    mine = attempt_key(attempt_id)
+    mine = attempt_key(attempt_id=attempt_id)
     try:
         held = cache.get(mine)
     except Exception:
@@ -338,10 +338,10 @@ def _verdict_make(*, attempt_id: int, moves: int) -> Verdict | None:
         return None
     attempt.moves = list(attempt.moves[:moves])
     state = attempt_replay(attempt=attempt)
-    key = position_key(attempt.challenge.game, state)
+    key = position_key(game=attempt.challenge.game, state=state)
     verdict = _cached(key)
     if verdict is None:
-        verdict = position_verdict(state)
+        verdict = position_verdict(state=state)
         try:
             cache.set(key, verdict.to_json(), ANSWER_SECONDS)
         except Exception:

@@ -10,9 +10,10 @@ from games.models import Attempt
 class GameReview(models.Model):
     """Where the game of an attempt was lost, and a win from there (``solver.review``), stored once.
 
-    The row is the job: the sweep creates it queued, the task ``solver_worker.review_attempt`` takes
-    its attempt's id and fills it; a redelivered task finds it done. ``data`` is the review's
-    JSON (``solver.review.Review.to_json``) with the service's additions (time, the best players).
+    The row is the job: the sweep creates it queued, the task ``solver_worker.review_attempt`` (a name kept
+    from the app that first held it: reviews.tasks) takes its attempt's id and fills it; a redelivered task
+    finds it done. ``data`` is the review's JSON (``solver.review.Review.to_json``) with the service's
+    additions (time, the best players).
     """
 
     class Status(models.TextChoices):
@@ -35,6 +36,10 @@ class GameReview(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        # The table the model was made with, in the solver_worker app: moved here by state only
+        # (migrations reviews 0001, solver_worker 0003), so the rows stay and the previous release,
+        # which still names it so, runs on this schema.
+        db_table = "solver_worker_gamereview"
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["status", "created_at"])]
 

@@ -1,6 +1,10 @@
-"""The review API: ``GET /api/v1/attempts/{id}/review``, once the game's day is over: the player's own game,
+"""The API of what a player gets after a game.
+
+The review: ``GET /api/v1/attempts/{id}/review``, once the game's day is over: the player's own game,
 and anybody's ranked game (``games.selectors.attempt_is_public``); ``POST`` the same path: the player asks
-for the review of a practice game (ranked games are reviewed without asking)."""
+for the review of a practice game (ranked games are reviewed without asking); ``.../review/win`` (a win
+from the last winnable position, to watch) and ``.../review/try`` (practice from there). The still-winnable
+light of practice on a day that is over: ``GET /api/v1/attempts/{id}/winnable``."""
 
 from __future__ import annotations
 
@@ -22,7 +26,7 @@ from games.apis import FrameOutput
 from games.fields import game_field, validated
 from games.selectors import REPLAY_PAGE_MOVES
 from games.services.practice import attempt_try_from
-from solver_worker import reviews, winnable
+from reviews import selectors, services, winnable
 
 
 class AddressThrottle(SimpleRateThrottle):
@@ -42,7 +46,7 @@ class WinnablePlayerThrottle(SimpleRateThrottle):
     scope = "winnable"
 
     def allow_request(self, request: Request, view: APIView) -> bool:
-        if request.user.is_authenticated and winnable.player_is_guest(request.user.pk):
+        if request.user.is_authenticated and winnable.player_is_guest(user_id=request.user.pk):
             self.scope = "winnable_guest"
             self.rate = self.get_rate()
             self.num_requests, self.duration = self.parse_rate(self.rate)
@@ -147,7 +151,7 @@ class AttemptReviewApi(APIView):
         },
     )
     def get(self, request: Request, attempt_id: int) -> Response:
-        return Response(_review_data(reviews.review_get(attempt_id=attempt_id, viewer=request.user)))
+        return Response(_review_data(selectors.review_get(attempt_id=attempt_id, viewer=request.user)))
 
     @extend_schema(
         operation_id="attempt_review_request",
@@ -169,14 +173,14 @@ class AttemptReviewApi(APIView):
     )
     def post(self, request: Request, attempt_id: int) -> Response:
         """The owner asks for the review of a practice game: queued once, a few a day."""
-        view = reviews.review_request(
+        view = services.review_request(
             attempt_id=attempt_id, player=request_player(request), address=client_network(request)
         )
         queued = not view.attempt.ranked and view.status == "pending"
         return Response(_review_data(view), status=202 if queued else 200)
 
 
-def _review_data(view: reviews.ReviewView) -> dict[str, Any]:
+def _review_data(view: selectors.ReviewView) -> dict[str, Any]:
     attempt = view.attempt
     data: dict[str, Any] = {
         "attempt": attempt.pk,
@@ -243,9 +247,9 @@ class AttemptReviewWinApi(APIView):
     )
     def get(self, request: Request, attempt_id: int) -> Response:
         query = validated(self.Query, request.query_params)
-        view = reviews.review_get(attempt_id=attempt_id, viewer=request.user)
+        view = selectors.review_get(attempt_id=attempt_id, viewer=request.user)
         # Plain data, sent as is (as the replay's pages): ReviewWinPageOutput is the schema.
-        return Response(reviews.review_win_page(view=view, page=query["page"]))
+        return Response(selectors.review_win_page(view=view, page=query["page"]))
 
 
 class TryFromHereOutput(serializers.Serializer[Any]):
@@ -272,7 +276,7 @@ class AttemptReviewTryApi(APIView):
         },
     )
     def post(self, request: Request, attempt_id: int) -> Response:
-        view = reviews.review_get(attempt_id=attempt_id, viewer=request.user)
+        view = selectors.review_get(attempt_id=attempt_id, viewer=request.user)
         review = view.review or {}
         if view.status != "done" or review.get("win_from") is None:
             raise NotFound(
@@ -308,7 +312,7 @@ class AttemptWinnableApi(APIView):
     """The still-winnable light of the caller's practice attempt on a day that is over, for the position its
     stored log reaches (never one the client sends). Throttled per player (API_THROTTLE_WINNABLE, a guest
     API_THROTTLE_WINNABLE_GUEST) and per address (API_THROTTLE_WINNABLE_ADDRESS); the solves it sends are
-    held to fair shares (solver_worker.winnable)."""
+    held to fair shares (reviews.winnable)."""
 
     permission_classes = [IsAuthenticated]
 

@@ -1,4 +1,4 @@
-"""The still-winnable light (solver_worker.winnable): only on the caller's practice of a day that is over,
+"""The still-winnable light (reviews.winnable): only on the caller's practice of a day that is over,
 only for the position the server stores, and only what the solver proved or the engine replayed."""
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from engine import Move, State, deal
 from games import days, services
 from games.models import Attempt
 from games.tests.factories import make_challenge, make_user, token_for
+from reviews import tasks, winnable
 from solver import review
-from solver_worker import tasks, winnable
 
 pytestmark = pytest.mark.django_db
 
@@ -109,7 +109,7 @@ def test_a_position_with_a_win_is_winnable_and_the_win_replays() -> None:
         return won
 
     with mock.patch.object(review, "log_wins_from", side_effect=wins):
-        verdict = winnable.position_verdict(state)
+        verdict = winnable.position_verdict(state=state)
     assert verdict.state == winnable.WINNABLE and verdict.nodes > 0
     assert replayed == [(state.key(), True)]  # the engine played the win from the player's position itself
     assert position_after(WINNABLE_LOG).key() == state.key()  # which is left as it was
@@ -118,18 +118,18 @@ def test_a_position_with_a_win_is_winnable_and_the_win_replays() -> None:
 def test_a_won_position_is_winnable_without_a_solve() -> None:
     state = position_after(DATA["solution"])
     assert state.won
-    assert winnable.position_verdict(state) == winnable.Verdict(winnable.WINNABLE, 0, 0.0)
+    assert winnable.position_verdict(state=state) == winnable.Verdict(winnable.WINNABLE, 0, 0.0)
 
 
 def test_a_position_the_solver_proves_lost_is_lost() -> None:
-    verdict = winnable.position_verdict(position_after([*WINNABLE_LOG, LOSING_MOVE]))
+    verdict = winnable.position_verdict(state=position_after([*WINNABLE_LOG, LOSING_MOVE]))
     # Lemma S (solver.dead.never_all_up) proves it before any search: no nodes
     assert verdict.state == winnable.LOST and verdict.nodes == 0
 
 
 def test_what_the_budget_leaves_open_is_undecided_never_lost() -> None:
-    assert winnable.position_verdict(position_after([]), nodes=50).state == winnable.UNDECIDED
-    assert winnable.position_verdict(position_after(WINNABLE_LOG), nodes=50).state == winnable.UNDECIDED
+    assert winnable.position_verdict(state=position_after([]), nodes=50).state == winnable.UNDECIDED
+    assert winnable.position_verdict(state=position_after(WINNABLE_LOG), nodes=50).state == winnable.UNDECIDED
 
 
 def test_a_win_the_engine_does_not_replay_is_not_reported_winnable() -> None:
@@ -137,15 +137,17 @@ def test_a_win_the_engine_does_not_replay_is_not_reported_winnable() -> None:
 
     fake = SolveResult(game=GAME, seed=SEED, status="solved", moves=["s", "wf1"], nodes=7)
     with mock.patch.object(review, "solve_deal", return_value=fake):
-        assert winnable.position_verdict(position_after(WINNABLE_LOG)).state == winnable.UNDECIDED
+        assert winnable.position_verdict(state=position_after(WINNABLE_LOG)).state == winnable.UNDECIDED
 
 
 def test_the_cache_key_is_the_position_not_the_log() -> None:
     undone = [*WINNABLE_LOG, "s", "u"]  # a draw and its undo: the same position, another log
     a, b = position_after(WINNABLE_LOG), position_after(undone)
-    assert winnable.position_key(GAME, a) == winnable.position_key(GAME, b)
-    assert winnable.position_key(GAME, a) != winnable.position_key(GAME, position_after([*WINNABLE_LOG, "s"]))
-    assert winnable.position_key(GAME, a) != winnable.position_key("josephine", a)
+    assert winnable.position_key(game=GAME, state=a) == winnable.position_key(game=GAME, state=b)
+    assert winnable.position_key(game=GAME, state=a) != winnable.position_key(
+        game=GAME, state=position_after([*WINNABLE_LOG, "s"])
+    )
+    assert winnable.position_key(game=GAME, state=a) != winnable.position_key(game="josephine", state=a)
 
 
 # -- the API on a past day's practice -----------------------------------------------------------------
@@ -483,7 +485,7 @@ def test_a_real_worker_answers_while_the_page_polls(tmp_path: Path) -> None:
     challenge = make_challenge(game=GAME, seed=SEED, day=yesterday, solution=DATA["solution"])
     attempt = practice(challenge, WINNABLE_LOG)
     lost = [*WINNABLE_LOG, LOSING_MOVE]
-    cache.delete_many([winnable.position_key(GAME, position_after(m)) for m in (WINNABLE_LOG, lost)])
+    cache.delete_many([winnable.position_key(game=GAME, state=position_after(m)) for m in (WINNABLE_LOG, lost)])
     current_app.control.purge()  # the service's app (config loads it with Django): nothing left from a run
     client = client_for(attempt.player)
     log = tmp_path / "worker.log"
