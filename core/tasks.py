@@ -13,12 +13,25 @@ import logging
 from typing import Any
 
 from celery import Task, current_app
+from django.db import OperationalError
 from kombu.exceptions import OperationalError as KombuOperationalError
 from redis import RedisError
 
 from core.circuit import BROKER
 
 logger = logging.getLogger(__name__)
+
+# The options of a task whose work is an idempotent write to PostgreSQL (a unique row per job): it is
+# acknowledged only once done, sent again when its worker dies under it, and retried with backoff, a few
+# times, when the database is briefly unreachable. ``@shared_task(name=..., **DURABLE, soft_time_limit=...)``.
+DURABLE: dict[str, Any] = {
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "autoretry_for": (OperationalError,),
+    "retry_backoff": True,
+    "retry_backoff_max": 60,
+    "max_retries": 5,
+}
 
 
 def task(name: str) -> Task:

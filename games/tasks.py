@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 
 from celery import shared_task
-from django.db import OperationalError
 
+from core.tasks import DURABLE
 from games import services
 from games.models import Submission
 from games.services.calibration import difficulty_calibrate
@@ -14,12 +14,7 @@ from games.services.calibration import difficulty_calibrate
 
 @shared_task(
     name="games.validate_submission",
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=True,
-    retry_backoff_max=60,
-    max_retries=5,
+    **DURABLE,
     soft_time_limit=60,
     time_limit=90,
 )

@@ -10,19 +10,14 @@ Their queues follow from the names (``CELERY_TASK_ROUTES`` in config/settings.py
 from __future__ import annotations
 
 from celery import shared_task
-from django.db import OperationalError
 
+from core.tasks import DURABLE
 from reviews import services, winnable
 
 
 @shared_task(
     name="solver_worker.review_attempt",
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=True,
-    retry_backoff_max=60,
-    max_retries=5,
+    **DURABLE,
     soft_time_limit=120,
     time_limit=150,
 )

@@ -35,6 +35,16 @@ class Api:
         return self.client.post(f"/api/v1/{path}", data, content_type="application/json", **self.headers)
 
 
+def submit_valid(api: Api, attempt_id: int, on_commit: Any) -> dict[str, Any]:
+    """Submit the attempt (its validation runs in process with the commit) and return the valid result."""
+    with on_commit(execute=True):
+        response = api.post(f"attempts/{attempt_id}/submit")
+    assert response.status_code == 202, response.content
+    body = api.get(f"submissions/{response.json()['id']}").json()
+    assert body["status"] == "valid", body
+    return dict(body["result"])
+
+
 @pytest.fixture
 def on_commit(django_capture_on_commit_callbacks: Any) -> Any:
     """Run what a view leaves for after the commit (the validation task, in process here)."""

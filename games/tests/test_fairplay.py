@@ -26,7 +26,7 @@ from games import days, services
 from games.models import Attempt, FairPlayCase, Result, Submission
 from games.selectors import play_time_text
 from games.tests.factories import make_challenge, make_result, make_staff, make_user, token_for
-from games.tests.test_apis import Api
+from games.tests.test_apis import Api, submit_valid
 
 pytestmark = pytest.mark.django_db
 
@@ -45,21 +45,12 @@ def start(api: Api, **extra: Any) -> int:
     return int(response.json()["id"])
 
 
-def submit(api: Api, attempt_id: int, on_commit: Any) -> dict[str, Any]:
-    with on_commit(execute=True):
-        response = api.post(f"attempts/{attempt_id}/submit")
-    assert response.status_code == 202, response.content
-    body = api.get(f"submissions/{response.json()['id']}").json()
-    assert body["status"] == "valid", body
-    return dict(body["result"])
-
-
 def bot_win(api: Api, on_commit: Any) -> tuple[int, dict[str, Any]]:
     """The whole winning line in one batch at once, then submit: what probe 3 of issue 24 did."""
     attempt_id = start(api)
     response = api.post(f"attempts/{attempt_id}/moves", {"from": 0, "moves": LOG})
     assert response.status_code == 200 and response.json()["state"]["won"], response.content
-    return attempt_id, submit(api, attempt_id, on_commit)
+    return attempt_id, submit_valid(api, attempt_id, on_commit)
 
 
 def human_win(api: Api, on_commit: Any, *, seconds_per_batch: float = 0.7, per_batch: int = 1) -> dict[str, Any]:
@@ -71,7 +62,7 @@ def human_win(api: Api, on_commit: Any, *, seconds_per_batch: float = 0.7, per_b
             response = api.post(f"attempts/{attempt_id}/moves", {"from": at, "moves": LOG[at : at + per_batch]})
             assert response.status_code == 200, response.content
         clock.shift(dt.timedelta(seconds=0.5))
-        return submit(api, attempt_id, on_commit)
+        return submit_valid(api, attempt_id, on_commit)
 
 
 def board(day: dt.date | None = None) -> list[dict[str, Any]]:
@@ -220,8 +211,8 @@ def test_two_accounts_from_one_address_are_flagged_whatever_x_forwarded_for_says
     scout_attempt = start(scout, REMOTE_ADDR="203.0.113.7", HTTP_X_FORWARDED_FOR="198.51.100.1")
     scout.post(f"attempts/{scout_attempt}/moves", {"from": 0, "moves": ["s"] * 24})
     runner_attempt = start(runner, REMOTE_ADDR="203.0.113.7", HTTP_X_FORWARDED_FOR="198.51.100.2")
-    submit(scout, scout_attempt, on_commit)
-    submit(runner, runner_attempt, on_commit)
+    submit_valid(scout, scout_attempt, on_commit)
+    submit_valid(runner, runner_attempt, on_commit)
     flags = FairPlayCase.objects.select_related("result__player")
     flag = flags.get(kind=FairPlayCase.Kind.ADDRESS)  # one for the address
     assert (flag.result.player.username, flag.others, flag.players) == ("scout", ["runner", "scout"], 2)
@@ -241,7 +232,7 @@ def test_two_accounts_from_one_browser_are_flagged(on_commit: Any) -> None:
         for api, address in ((one, "192.0.2.1"), (two, "192.0.2.2"), (other, "192.0.2.3"))
     ]
     for api, attempt_id in started:
-        submit(api, attempt_id, on_commit)
+        submit_valid(api, attempt_id, on_commit)
     flags = FairPlayCase.objects.select_related("result__player")
     assert [(f.kind, f.result.player.username, f.others, f.players) for f in flags] == [
         (FairPlayCase.Kind.BROWSER, "one", ["one", "two"], 2),  # one for the browser and day, naming both
@@ -273,7 +264,7 @@ def test_one_play_time_for_the_attempt_the_result_the_board_and_the_share_text(o
         clock.shift(dt.timedelta(milliseconds=7_725.9))  # lands between hundredths
         # A batch answer's clock (the fast path's or the locked path's) is the same time, cut alike.
         batch = api.post(f"attempts/{attempt_id}/moves", {"from": len(LOG), "moves": []}).json()
-        result = submit(api, attempt_id, on_commit)
+        result = submit_valid(api, attempt_id, on_commit)
         attempt = api.get(f"attempts/{attempt_id}").json()
         entry = Api().get(f"leaderboards/{days.today()}/klondike").json()["entries"][0]
     ms = 15 * 6_000 + 7_720
@@ -316,11 +307,11 @@ def test_behind_a_proxy_a_rotated_x_forwarded_for_prefix_does_not_escape_the_fla
     one, two = (Api(token_for(make_user(name))) for name in ("one", "two"))
     first = start(one, HTTP_X_FORWARDED_FOR="10.0.0.1, 203.0.113.9")
     second = start(two, HTTP_X_FORWARDED_FOR="10.9.9.9, 198.51.100.77, 203.0.113.9")
-    submit(one, first, on_commit)
-    submit(two, second, on_commit)
+    submit_valid(one, first, on_commit)
+    submit_valid(two, second, on_commit)
     assert FairPlayCase.objects.get(kind=FairPlayCase.Kind.ADDRESS).others == ["one", "two"]
     third = Api(token_for(make_user("three")))
-    submit(third, start(third, HTTP_X_FORWARDED_FOR="203.0.113.10"), on_commit)  # another client: not flagged
+    submit_valid(third, start(third, HTTP_X_FORWARDED_FOR="203.0.113.10"), on_commit)  # another client: not flagged
     assert FairPlayCase.objects.get().others == ["one", "two"]
 
 

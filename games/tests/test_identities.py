@@ -20,7 +20,7 @@ from core.limits import limits_forget
 from games import days, services
 from games.models import Attempt, FairPlayCase, Result
 from games.tests.factories import make_challenge, make_result, make_user, token_for
-from games.tests.test_apis import Api
+from games.tests.test_apis import Api, submit_valid
 
 pytestmark = pytest.mark.django_db
 
@@ -58,15 +58,6 @@ def look(api: Api, clock: Any, *, address: str, browser: str, draws: int = 3) ->
     return attempt_id
 
 
-def submit(api: Api, attempt_id: int, on_commit: Any) -> dict[str, Any]:
-    with on_commit(execute=True):
-        response = api.post(f"attempts/{attempt_id}/submit")
-    assert response.status_code == 202, response.content
-    body = api.get(f"submissions/{response.json()['id']}").json()
-    assert body["status"] == "valid", body
-    return dict(body["result"])
-
-
 def play_to_win(api: Api, clock: Any, attempt_id: int, *, per_batch: int = 1, seconds: float = 1.0) -> None:
     for at in range(0, len(LOG), per_batch):
         clock.shift(dt.timedelta(seconds=seconds))
@@ -81,7 +72,7 @@ def person_win(
     """The winning line a move a second (a person's pace), from this address and browser."""
     attempt_id = start(api, address=address, browser=browser)
     play_to_win(api, clock, attempt_id)
-    return submit(api, attempt_id, on_commit)
+    return submit_valid(api, attempt_id, on_commit)
 
 
 def board() -> list[str]:
@@ -109,7 +100,7 @@ def test_spec7_a_paced_bot_win_is_held_for_a_fair_play_check(clock: Any, on_comm
         response = bot.post(f"attempts/{attempt_id}/moves", {"from": at, "moves": LOG[at : at + size]})
         assert response.status_code == 200, response.content
         at += size
-    result = submit(bot, attempt_id, on_commit)
+    result = submit_valid(bot, attempt_id, on_commit)
     assert result["won"] is True and result["play_time_ms"] < 30_000
     assert result["fair_play"]["status"] == "held" and "a person" in result["fair_play"]["reason"]
     assert holds("pacedbot") == {FairPlayCase.Kind.PACE: True}
@@ -155,7 +146,7 @@ def test_spec7_an_identity_in_the_same_browser_that_disclosed_nothing_only_flags
     make_challenge(game="klondike", seed=SEED)
     first, runner = Api(token_for(make_user("first"))), Api(token_for(make_user("runner")))
     first_attempt = start(first, address="192.0.2.1", browser="one-browser")  # opened, no card disclosed
-    submit(first, first_attempt, on_commit)
+    submit_valid(first, first_attempt, on_commit)
     result = person_win(runner, clock, on_commit, address="198.51.100.2", browser="one-browser")
     assert result["fair_play"] is None and holds("runner") == {FairPlayCase.Kind.BROWSER: False}
     assert "runner" in board()
@@ -206,7 +197,7 @@ def test_spec7_established_accounts_behind_one_shared_address_do_not_hold_each_o
     other": flagged for staff, on the board."""
     make_challenge(game="klondike", seed=SEED)
     parent, child = Api(token_for(make_user("parent"))), Api(token_for(make_user("child")))
-    submit(parent, look(parent, clock, address="203.0.113.7", browser="b1"), on_commit)
+    submit_valid(parent, look(parent, clock, address="203.0.113.7", browser="b1"), on_commit)
     result = person_win(child, clock, on_commit, address="203.0.113.7", browser="b2")
     assert result["fair_play"] is None and holds("child") == {FairPlayCase.Kind.ADDRESS: False}
     assert set(board()) == {"parent", "child"}
@@ -322,7 +313,7 @@ def test_players_behind_one_address_make_one_flag_naming_a_bounded_few_and_holds
     campus = [Api(token_for(make_user(f"student{i}"))) for i in range(7)]
     attempts = [start(api, address="203.0.113.7") for api in campus]
     for api, attempt_id in zip(campus, attempts, strict=True):
-        submit(api, attempt_id, on_commit)
+        submit_valid(api, attempt_id, on_commit)
     flags = list(FairPlayCase.objects.filter(holds=False))
     assert len(flags) == 1
     flag = flags[0]
