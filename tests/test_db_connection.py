@@ -32,12 +32,13 @@ pytestmark = [
 @pytest.fixture
 def kept(settings: Any) -> Iterator[None]:
     """Connections kept between requests (the tests' default closes them) and checked before each."""
-    was = connection.settings_dict["CONN_MAX_AGE"], connection.health_check_enabled
+    # django-stubs lacks BaseDatabaseWrapper.health_check_enabled, which Django sets in __init__ (5.1+)
+    was = connection.settings_dict["CONN_MAX_AGE"], connection.health_check_enabled  # type: ignore[attr-defined]
     connection.settings_dict["CONN_MAX_AGE"] = 60
-    connection.health_check_enabled = True
+    connection.health_check_enabled = True  # type: ignore[attr-defined]
     connection.close()
     yield
-    connection.settings_dict["CONN_MAX_AGE"], connection.health_check_enabled = was
+    connection.settings_dict["CONN_MAX_AGE"], connection.health_check_enabled = was  # type: ignore[attr-defined]
 
 
 def _terminate(pid: int) -> None:

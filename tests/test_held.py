@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import time
 from typing import Any
 
 import pytest
@@ -25,7 +27,7 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     clock = Clock()
-    monkeypatch.setattr(held.time, "monotonic", clock)
+    monkeypatch.setattr(time, "monotonic", clock)  # the module core.held reads its clock from
     return clock
 
 
@@ -56,7 +58,7 @@ def test_nothing_is_held_with_zero_seconds(clock: Clock, settings: Any) -> None:
 
 def test_a_full_table_starts_again() -> None:
     for i in range(held._MAX + 5):
-        held.held(("k", i), 60, lambda i=i: i)
+        held.held(("k", i), 60, functools.partial(int, i))
     assert len(held._held) <= held._MAX
     assert held.held(("k", held._MAX + 4), 60, lambda: -1) in (held._MAX + 4, -1)
 

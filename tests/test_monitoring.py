@@ -49,10 +49,7 @@ def own_keys(settings: Any) -> Iterator[str]:
 def frozen_time(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """time.time() as the stamps and the scrape read it, moved by hand."""
     now = [1_900_000_000.0]
-    monkeypatch.setattr(monitoring.time, "time", lambda: now[0])
-    from config import metrics
-
-    monkeypatch.setattr(metrics.time, "time", lambda: now[0])
+    monkeypatch.setattr(time, "time", lambda: now[0])  # the module config.monitoring and config.metrics read
     return now
 
 
@@ -131,7 +128,12 @@ def test_a_workers_main_process_stamps_the_queues_it_consumes_on_its_timer(
     own_keys: str, frozen_time: list[float]
 ) -> None:
     calls: list[tuple[float, Any, tuple[Any, ...]]] = []
-    timer = SimpleNamespace(call_repeatedly=lambda secs, fun, args, priority: calls.append((secs, fun, args)) or "tref")
+
+    def call_repeatedly(secs: float, fun: Any, args: tuple[Any, ...], priority: int) -> str:
+        calls.append((secs, fun, args))
+        return "tref"
+
+    timer = SimpleNamespace(call_repeatedly=call_repeatedly)
     queues = SimpleNamespace(consume_from={"prepare": object()}, keys=lambda: ["validation", "prepare"])
     worker = SimpleNamespace(app=SimpleNamespace(amqp=SimpleNamespace(queues=queues)), timer=timer)
     step = monitoring.HeartbeatStep(worker)

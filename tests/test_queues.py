@@ -55,7 +55,8 @@ def routes(**env_vars: str) -> dict[str, object]:
         [sys.executable, "-c", ROUTES], cwd=BASE_DIR, env=env, capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    routes: dict[str, object] = json.loads(result.stdout.strip().splitlines()[-1])
+    return routes
 
 
 def test_solver_work_and_validations_go_to_separate_queues() -> None:

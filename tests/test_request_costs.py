@@ -11,7 +11,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,14 +40,14 @@ class Costs:
 
 
 @pytest.fixture
-def costs(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+def costs(monkeypatch: pytest.MonkeyPatch) -> Callable[[], AbstractContextManager[Costs]]:
     """``with costs() as c:`` records the SQL statements' first words and the Redis round trips."""
     import contextlib
 
     @contextlib.contextmanager
     def measure() -> Iterator[Costs]:
         found = Costs()
-        real_execute = redis.Redis.execute_command
+        real_execute: Callable[..., Any] = redis.Redis.execute_command
         real_pipeline = redis.client.Pipeline.execute
 
         def execute(self: Any, *args: Any, **kwargs: Any) -> Any:
