@@ -114,7 +114,7 @@ def test_a_forgotten_password_is_reset_by_e_mail(page: Any, live_server: Any, se
     page.fill("#id_password2", PASSWORD)
     page.get_by_role("button", name="Sign up").click()
     page.wait_for_url(re.compile(r"/$"))
-    confirm = re.search(r"https?://\S+/accounts/email/confirm/\S+/", mail.outbox[0].body)
+    confirm = re.search(r"https?://\S+/accounts/email/confirm/\S+/", str(mail.outbox[0].body))
     assert confirm and mail.outbox[0].to == ["ada@example.com"]
     page.goto(confirm.group(0))
     assert "Confirmed" in page.locator("#email-confirmed").inner_text()
@@ -130,7 +130,7 @@ def test_a_forgotten_password_is_reset_by_e_mail(page: Any, live_server: Any, se
     assert "If an account has that address" in page.locator("#reset-sent").inner_text()
     shot(page, "reset-sent-1280x800.png")
     assert len(mail.outbox) == 1 and mail.outbox[0].to == ["ada@example.com"]
-    link = re.search(r"https?://\S+/accounts/reset/\S+/", mail.outbox[0].body)
+    link = re.search(r"https?://\S+/accounts/reset/\S+/", str(mail.outbox[0].body))
     assert link
     page.goto(link.group(0))
     page.fill("#id_new_password1", "a brand new passphrase 9")
@@ -361,7 +361,8 @@ SEED = 10  # Klondike seed 10 deals A♣ (column 1, alone) and A♥ (column 5) o
 
 
 def _seed_tops() -> list[str]:
-    return [column[-1]["card"] for column in visible(State(deal("klondike", SEED)))["tableau"]]
+    view: dict[str, Any] = visible(State(deal("klondike", SEED)))  # the JSON view
+    return [column[-1]["card"] for column in view["tableau"]]
 
 
 def test_safe_cards_go_home_only_when_asked_remembered_apart_for_ranked_and_practice(page: Any) -> None:

@@ -34,7 +34,7 @@ def shot(page: Any, name: str) -> None:
 
 def bars(page: Any, scope: str) -> list[dict[str, Any]]:
     """Each bar of the distribution in ``scope``: its count, width on the screen, and today's mark."""
-    return page.locator(f"{scope} .player-distribution li").evaluate_all(
+    found: list[dict[str, Any]] = page.locator(f"{scope} .player-distribution li").evaluate_all(
         """items => items.map((li) => ({
             count: Number(li.dataset.count),
             width: li.querySelector('.bar').getBoundingClientRect().width,
@@ -42,6 +42,7 @@ def bars(page: Any, scope: str) -> list[dict[str, Any]]:
             label: li.querySelector('.bin').textContent,
         }))"""
     )
+    return found
 
 
 def assert_bars_follow_counts(found: list[dict[str, Any]], counts: list[int], today: int) -> None:

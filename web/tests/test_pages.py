@@ -34,7 +34,7 @@ def logged_in(client: Client) -> Client:
 
 def hidden_cards(game: str, seed: int) -> set[str]:
     """The stock and the face-down cards of a deal: what no page may show."""
-    everything = full(State(deal(game, seed)))
+    everything: dict[str, Any] = full(State(deal(game, seed)))  # the JSON view
     cards = set(everything["stock"])
     cards |= {c["card"] for col in everything["tableau"] for c in col if not c["up"]}
     return cards

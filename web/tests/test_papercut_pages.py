@@ -83,13 +83,13 @@ def test_error_styles_are_not_the_help_text_s_grey() -> None:
 
 
 def confirm_link(index: int = 0) -> str:
-    match = re.search(r"https?://[^/\s]+(/accounts/email/confirm/[^\s]+/)", mail.outbox[index].body)
+    match = re.search(r"https?://[^/\s]+(/accounts/email/confirm/[^\s]+/)", str(mail.outbox[index].body))
     assert match, mail.outbox[index].body
     return match.group(1)
 
 
 def way_back_link(index: int) -> str:
-    match = re.search(r"https?://[^/\s]+(/accounts/email/way-back/[^\s]+/)", mail.outbox[index].body)
+    match = re.search(r"https?://[^/\s]+(/accounts/email/way-back/[^\s]+/)", str(mail.outbox[index].body))
     assert match, mail.outbox[index].body
     return match.group(1)
 
@@ -195,7 +195,7 @@ def ask_reset(email: str, client: Client | None = None) -> Any:
 
 def reset_link() -> str:
     assert len(mail.outbox) == 1, [m.subject for m in mail.outbox]
-    match = re.search(r"https?://[^/\s]+(/accounts/reset/[^\s]+/)", mail.outbox[0].body)
+    match = re.search(r"https?://[^/\s]+(/accounts/reset/[^\s]+/)", str(mail.outbox[0].body))
     assert match, mail.outbox[0].body
     return match.group(1)
 
