@@ -298,7 +298,7 @@ def test_redis_errors_fall_back_to_the_database(redis_client: redis.Redis) -> No
     for i in range(3):
         make_result(challenge=challenge, player=make_user(f"e{i}"), score=i)
     broken = mock.Mock(side_effect=redis.ConnectionError("down"))
-    with mock.patch.object(redis_store.redis.Redis, "pipeline", broken):
+    with mock.patch.object(redis.Redis, "pipeline", broken):  # the client leaderboard.redis_store uses
         page = leaderboard_page(challenge=challenge, offset=0, limit=10)
         rank = leaderboard_rank(challenge=challenge, player=page.entries[0].player_id)
     assert page.source == "database"
@@ -365,7 +365,7 @@ def test_the_compiled_entries_query_reads_what_the_orm_reads(clean: bool) -> Non
     from leaderboard.selectors.boards import _entry_rows, _entry_rows_query
 
     challenge, other = make_challenge(date=DAY), make_challenge(date=DAY, game="klondike-3")
-    kinds = [
+    kinds: list[dict[str, Any]] = [  # make_result's keywords
         {},
         {"assisted": True},
         {"disqualified": True},
