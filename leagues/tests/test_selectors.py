@@ -182,7 +182,7 @@ def test_leagues_of_player_and_members() -> None:
     make_league(owner=cat, name="Cats only")
     mine = leagues_of_player(player=ann)
     assert mine == [apple, zebra]
-    assert [league.member_count for league in mine] == [2, 3]
+    assert [league.member_count for league in mine] == [2, 3]  # type: ignore[attr-defined]  # the annotation (list[League] drops it)
     assert leagues_of_player(player=make_user()) == []
     members = league_members(league=zebra)
     assert [(m.player, m.owner) for m in members] == [("ann", True), ("bob", False), ("cat", False)]
