@@ -32,7 +32,7 @@ PASSWORD = "not-a-common-pass-42"
 class Api:
     def __init__(self, token: str | None = None, client: Client | None = None) -> None:
         self.client = client or Client(HTTP_HOST="localhost")
-        self.headers = {"HTTP_AUTHORIZATION": f"Token {token}"} if token else {}
+        self.headers: dict[str, Any] = {"HTTP_AUTHORIZATION": f"Token {token}"} if token else {}
 
     def get(self, path: str) -> Any:
         return self.client.get(f"/api/v1/{path}", **self.headers)
