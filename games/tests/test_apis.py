@@ -25,7 +25,7 @@ class Api:
 
     def __init__(self, token: str | None = None) -> None:
         self.client = Client(HTTP_HOST="localhost")
-        self.headers = {"HTTP_AUTHORIZATION": f"Token {token}"} if token else {}
+        self.headers: dict[str, Any] = {"HTTP_AUTHORIZATION": f"Token {token}"} if token else {}
 
     def get(self, path: str) -> Any:
         return self.client.get(f"/api/v1/{path}", **self.headers)
@@ -62,13 +62,15 @@ def assert_error(response: Any, status: int, code: str | None = None) -> dict[st
     assert set(body) == {"error"} and body["error"]["message"], body
     if code:
         assert body["error"]["code"] == code, body
-    return body["error"]
+    error: dict[str, Any] = body["error"]
+    return error
 
 
 def start(api: Api, game: str = "klondike", day: dt.date | None = None) -> dict[str, Any]:
     response = api.post(f"daily/{day or days.today()}/{game}/attempts")
     assert response.status_code == 201, response.content
-    return response.json()
+    attempt: dict[str, Any] = response.json()
+    return attempt
 
 
 # --- games and daily -----------------------------------------------------------------------------
@@ -245,12 +247,12 @@ def _cards_in(value: Any) -> Counter[str]:
 
 def _exposed(state: State) -> Counter[str]:
     """Cards the player may know now: face-up tableau cards, the waste, the foundations (from the full view)."""
-    view = full(state)
+    view: dict[str, Any] = full(state)  # the JSON view
     shown: Counter[str] = Counter()
-    for col in view["tableau"]:  # type: ignore[union-attr]
+    for col in view["tableau"]:
         shown.update(c["card"] for c in col if c["up"])
-    shown.update(view["waste"])  # type: ignore[arg-type]
-    for pile in view["foundations"]:  # type: ignore[union-attr]
+    shown.update(view["waste"])
+    for pile in view["foundations"]:
         shown.update(pile)
     return shown
 

@@ -61,7 +61,8 @@ def submit_and_result(api: Api, attempt_id: int, on_commit: Any) -> dict[str, An
         submission = api.post(f"attempts/{attempt_id}/submit").json()
     body = api.get(f"submissions/{submission['id']}").json()
     assert body["status"] == "valid", body
-    return body["result"]
+    result: dict[str, Any] = body["result"]
+    return result
 
 
 @pytest.mark.parametrize(("game", "seed", "log", "marks"), PEEKS)

@@ -38,7 +38,8 @@ def _replayed(moves: list[str]) -> State:
 
 def _state_of(moves: list[str]) -> dict[str, Any]:
     """The visible state after ``moves``, as the API's JSON carries it."""
-    return json.loads(json.dumps(visible(_replayed(moves))))
+    state: dict[str, Any] = json.loads(json.dumps(visible(_replayed(moves))))
+    return state
 
 
 @pytest.fixture

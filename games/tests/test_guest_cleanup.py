@@ -8,6 +8,7 @@ import datetime as dt
 import pytest
 import time_machine
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from games import services, tasks
@@ -19,13 +20,13 @@ pytestmark = pytest.mark.django_db
 NOW = dt.datetime(2026, 12, 1, 12, 0, tzinfo=dt.UTC)
 
 
-def guest_at(when: dt.datetime) -> object:
+def guest_at(when: dt.datetime) -> User:
     with time_machine.travel(when, tick=False):
         return services.guest_create()
 
 
-def exists(user: object) -> bool:
-    return get_user_model().objects.filter(pk=user.pk).exists()  # type: ignore[attr-defined]
+def exists(user: User) -> bool:
+    return get_user_model().objects.filter(pk=user.pk).exists()
 
 
 def test_only_guests_idle_for_the_kept_days_are_deleted_with_their_games() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import time_machine
@@ -144,12 +145,13 @@ def test_the_loop_runs_beats_schedule_each_entry_at_its_interval(monkeypatch: py
         now[0] += seconds
 
     command.keep_days_ready(rounds=3, interval=5 * 60, sleep=sleep, clock=lambda: now[0])
-    scheduled = {e["task"] for e in settings.CELERY_BEAT_SCHEDULE.values()} - {"solver_worker.prepare_upcoming_days"}
+    entries: list[dict[str, Any]] = list(settings.CELERY_BEAT_SCHEDULE.values())
+    scheduled = {e["task"] for e in entries} - {"solver_worker.prepare_upcoming_days"}
     # The entries due again within a round's 5 minutes (every minute, every 5); the 15-minute and longer
     # ones wait: 10 minutes pass in the three rounds.
     often = [
         e["task"]
-        for e in settings.CELERY_BEAT_SCHEDULE.values()
+        for e in entries
         if e["schedule"] <= 5 * 60 and e["task"] != "solver_worker.prepare_upcoming_days"
     ]
     assert {
