@@ -150,9 +150,7 @@ def test_the_loop_runs_beats_schedule_each_entry_at_its_interval(monkeypatch: py
     # The entries due again within a round's 5 minutes (every minute, every 5); the 15-minute and longer
     # ones wait: 10 minutes pass in the three rounds.
     often = [
-        e["task"]
-        for e in entries
-        if e["schedule"] <= 5 * 60 and e["task"] != "solver_worker.prepare_upcoming_days"
+        e["task"] for e in entries if e["schedule"] <= 5 * 60 and e["task"] != "solver_worker.prepare_upcoming_days"
     ]
     assert {
         "games.resend_pending_submissions",

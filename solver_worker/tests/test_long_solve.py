@@ -69,7 +69,8 @@ def far() -> dt.date:
 def test_an_undecided_seed_of_a_far_day_waits_for_its_long_solve_which_can_make_the_day(
     sent: list[tuple[str, tuple[Any, ...]]],
 ) -> None:
-    day, quick = far(), []
+    day = far()
+    quick: list[int] = []  # the seeds asked of the quick solve
     waiting = services.challenge_prepare(
         day=day, game=GAME, long_seconds=300, solver=answering(day, {}, quick), max_seeds=5
     )
@@ -108,7 +109,8 @@ def test_a_long_solve_that_wins_nothing_passes_the_seed_over_and_sends_the_prepa
 
 
 def test_a_day_nearer_than_the_long_solves_reach_never_waits(sent: list[tuple[str, tuple[Any, ...]]]) -> None:
-    day, quick = days.today() + dt.timedelta(days=2), []
+    day = days.today() + dt.timedelta(days=2)
+    quick: list[int] = []  # the seeds asked of the quick solve
     ready = services.challenge_prepare(
         day=day, game=GAME, long_seconds=300, long_ahead_days=3, solver=answering(day, {2: WON}, quick)
     )
@@ -120,7 +122,8 @@ def test_a_day_nearer_than_the_long_solves_reach_never_waits(sent: list[tuple[st
 def test_without_a_long_budget_undecided_seeds_are_passed_over_at_once(
     sent: list[tuple[str, tuple[Any, ...]]],
 ) -> None:
-    day, quick = far(), []
+    day = far()
+    quick: list[int] = []  # the seeds asked of the quick solve
     ready = services.challenge_prepare(day=day, game=GAME, solver=answering(day, {1: WON}, quick))
     assert quick == [0, 1] and ready.status == Challenge.Status.READY and ready.seeds_unknown == 1
     assert sent == []
@@ -150,7 +153,8 @@ def test_a_long_solve_that_never_reports_is_passed_over_once_its_lease_runs_out_
 
 
 def test_when_the_long_solve_cannot_be_sent_the_seed_is_passed_over_at_once() -> None:
-    day, quick = far(), []
+    day = far()
+    quick: list[int] = []  # the seeds asked of the quick solve
     down = mock.Mock()
     down.apply_async.side_effect = OSError("broker down")
     with mock.patch("core.tasks.task", return_value=down):
