@@ -142,7 +142,7 @@ def state() -> list[Any]:
 
 @pytest.mark.parametrize(("model", "action", "permission"), ACTIONS)
 def test_view_only_staff_get_403_on_every_action_and_staff_with_its_permission_run_it_logged(
-    model: str, action: str, permission: str, monkeypatch: Any
+    model: str, action: str, permission: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real = core_tasks.task  # Verify now only queues: the solver's tasks are sent nowhere
     queued = {"solver_worker.verify_seed", "solver_worker.prepare_challenge"}
@@ -304,11 +304,11 @@ def challenge_of(row: Any) -> Challenge:
     return row
 
 
-def audited(caplog: Any) -> list[str]:
+def audited(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.name == "dailypatience.audit"]
 
 
-def test_staff_without_the_permission_find_nothing_of_today_or_tomorrow(caplog: Any) -> None:
+def test_staff_without_the_permission_find_nothing_of_today_or_tomorrow(caplog: pytest.LogCaptureFixture) -> None:
     past, today, tomorrow = played(offset=-1), played(offset=0), played(offset=1)
     hidden = {today.result.challenge_id, tomorrow.result.challenge_id}
     values = {

@@ -16,6 +16,7 @@ import psycopg
 import pytest
 from django.db import close_old_connections, connection, connections, utils
 from django.test import Client
+from pytest_django import Settings
 
 from config.postgres.base import DatabaseWrapper
 from core.db import is_retry_safe, retry_safe
@@ -30,7 +31,7 @@ pytestmark = [
 
 
 @pytest.fixture
-def kept(settings: Any) -> Iterator[None]:
+def kept(settings: Settings) -> Iterator[None]:
     """Connections kept between requests (the tests' default closes them) and checked before each."""
     # django-stubs lacks BaseDatabaseWrapper.health_check_enabled, which Django sets in __init__ (5.1+)
     was = connection.settings_dict["CONN_MAX_AGE"], connection.health_check_enabled  # type: ignore[attr-defined]

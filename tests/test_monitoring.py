@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from pytest_django import Settings
 
 from config import monitoring
 from config.celery import app
@@ -31,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
-def own_keys(settings: Any) -> Iterator[str]:
+def own_keys(settings: Settings) -> Iterator[str]:
     """This test's own monitoring keys (the cache's prefix) on the test Redis, deleted afterwards."""
     import redis
 
@@ -150,7 +151,7 @@ def test_a_workers_main_process_stamps_the_queues_it_consumes_on_its_timer(
     assert monitoring.HeartbeatStep in app.steps["worker"]
 
 
-def test_a_redis_that_fails_loses_the_figure_not_the_task(settings: Any) -> None:
+def test_a_redis_that_fails_loses_the_figure_not_the_task(settings: Settings) -> None:
     from core.circuit import BROKER
 
     settings.CELERY_BROKER_URL = "redis://127.0.0.1:1/0"  # nothing listens there
@@ -161,14 +162,14 @@ def test_a_redis_that_fails_loses_the_figure_not_the_task(settings: Any) -> None
     assert works.apply().get() == 1
 
 
-def test_without_a_redis_broker_nothing_is_written(settings: Any) -> None:
+def test_without_a_redis_broker_nothing_is_written(settings: Settings) -> None:
     settings.CELERY_BROKER_URL = "memory://"
     assert monitoring.broker_client() is None
     monitoring.record_task(task="x", state="SUCCESS", seconds=0.1)  # and no error
 
 
 @pytest.mark.django_db
-def test_held_and_orphaned_results(settings: Any) -> None:
+def test_held_and_orphaned_results(settings: Settings) -> None:
     settings.DEBUG = True
     challenge = make_challenge(game="klondike", seed=11)
 

@@ -21,6 +21,7 @@ import redis
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from pytest_django import Settings
 
 from engine import GAME_IDS
 from games import days
@@ -69,7 +70,7 @@ def costs(monkeypatch: pytest.MonkeyPatch) -> Callable[[], AbstractContextManage
 
 
 @pytest.fixture(autouse=True)
-def _own_prefix(settings: Any) -> None:
+def _own_prefix(settings: Settings) -> None:
     settings.LEADERBOARD_REDIS_PREFIX = f"test:costs:{uuid.uuid4().hex}"
     settings.CACHES = {
         **settings.CACHES,
