@@ -20,6 +20,7 @@ import time_machine
 from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pytest_django import Settings
 
 from engine import GAME_IDS, Deal, State, deal, play_log
 from games import days, selectors, services
@@ -301,7 +302,7 @@ def test_practice_attempts_are_not_limited_by_the_day() -> None:
 
 
 @pytest.mark.parametrize("zone", ["UTC", "Pacific/Auckland", "America/Los_Angeles"])
-def test_the_day_ends_at_midnight_in_the_configured_zone(zone: str, settings: Any) -> None:
+def test_the_day_ends_at_midnight_in_the_configured_zone(zone: str, settings: Settings) -> None:
     from zoneinfo import ZoneInfo
 
     settings.DAILY_TIMEZONE = zone
