@@ -13,6 +13,7 @@ from unittest import mock
 import pytest
 import time_machine
 from django.test import Client
+from pytest_django import DjangoCaptureOnCommitCallbacks, Settings
 
 from leaderboard import apis
 from leaderboard.tests.factories import make_challenge, make_result, make_user
@@ -122,7 +123,7 @@ def test_the_board_is_throttled_once_per_request(board: None, headers: dict[str,
 
 
 def test_a_process_holds_the_top_page_for_the_seconds_set(
-    board: None, settings: Any, django_capture_on_commit_callbacks: Any
+    board: None, settings: Settings, django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks
 ) -> None:
     """The anonymous top page is read once per process and ``LEADERBOARD_PAGE_HOLD_SECONDS``: a new result
     shows once they have passed; a page past the top and a player's page are read every time."""

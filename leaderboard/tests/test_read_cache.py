@@ -17,6 +17,7 @@ import pytest
 import redis
 from django.http import QueryDict
 from django.test import Client, RequestFactory
+from pytest_django import Settings
 from rest_framework.exceptions import ValidationError
 
 from games import days as dates
@@ -105,7 +106,7 @@ def test_a_rebuild_changes_the_next_read(board: dict[str, Any], redis_client: re
 
 
 def test_an_aged_board_is_not_served_from_the_page_cache(
-    board: dict[str, Any], redis_client: redis.Redis, settings: Any
+    board: dict[str, Any], redis_client: redis.Redis, settings: Settings
 ) -> None:
     for _ in range(2):
         assert len(scores(Client().get(board["url"]))) == 6
@@ -165,7 +166,7 @@ def test_a_saved_or_deleted_challenge_is_forgotten_at_once(board: dict[str, Any]
 
 
 def test_an_update_behind_the_model_shows_within_the_cache_seconds(
-    board: dict[str, Any], backend: str, settings: Any
+    board: dict[str, Any], backend: str, settings: Settings
 ) -> None:
     assert Client().get(board["url"]).status_code == 200
     Challenge.objects.filter(pk=board["challenge"].pk).update(published=False)  # no signal
@@ -247,7 +248,9 @@ def test_a_bad_query_is_refused_every_time_with_the_serializers_errors(query: st
         assert caught.value.detail == serializer.errors
 
 
-def test_the_cached_body_is_the_uncached_body(board: dict[str, Any], redis_client: redis.Redis, settings: Any) -> None:
+def test_the_cached_body_is_the_uncached_body(
+    board: dict[str, Any], redis_client: redis.Redis, settings: Settings
+) -> None:
     cached = [Client().get(board["url"], {"limit": 3}) for _ in range(2)]
     settings.REDIS_URL = ""
     direct = Client().get(board["url"], {"limit": 3})
