@@ -11,6 +11,7 @@ import pytest
 import time_machine
 from django.core.management import call_command
 from django.utils import timezone
+from pytest_django import DjangoCaptureOnCommitCallbacks
 
 from games.models import Attempt, Challenge, Submission
 from games.tests.factories import make_challenge, make_user
@@ -101,7 +102,7 @@ def test_the_command_runs_a_bounded_number_of_rounds(
 
 
 def test_the_loop_submits_ranked_attempts_left_open_after_their_day(
-    quick_proofs: list[tuple[str, int]], django_capture_on_commit_callbacks: object
+    quick_proofs: list[tuple[str, int]], django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks
 ) -> None:
     from games import days
 
@@ -109,7 +110,7 @@ def test_the_loop_submits_ranked_attempts_left_open_after_their_day(
     challenge = make_challenge(day=yesterday, seed=2026)
     attempt = Attempt.objects.create(player=make_user(), challenge=challenge, ranked=True, moves=["s"])
     lines: list[str] = []
-    with django_capture_on_commit_callbacks(execute=True):  # type: ignore[operator]
+    with django_capture_on_commit_callbacks(execute=True):
         keep_days_ready(ahead=0, rounds=1, games=["klondike"], report=lines.append, sleep=lambda s: None)
     attempt.refresh_from_db()
     assert attempt.finished_at is not None and Submission.objects.get(attempt=attempt).status == "valid"
