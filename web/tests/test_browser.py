@@ -350,13 +350,13 @@ def test_single_card_games_move_runs_through_empty_columns(page: Any, live_serve
 
 
 @pytest.fixture
-def clock() -> Iterator[Any]:
+def clock() -> Iterator[time_machine.Traveller]:
     """The server's clock (the live server runs in this process), to be moved on as a person's play would."""
     with time_machine.travel(dt.datetime.now(dt.UTC), tick=True) as traveller:
         yield traveller
 
 
-def test_win_result_share_and_leaderboard(page: Any, clock: Any) -> None:
+def test_win_result_share_and_leaderboard(page: Any, clock: time_machine.Traveller) -> None:
     """Most of a known winning log goes through the batch endpoint with the page's own session;
     the last moves are a click on the stock and a click on the waste card. The table's clock, the
     result, the board and the share text show one play time."""

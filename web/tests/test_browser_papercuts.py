@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import time_machine
 from django.core import mail
+from pytest_django import Settings
 
 from engine import GAME_IDS, State, deal, visible
 from games import days
@@ -102,7 +103,7 @@ def test_sign_up_and_login_errors_look_like_errors(browser: Any, live_server: An
 # --- 2. password reset by e-mail -----------------------------------------------------------------------
 
 
-def test_a_forgotten_password_is_reset_by_e_mail(page: Any, live_server: Any, settings: Any) -> None:
+def test_a_forgotten_password_is_reset_by_e_mail(page: Any, live_server: Any, settings: Settings) -> None:
     """Sign up with an address and confirm it (the link mailed to it), forget the password: the login
     page's link, the e-mail (Django's in-memory outbox: the live server runs in this process), the new
     password, a login with it; the link then no longer works. Links are built from SITE_URL."""
@@ -306,7 +307,7 @@ def test_the_invite_page_names_the_league_and_who_invites(page: Any, browser: An
 # --- 10. the site's 404 page ----------------------------------------------------------------------------
 
 
-def test_an_unknown_address_shows_the_site_s_404_page_under_debug(page: Any, settings: Any) -> None:
+def test_an_unknown_address_shows_the_site_s_404_page_under_debug(page: Any, settings: Settings) -> None:
     settings.DEBUG = True  # bin/serve's default; the live server runs in this process
     response = page.goto("/no/such/page")
     assert response.status == 404

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
+from pytest_django import Settings
 
 from engine import State, deal, full
 from games import days
@@ -196,7 +197,7 @@ def test_static_files_are_served(client: Client) -> None:
 
 
 @pytest.mark.parametrize("debug", [True, False])
-def test_a_missing_page_is_our_own_404_page_even_in_debug(client: Client, settings: Any, debug: bool) -> None:
+def test_a_missing_page_is_our_own_404_page_even_in_debug(client: Client, settings: Settings, debug: bool) -> None:
     settings.DEBUG = debug
     for path in (f"/play/{days.today()}/klondike", "/board/2020-01-01/klondike", "/players/nobody"):
         response = client.get(path)
