@@ -22,9 +22,9 @@ import pytest
 from engine import GAME_IDS, State, deal
 from games import days
 from games.tests.factories import make_challenge
+from web.tests.chromium import PHONE
 from web.tests.test_browser import (
     ARTIFACTS,
-    PHONE,
     WINNING_LOGS,
     _play_yesterday,
     card,

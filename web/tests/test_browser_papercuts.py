@@ -20,7 +20,8 @@ from pytest_django import Settings
 from engine import GAME_IDS, State, deal, visible
 from games import days
 from games.tests.factories import make_challenge
-from web.tests.test_browser import PASSWORD, PHONE, log_length, sign_up, start, wait_log
+from web.tests.chromium import PHONE
+from web.tests.test_browser import PASSWORD, log_length, sign_up, start, wait_log
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -19,7 +19,8 @@ from django.test import Client
 from games import days
 from games.tests.factories import make_challenge
 from leaderboard.tests import factories as rows
-from web.tests.test_browser import ARTIFACTS, PHONE, phone_result, sign_up, start, wait_log
+from web.tests.chromium import PHONE
+from web.tests.test_browser import ARTIFACTS, phone_result, sign_up, start, wait_log
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
