@@ -89,7 +89,7 @@ def test_solver_work_and_validations_go_to_separate_queues() -> None:
         name: "reviews.tasks"
         if name in ("solver_worker.review_sweep", "solver_worker.review_attempt", "solver_worker.winnable_position")
         else f"{name.split('.')[0]}.tasks"
-        for name in s["routes"]  # type: ignore[attr-defined]
+        for name in s["routes"]
     }
     assert s["consumed"] == ["prepare", "solver", "validation", "winnable"]  # a worker without -Q does all four
     assert s["beat"] == [

@@ -15,8 +15,9 @@ from django.utils import timezone
 
 from games import days
 from games.models import Challenge
+from games.services.challenges import PREPARE_LEASE
 from solver_worker import services, tasks
-from solver_worker.solving import SolveOutcome
+from solver_worker.solving import SolveOutcome, Solver
 
 pytestmark = pytest.mark.django_db
 
@@ -50,7 +51,7 @@ def seed(day: dt.date, attempt: int) -> int:
     return days.derive_seed(day=day, game=GAME, attempt=attempt)
 
 
-def answering(day: dt.date, answers: dict[int, SolveOutcome], calls: list[int]) -> services.Solver:
+def answering(day: dt.date, answers: dict[int, SolveOutcome], calls: list[int]) -> Solver:
     """A solver answering by the seed's attempt number (unknown for any other), recording what it was asked."""
     by_seed = {seed(day, attempt): outcome for attempt, outcome in answers.items()}
     attempts = {seed(day, attempt): attempt for attempt in range(50)}
@@ -138,7 +139,7 @@ def test_a_long_solve_that_never_reports_is_passed_over_once_its_lease_runs_out_
     busy = services.challenge_prepare(day=day, game=GAME, long_seconds=300, solver=answering(day, {}, quick))
     assert busy.status == Challenge.Status.VERIFYING and quick == []  # the long solve holds the claim
 
-    stale = timezone.now() - services.PREPARE_LEASE - dt.timedelta(seconds=1)
+    stale = timezone.now() - PREPARE_LEASE - dt.timedelta(seconds=1)
     Challenge.objects.filter(pk=waiting.pk).update(updated_at=stale)  # its worker died with it
     taken = services.challenge_prepare(day=day, game=GAME, long_seconds=300, solver=answering(day, {1: WON}, quick))
     assert quick == [1]  # seed #0 is passed over without another solve, let alone another long one
@@ -190,7 +191,7 @@ def test_the_long_budget_is_capped_inside_the_preparers_lease(sent: list[tuple[s
 
     services.challenge_long_solve(challenge_id=waiting.pk, attempt=0, seconds=3600, solver=solve)
     assert budgets == [services.LONG_SOLVE_MAX_SECONDS]
-    assert dt.timedelta(seconds=services.LONG_SOLVE_MAX_SECONDS) < services.PREPARE_LEASE
+    assert dt.timedelta(seconds=services.LONG_SOLVE_MAX_SECONDS) < PREPARE_LEASE
 
 
 @override_settings(SOLVER_SECONDS=10, SOLVER_LONG_SECONDS=300, SOLVER_LONG_AHEAD_DAYS=3)
