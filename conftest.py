@@ -3,11 +3,15 @@
 import datetime as dt
 import os
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 import time_machine
 from hypothesis import settings
+from pytest_django import Settings
+
+if TYPE_CHECKING:
+    from django.test import Client
 
 # CI: no deadline (a shared 2-core machine has noisy timings) and a fixed
 # derivation of examples so that a red run can be reproduced.
@@ -105,9 +109,9 @@ def _no_throttling(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
 
 
 @pytest.fixture(autouse=True)
-def _fast_password_hashing(settings: pytest.FixtureRequest) -> None:
+def _fast_password_hashing(settings: Settings) -> None:
     """PBKDF2's deliberate slowness is for production; tests create many users."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # type: ignore[attr-defined]
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture(autouse=True)
@@ -157,7 +161,7 @@ def _fresh_local_cache() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
-def _counts_not_held(request: pytest.FixtureRequest, settings: Any) -> None:
+def _counts_not_held(request: pytest.FixtureRequest, settings: Settings) -> None:
     """A test sees the counts as they are (the process holds them a few seconds in service; a test that
     checks that is marked ``held_counts``)."""
     if "held_counts" not in request.keywords:
@@ -166,7 +170,7 @@ def _counts_not_held(request: pytest.FixtureRequest, settings: Any) -> None:
 
 
 @pytest.fixture
-def admin_client(db: None) -> Any:
+def admin_client(db: None) -> "Client":
     """A client logged in as a superuser (pytest-django's fixture, with the host the settings allow)."""
     from django.contrib.auth import get_user_model
     from django.test import Client
@@ -203,7 +207,7 @@ def clock_shift(now: dt.datetime, starts_at: dt.datetime, ends_at: dt.datetime) 
 # tests of other zones set theirs (e.g. test_the_day_ends_at_midnight_in_the_configured_zone). The
 # environment is pinned too, for the tests that start the service's own processes.
 @pytest.fixture(autouse=True)
-def _utc_challenge_day(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def _utc_challenge_day(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
     settings.DAILY_TIMEZONE = "UTC"
     monkeypatch.setenv("DAILY_TIMEZONE", "UTC")
 

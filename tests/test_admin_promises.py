@@ -17,7 +17,7 @@ from unittest import mock
 
 import pytest
 from django.contrib.admin.models import LogEntry
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -60,7 +60,7 @@ def played(*, offset: int = -1, seed: int = 7000, game: str = "klondike", held: 
     return FairPlayCase.objects.create(result=result, kind=kind, holds=held, reason="Held: a test.")
 
 
-def history(user: AbstractBaseUser, obj: Any) -> list[str]:
+def history(user: User, obj: Any) -> list[str]:
     return [e.get_change_message() for e in LogEntry.objects.filter(user=user, object_id=str(obj.pk))]
 
 
@@ -142,7 +142,7 @@ def state() -> list[Any]:
 
 @pytest.mark.parametrize(("model", "action", "permission"), ACTIONS)
 def test_view_only_staff_get_403_on_every_action_and_staff_with_its_permission_run_it_logged(
-    model: str, action: str, permission: str, monkeypatch: Any
+    model: str, action: str, permission: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real = core_tasks.task  # Verify now only queues: the solver's tasks are sent nowhere
     queued = {"solver_worker.verify_seed", "solver_worker.prepare_challenge"}
@@ -166,7 +166,7 @@ def test_view_only_staff_get_403_on_every_action_and_staff_with_its_permission_r
     assert state() != before or action == "verify_now"
     assert history(user, target), f"{action} left no history"
     if action == "verify_now":
-        assert target.verifications.get().requested_by == user  # the seed sent to be proven again
+        assert fresh.verifications.get().requested_by == user  # the seed sent to be proven again
 
 
 def test_no_add_for_the_rows_the_service_makes(admin_client: Client) -> None:
@@ -304,11 +304,11 @@ def challenge_of(row: Any) -> Challenge:
     return row
 
 
-def audited(caplog: Any) -> list[str]:
+def audited(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.name == "dailypatience.audit"]
 
 
-def test_staff_without_the_permission_find_nothing_of_today_or_tomorrow(caplog: Any) -> None:
+def test_staff_without_the_permission_find_nothing_of_today_or_tomorrow(caplog: pytest.LogCaptureFixture) -> None:
     past, today, tomorrow = played(offset=-1), played(offset=0), played(offset=1)
     hidden = {today.result.challenge_id, tomorrow.result.challenge_id}
     values = {
@@ -365,8 +365,9 @@ def test_every_admin_action_of_ours_declares_its_permission() -> None:
             continue
         for action in model_admin.actions or []:
             function = getattr(model_admin, action) if isinstance(action, str) else action
-            assert getattr(function, "allowed_permissions", ()), f"{type(model_admin).__name__}.{action}"
-            for permission in function.allowed_permissions:
+            permissions = getattr(function, "allowed_permissions", ())
+            assert permissions, f"{type(model_admin).__name__}.{action}"
+            for permission in permissions:
                 assert callable(getattr(model_admin, f"has_{permission}_permission", None)), (action, permission)
             checked += 1
     assert checked >= 8

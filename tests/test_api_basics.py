@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -141,7 +142,7 @@ def test_schema_is_served(client: Client) -> None:
     assert "/api/v1/health" in schema["paths"]
 
 
-def test_schema_generates_without_warnings(tmp_path: Any) -> None:
+def test_schema_generates_without_warnings(tmp_path: Path) -> None:
     from django.core.management import call_command
 
     call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "schema.yaml"))

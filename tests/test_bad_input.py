@@ -26,12 +26,12 @@ def token() -> str:
 
 
 def post(path: str, body: bytes | str, token: str | None = None, content_type: str = "application/json") -> Any:
-    headers = {"HTTP_AUTHORIZATION": f"Token {token}"} if token else {}
+    headers: dict[str, Any] = {"HTTP_AUTHORIZATION": f"Token {token}"} if token else {}
     return Client().generic("POST", path, body, content_type=content_type, **headers)
 
 
 def get(path: str, token: str | None = None) -> Any:
-    headers = {"HTTP_AUTHORIZATION": f"Token {token}"} if token else {}
+    headers: dict[str, Any] = {"HTTP_AUTHORIZATION": f"Token {token}"} if token else {}
     return Client().get(path, **headers)
 
 

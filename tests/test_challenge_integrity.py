@@ -6,12 +6,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from django.core.cache import cache
 from django.core.management import CommandError, call_command
 from django.test import Client
+from pytest_django import Settings
 
 from games import days
 from games.models import Challenge
@@ -23,14 +23,14 @@ pytestmark = pytest.mark.django_db
 WINS = json.loads((Path(__file__).parents[1] / "games" / "tests" / "data" / "winning_logs.json").read_text())
 
 
-def metrics(settings: Any) -> str:
+def metrics(settings: Settings) -> str:
     settings.METRICS_TOKEN = "integrity-token"
     answer = Client(HTTP_HOST="localhost").get("/metrics", HTTP_AUTHORIZATION="Bearer integrity-token")
     return answer.content.decode()
 
 
 def test_a_ready_challenge_whose_solution_does_not_win_is_named_counted_and_fails_the_command(
-    settings: Any, capsys: Any
+    settings: Settings, capsys: pytest.CaptureFixture[str]
 ) -> None:
     cache.delete(INTEGRITY_CACHE_KEY)  # a Redis cache outlives a test
     seed, log = WINS["klondike"]["seed"], WINS["klondike"]["moves"]

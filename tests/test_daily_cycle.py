@@ -5,6 +5,7 @@ it did."""
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -14,6 +15,7 @@ from django.contrib.sessions.models import Session
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
+from pytest_django import Settings
 
 from config import celery as celery_config
 from core import tasks as core_tasks
@@ -30,7 +32,7 @@ from solver_worker.tasks import prepare_upcoming_days
 pytestmark = pytest.mark.django_db
 
 
-def test_beats_start_prepares_the_coming_days_at_once(monkeypatch: Any) -> None:
+def test_beats_start_prepares_the_coming_days_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     sent: list[str] = []
     monkeypatch.setattr(celery_config.app, "send_task", lambda name, **kw: sent.append(name))
     celery_config.prepare_days_on_beat_start()
@@ -43,7 +45,7 @@ def test_beats_start_prepares_the_coming_days_at_once(monkeypatch: Any) -> None:
     celery_config.prepare_days_on_beat_start()  # beat still starts; the hourly entry follows
 
 
-def test_the_coming_days_are_prepare_ahead_days(settings: Any, monkeypatch: Any) -> None:
+def test_the_coming_days_are_prepare_ahead_days(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
     asked: list[tuple[str, str]] = []
     monkeypatch.setattr("solver_worker.tasks.prepare_challenge.delay", lambda day, game: asked.append((day, game)))
     settings.PREPARE_AHEAD_DAYS = 2
@@ -60,7 +62,7 @@ def test_expired_sessions_are_cleared_by_their_task() -> None:
     assert list(Session.objects.values_list("session_key", flat=True)) == ["new"]
 
 
-def test_the_difficulty_task_fits_into_the_configured_model(settings: Any, tmp_path: Any) -> None:
+def test_the_difficulty_task_fits_into_the_configured_model(settings: Settings, tmp_path: Path) -> None:
     from games.tasks import calibrate_difficulty
 
     settings.DIFFICULTY_MODEL = tmp_path / "shared" / "model.json"
@@ -91,7 +93,9 @@ def stuck(minutes: int, game: str = "maria") -> Challenge:
     return Challenge.objects.get(pk=challenge.pk)
 
 
-def test_a_stuck_claim_is_shown_with_its_holder_and_age_and_released_by_an_action(monkeypatch: Any) -> None:
+def test_a_stuck_claim_is_shown_with_its_holder_and_age_and_released_by_an_action(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr("solver_worker.tasks.prepare_challenge.delay", lambda *a: None)
     challenge = stuck(25)
     url = reverse("admin:games_challenge_changelist")
@@ -117,7 +121,7 @@ def test_a_stuck_claim_is_shown_with_its_holder_and_age_and_released_by_an_actio
     assert "no claim to release" in answer.content.decode() and LogEntry.objects.count() == 1
 
 
-def test_verify_now_says_what_it_really_did(monkeypatch: Any) -> None:
+def test_verify_now_says_what_it_really_did(monkeypatch: pytest.MonkeyPatch) -> None:
     sent: list[tuple[str, str]] = []
     queue = mock.Mock()  # core.tasks.send finds the task by name: this one only records what is sent
     queue.apply_async.side_effect = lambda args, **options: sent.append(tuple(args))
@@ -151,7 +155,7 @@ def test_admin_client_sees_no_claim_on_a_ready_challenge(admin_client: Client) -
     assert "held by" not in page
 
 
-def test_the_challenge_list_says_how_many_days_are_ready_per_game(settings: Any) -> None:
+def test_the_challenge_list_says_how_many_days_are_ready_per_game(settings: Settings) -> None:
     settings.PREPARE_AHEAD_DAYS = 2
     for offset in (0, 1):
         Challenge.objects.create(

@@ -7,14 +7,18 @@ import datetime as dt
 import json
 import os
 import random
+from pathlib import Path
+from typing import Any
 
 import pytest
 import time_machine
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import override_settings
 from rest_framework.test import APIClient
 
 from games import difficulty, stats
+from games.models import Challenge
 from games.tests.factories import token_for
 from leaderboard.tests.factories import make_challenge, make_result, make_user
 
@@ -24,14 +28,14 @@ MIDNIGHT = dt.datetime(2026, 12, 2, 0, 0, tzinfo=dt.UTC)
 URL = f"/api/v1/daily/{DAY}/klondike/stats"
 
 
-def client_for(user) -> APIClient:
+def client_for(user: User) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
     return client
 
 
 @pytest.fixture
-def day_played(db):
+def day_played(db: None) -> tuple[Challenge, User]:
     """Five ranked results (one assisted, one disqualified, one held), a practice one."""
     challenge = make_challenge(date=DAY, solution=["s"] * 30 + ["wf1"] * 70, solver_nodes=5000, seeds_lost=3)
     me = make_user()
@@ -47,12 +51,12 @@ def day_played(db):
     return challenge, me
 
 
-def test_nothing_of_the_day_before_it_is_over(day_played) -> None:
+def test_nothing_of_the_day_before_it_is_over(day_played: tuple[Challenge, User]) -> None:
     _, me = day_played
     with time_machine.travel(NOON, tick=False):
         for client in (APIClient(), client_for(me), client_for(make_user())):
             for address in (None, "203.0.113.9"):
-                extra = {} if address is None else {"HTTP_X_FORWARDED_FOR": address}
+                extra: dict[str, Any] = {} if address is None else {"HTTP_X_FORWARDED_FOR": address}
                 answer = client.get(URL, **extra)
                 assert answer.status_code == 404
                 error = answer.json()["error"]
@@ -60,7 +64,9 @@ def test_nothing_of_the_day_before_it_is_over(day_played) -> None:
                 assert error["details"]["ready_in_seconds"] == 12 * 3600
 
 
-def test_after_the_day_the_share_won_and_the_histograms_with_mine_marked(day_played, tmp_path) -> None:
+def test_after_the_day_the_share_won_and_the_histograms_with_mine_marked(
+    day_played: tuple[Challenge, User], tmp_path: Path
+) -> None:
     _, me = day_played
     with time_machine.travel(MIDNIGHT, tick=False), override_settings(DIFFICULTY_MODEL=tmp_path / "none.json"):
         body = client_for(me).get(URL).json()
@@ -87,7 +93,7 @@ def test_after_the_day_the_share_won_and_the_histograms_with_mine_marked(day_pla
     }
 
 
-def test_a_day_nobody_played_and_bad_paths(db) -> None:
+def test_a_day_nobody_played_and_bad_paths(db: None) -> None:
     make_challenge(date=DAY)
     with time_machine.travel(MIDNIGHT, tick=False):
         body = APIClient().get(URL).json()
@@ -125,7 +131,7 @@ def test_rating_bands() -> None:
     assert [difficulty.rating(p) for p in (0.95, 0.8, 0.79, 0.5, 0.3, 0.1)] == [1, 1, 2, 3, 4, 5]
 
 
-def test_the_calibrated_rating_is_used_only_from_min_days(db, tmp_path) -> None:
+def test_the_calibrated_rating_is_used_only_from_min_days(db: None, tmp_path: Path) -> None:
     challenge = make_challenge(date=DAY, solution=["wf1"] * 60, solver_nodes=10**6, seeds_lost=0)
     path = tmp_path / "model.json"
     with override_settings(DIFFICULTY_MODEL=path):
@@ -148,7 +154,7 @@ def test_the_calibrated_rating_is_used_only_from_min_days(db, tmp_path) -> None:
         assert shown["difficulty"] == rating.value and shown["difficulty_calibrated"] is True
 
 
-def test_the_command_fits_on_days_over_with_enough_players(db, tmp_path) -> None:
+def test_the_command_fits_on_days_over_with_enough_players(db: None, tmp_path: Path) -> None:
     rng = random.Random(3)
     for i in range(4):
         challenge = make_challenge(

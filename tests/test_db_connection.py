@@ -16,6 +16,7 @@ import psycopg
 import pytest
 from django.db import close_old_connections, connection, connections, utils
 from django.test import Client
+from pytest_django import Settings
 
 from config.postgres.base import DatabaseWrapper
 from core.db import is_retry_safe, retry_safe
@@ -30,14 +31,15 @@ pytestmark = [
 
 
 @pytest.fixture
-def kept(settings: Any) -> Iterator[None]:
+def kept(settings: Settings) -> Iterator[None]:
     """Connections kept between requests (the tests' default closes them) and checked before each."""
-    was = connection.settings_dict["CONN_MAX_AGE"], connection.health_check_enabled
+    # django-stubs lacks BaseDatabaseWrapper.health_check_enabled, which Django sets in __init__ (5.1+)
+    was = connection.settings_dict["CONN_MAX_AGE"], connection.health_check_enabled  # type: ignore[attr-defined]
     connection.settings_dict["CONN_MAX_AGE"] = 60
-    connection.health_check_enabled = True
+    connection.health_check_enabled = True  # type: ignore[attr-defined]
     connection.close()
     yield
-    connection.settings_dict["CONN_MAX_AGE"], connection.health_check_enabled = was
+    connection.settings_dict["CONN_MAX_AGE"], connection.health_check_enabled = was  # type: ignore[attr-defined]
 
 
 def _terminate(pid: int) -> None:

@@ -58,7 +58,7 @@ def worker(tmp_path: Path) -> Iterator[Path]:
 
 
 def api(client: Client, method: str, path: str, token: str | None = None, body: Any = None) -> Any:
-    headers = {"HTTP_AUTHORIZATION": f"Token {token}"} if token else {}
+    headers: dict[str, Any] = {"HTTP_AUTHORIZATION": f"Token {token}"} if token else {}
     if method == "get":
         return client.get(f"/api/v1/{path}", **headers)
     return client.post(f"/api/v1/{path}", json.dumps(body or {}), content_type="application/json", **headers)

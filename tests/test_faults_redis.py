@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 import redis
+from pytest_django import DjangoCaptureOnCommitCallbacks, Settings
 from rest_framework.test import APIClient
 from rest_framework.throttling import AnonRateThrottle
 
@@ -148,7 +149,7 @@ def own_redis() -> Iterator[OwnRedis]:
 
 
 @pytest.fixture
-def use_redis(settings: Any) -> Iterator[Callable[[str], None]]:
+def use_redis(settings: Settings) -> Iterator[Callable[[str], None]]:
     """Point the cache, the leaderboards and Celery at a Redis URL (Celery really sends)."""
     saved = {key: app.conf[key] for key in ("broker_url", "result_backend", "task_always_eager")}
 
@@ -234,7 +235,7 @@ def _board_ids(challenge: Any) -> list[int]:
 
 @pytest.mark.broker
 @pytest.mark.throttled
-def test_api_answers_and_still_throttles_in_process_memory(redis_down: str, monkeypatch: Any) -> None:
+def test_api_answers_and_still_throttles_in_process_memory(redis_down: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(AnonRateThrottle, "rate", "5/min", raising=False)
     client = APIClient(REMOTE_ADDR="203.0.113.9")
     statuses = []
@@ -247,7 +248,7 @@ def test_api_answers_and_still_throttles_in_process_memory(redis_down: str, monk
 
 @pytest.mark.broker
 @pytest.mark.throttled
-def test_login_limits_hold_in_process_memory(redis_down: str, monkeypatch: Any) -> None:
+def test_login_limits_hold_in_process_memory(redis_down: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """core.limits keeps counting wrong passwords while Redis is down (config.cache's memory fallback)."""
     monkeypatch.setattr(AnonRateThrottle, "allow_request", lambda self, request, view: True)
     make_user("locked-out")
@@ -290,7 +291,7 @@ def test_boards_and_ranks_come_from_postgresql(redis_down: str) -> None:
 
 @pytest.mark.broker
 def test_submit_is_stored_and_answered_quickly_then_sent_by_the_sweep(
-    redis_down: str, django_capture_on_commit_callbacks: Any
+    redis_down: str, django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks
 ) -> None:
     challenge = make_challenge(seed=12)
     client = _player_client()
@@ -322,7 +323,7 @@ def test_submit_is_stored_and_answered_quickly_then_sent_by_the_sweep(
 
 
 @pytest.fixture
-def operator(settings: Any) -> APIClient:
+def operator(settings: Settings) -> APIClient:
     """A client with the metrics token, which /readyz's details need."""
     settings.METRICS_TOKEN = "readyz-test-token"
     client = APIClient()
@@ -367,7 +368,7 @@ def test_readyz_ok_when_everything_answers(
     }
 
 
-def test_readyz_without_redis_uses_process_memory(settings: Any, operator: APIClient) -> None:
+def test_readyz_without_redis_uses_process_memory(settings: Settings, operator: APIClient) -> None:
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     response = operator.get("/readyz")  # tasks run in process here (not marked broker)
     assert response.status_code == 200
@@ -381,7 +382,7 @@ def test_readyz_without_redis_uses_process_memory(settings: Any, operator: APICl
 
 @pytest.mark.broker
 def test_flushed_redis_boards_are_rebuilt_equal_to_postgresql(
-    own_redis: OwnRedis, use_redis: Callable[[str], None], settings: Any
+    own_redis: OwnRedis, use_redis: Callable[[str], None], settings: Settings
 ) -> None:
     use_redis(own_redis.url)
     settings.LEADERBOARD_REDIS_PREFIX = "test:faults"
@@ -400,7 +401,7 @@ def test_flushed_redis_boards_are_rebuilt_equal_to_postgresql(
 
 @pytest.mark.broker
 def test_redis_back_after_an_outage_is_used_again(
-    own_redis: OwnRedis, use_redis: Callable[[str], None], settings: Any
+    own_redis: OwnRedis, use_redis: Callable[[str], None], settings: Settings
 ) -> None:
     use_redis(own_redis.url)
     settings.LEADERBOARD_REDIS_PREFIX = "test:faults"
@@ -416,7 +417,7 @@ def test_redis_back_after_an_outage_is_used_again(
     assert APIClient().get("/readyz").status_code == 200
 
 
-def test_readyz_names_the_database_when_it_is_down(monkeypatch: Any, operator: APIClient) -> None:
+def test_readyz_names_the_database_when_it_is_down(monkeypatch: pytest.MonkeyPatch, operator: APIClient) -> None:
     from django.db import DatabaseError
 
     from config import views

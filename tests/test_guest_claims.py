@@ -104,7 +104,7 @@ def test_logging_in_merges_memberships_without_duplicates() -> None:
 
 
 @pytest.mark.django_db
-def test_a_failing_league_move_undoes_the_whole_claim(monkeypatch: Any) -> None:
+def test_a_failing_league_move_undoes_the_whole_claim(monkeypatch: pytest.MonkeyPatch) -> None:
     """One transaction: if the leagues cannot move, neither do the games; the guest stays whole."""
     challenge = make_challenge()
     client, guest = guest_client()
@@ -171,7 +171,7 @@ def test_one_guest_logging_in_twice_at_once_moves_once(trial: int) -> None:
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("trial", range(4))
-def test_a_validation_landing_during_the_sign_up_keeps_its_result(trial: int, monkeypatch: Any) -> None:
+def test_a_validation_landing_during_the_sign_up_keeps_its_result(trial: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """The guest's game is submitted; its validation runs at the moment the guest signs up. Whichever
     commits first, the result is stored once, for the account, and ranked."""
     _postgresql_only()

@@ -5,10 +5,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from typing import Any
 
 import pytest
 from django.test import Client
+from pytest_django import Settings
 
 from config.headers import CONTENT_SECURITY_POLICY
 from games import days
@@ -60,7 +60,7 @@ def test_json_and_static_answers_carry_no_policy(token: str) -> None:
     assert "Content-Security-Policy" not in Client().get("/healthz")
 
 
-def test_the_500_page_s_inline_style_is_the_one_the_policy_allows(settings: Any) -> None:
+def test_the_500_page_s_inline_style_is_the_one_the_policy_allows(settings: Settings) -> None:
     from django.template.loader import render_to_string
 
     html = render_to_string("500.html")

@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 import time_machine
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.db import connection, connections
 from django.test import Client
+from pytest_django import Settings
 from rest_framework.throttling import SimpleRateThrottle
 
 from core import limits
@@ -30,7 +32,7 @@ NAMES = ("victim", "other", "mallory", f"x-{RUN}", *NOBODY)
 
 
 @pytest.fixture(autouse=True)
-def _fresh_limits(monkeypatch: Any) -> Iterator[None]:
+def _fresh_limits(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Only these accounts' and addresses' counts are dropped (the cache may be a shared Redis);
     DRF's request-rate throttles are off here, to see core.limits alone."""
     monkeypatch.setattr(SimpleRateThrottle, "allow_request", lambda self, request, view: True)
@@ -40,18 +42,18 @@ def _fresh_limits(monkeypatch: Any) -> Iterator[None]:
 
 
 @pytest.fixture
-def clock() -> Iterator[Any]:
+def clock() -> Iterator[time_machine.Traveller]:
     with time_machine.travel(dt.datetime(2030, 1, 2, 10, 0, tzinfo=dt.UTC), tick=False) as traveller:
         yield traveller
 
 
-def token_login(username: str, password: str, **headers: str) -> Any:
+def token_login(username: str, password: str, **headers: Any) -> Any:
     return Client().post(
         "/api/v1/auth/token", {"username": username, "password": password}, content_type="application/json", **headers
     )
 
 
-def test_a_rotated_forwarded_for_does_not_pass_the_token_login_limit(clock: Any) -> None:
+def test_a_rotated_forwarded_for_does_not_pass_the_token_login_limit(clock: time_machine.Traveller) -> None:
     """The issue's probe: 45 wrong passwords, each with a new X-Forwarded-For, then the right one."""
     make_user("victim")
     statuses = [token_login("victim", f"guess{i}", HTTP_X_FORWARDED_FOR=f"10.0.{i}.{i}").status_code for i in range(45)]
@@ -66,7 +68,7 @@ def test_a_rotated_forwarded_for_does_not_pass_the_token_login_limit(clock: Any)
     assert token_login("victim", PASSWORD).status_code == 200  # the owner gets in after the back-off
 
 
-def test_the_back_off_doubles_and_a_success_clears_the_account(clock: Any) -> None:
+def test_the_back_off_doubles_and_a_success_clears_the_account(clock: time_machine.Traveller) -> None:
     make_user("victim")
     waits = []
     for _ in range(4):
@@ -83,14 +85,14 @@ def test_the_back_off_doubles_and_a_success_clears_the_account(clock: Any) -> No
     assert [token_login("victim", "wrong").status_code for _ in range(5)] == [401] * 5  # counting anew
 
 
-def test_case_and_width_variants_of_a_name_share_its_limit(clock: Any) -> None:
+def test_case_and_width_variants_of_a_name_share_its_limit(clock: time_machine.Traveller) -> None:
     make_user("victim")
     for name in ("victim", "VICTIM", "Victim", "\uff56\uff49\uff43\uff54\uff49\uff4d", " victim"):  # full width
         token_login(name, "wrong")
     assert token_login("vIcTiM", "wrong").status_code == 429
 
 
-def test_one_address_guessing_many_accounts_is_limited_per_address(clock: Any) -> None:
+def test_one_address_guessing_many_accounts_is_limited_per_address(clock: time_machine.Traveller) -> None:
     make_user("other")
     statuses = [token_login(NOBODY[i], "wrong").status_code for i in range(25)]
     assert statuses[:20] == [401] * 20 and statuses[-1] == 429
@@ -99,7 +101,7 @@ def test_one_address_guessing_many_accounts_is_limited_per_address(clock: Any) -
     assert other_address.status_code == 200  # another client is not locked out
 
 
-def test_behind_one_proxy_only_the_proxys_entry_counts(settings: Any, clock: Any) -> None:
+def test_behind_one_proxy_only_the_proxys_entry_counts(settings: Settings, clock: time_machine.Traveller) -> None:
     """DJANGO_NUM_PROXIES=1: the address is the last X-Forwarded-For entry (the proxy's own); what a
     client puts before it changes nothing, while two clients the proxy names are two addresses."""
     settings.NUM_PROXIES = 1
@@ -109,7 +111,7 @@ def test_behind_one_proxy_only_the_proxys_entry_counts(settings: Any, clock: Any
     assert token_login(f"x-{RUN}", "y", HTTP_X_FORWARDED_FOR="203.0.113.8").status_code == 401
 
 
-def test_the_login_page_is_limited_with_a_readable_message(clock: Any) -> None:
+def test_the_login_page_is_limited_with_a_readable_message(clock: time_machine.Traveller) -> None:
     make_user("victim")
     client = Client()
     for i in range(5):
@@ -125,7 +127,7 @@ def test_the_login_page_is_limited_with_a_readable_message(clock: Any) -> None:
     assert client.post("/accounts/login/", {"username": "victim", "password": PASSWORD}).status_code == 302
 
 
-def test_the_admin_login_is_limited_too(clock: Any) -> None:
+def test_the_admin_login_is_limited_too(clock: time_machine.Traveller) -> None:
     get_user_model().objects.create_superuser("victim", password=PASSWORD)
     client = Client()
     for i in range(5):
@@ -137,7 +139,7 @@ def test_the_admin_login_is_limited_too(clock: Any) -> None:
     assert client.post("/admin/login/", {"username": "victim", "password": PASSWORD}).status_code == 302
 
 
-def test_the_three_ways_in_share_one_account_limit(clock: Any) -> None:
+def test_the_three_ways_in_share_one_account_limit(clock: time_machine.Traveller) -> None:
     get_user_model().objects.create_superuser("victim", password=PASSWORD)
     Client().post("/admin/login/", {"username": "victim", "password": "a"})
     Client().post("/admin/login/", {"username": "victim", "password": "b"})
@@ -147,7 +149,7 @@ def test_the_three_ways_in_share_one_account_limit(clock: Any) -> None:
     assert token_login("victim", PASSWORD).status_code == 429
 
 
-def test_parallel_guesses_get_no_more_tries_than_serial_ones(monkeypatch: Any) -> None:
+def test_parallel_guesses_get_no_more_tries_than_serial_ones(monkeypatch: pytest.MonkeyPatch) -> None:
     """While one password check of an account is running, the others at the same moment wait for
     it, and are refused when it takes longer than the wait (here 0.2 s, not 2 s)."""
     monkeypatch.setattr(limits, "TURN_WAIT_SECONDS", 0.2)
@@ -208,7 +210,7 @@ def test_two_honest_logins_at_the_same_moment_both_go_through() -> None:
     assert statuses == [200, 200]
 
 
-def test_sign_ups_are_limited_per_address(settings: Any) -> None:
+def test_sign_ups_are_limited_per_address(settings: Settings) -> None:
     settings.SIGNUP_LIMIT_PER_HOUR = 3
     api = [
         Client().post(
@@ -241,7 +243,7 @@ def test_sign_ups_are_limited_per_address(settings: Any) -> None:
     assert elsewhere.status_code == 201
 
 
-def test_guests_are_limited_per_address(settings: Any) -> None:
+def test_guests_are_limited_per_address(settings: Settings) -> None:
     settings.GUEST_LIMIT_PER_HOUR = 2
     statuses = [
         Client().post("/accounts/guest/", {"next": "/"}, HTTP_X_FORWARDED_FOR=f"10.3.{i}.1").status_code
@@ -253,7 +255,7 @@ def test_guests_are_limited_per_address(settings: Any) -> None:
     assert Guest.objects.count() == 2
 
 
-def test_the_limits_hold_with_the_cache_failing(monkeypatch: Any, clock: Any) -> None:
+def test_the_limits_hold_with_the_cache_failing(monkeypatch: pytest.MonkeyPatch, clock: time_machine.Traveller) -> None:
     """A cache that raises (beyond config.cache's own fallback) is logged and never a 500."""
     make_user("victim")
 
@@ -261,12 +263,12 @@ def test_the_limits_hold_with_the_cache_failing(monkeypatch: Any, clock: Any) ->
         raise ConnectionError("cache down")
 
     for name in ("get", "set", "add", "delete", "incr"):
-        monkeypatch.setattr(limits.cache, name, broken)
+        monkeypatch.setattr(cache, name, broken)  # the cache core.limits keeps its counts in
     assert token_login("victim", "wrong").status_code == 401
     assert token_login("victim", PASSWORD).status_code == 200
 
 
-def test_drf_throttles_read_the_address_as_core_net_does(settings: Any) -> None:
+def test_drf_throttles_read_the_address_as_core_net_does(settings: Settings) -> None:
     from django.conf import settings as live
     from rest_framework.request import Request
     from rest_framework.test import APIRequestFactory
@@ -288,10 +290,10 @@ def test_drf_throttles_read_the_address_as_core_net_does(settings: Any) -> None:
         settings.NUM_PROXIES = proxies
         request = Request(factory.get("/", HTTP_X_FORWARDED_FOR=header))
         for throttle in (AnonRateThrottle, UserRateThrottle, ScopedRateThrottle):
-            assert throttle.get_ident(throttle.__new__(throttle), request) == expected, (proxies, header)
+            assert throttle.__new__(throttle).get_ident(request) == expected, (proxies, header)
 
 
-def test_an_ipv6_slash_64_is_one_address_for_sign_ups(settings: Any) -> None:
+def test_an_ipv6_slash_64_is_one_address_for_sign_ups(settings: Settings) -> None:
     """Issue 51, "Addresses are counted per /128": four IPv6 addresses of one /64 made 40 accounts in
     an hour against a limit of 10. Every address of a /64 is one client; the next /64 is another."""
     settings.SIGNUP_LIMIT_PER_HOUR = 10
@@ -316,7 +318,7 @@ def test_an_ipv6_slash_64_is_one_address_for_sign_ups(settings: Any) -> None:
     assert other.status_code == 201
 
 
-def test_an_ipv6_slash_64_is_one_address_for_login_guesses(clock: Any) -> None:
+def test_an_ipv6_slash_64_is_one_address_for_login_guesses(clock: time_machine.Traveller) -> None:
     """Wrong passwords from every address of a /64 close that /64, not only the addresses they came from."""
     for i in range(limits.ADDRESS.free + 1):
         token_login(NOBODY[i], "wrong", REMOTE_ADDR=f"2001:db8:51::{i + 1:x}")
@@ -333,7 +335,7 @@ def test_drf_throttles_key_an_ipv6_client_by_its_slash_64() -> None:
     factory = APIRequestFactory()
     for throttle in (AnonRateThrottle, UserRateThrottle, ScopedRateThrottle):
         idents = {
-            throttle.get_ident(throttle.__new__(throttle), Request(factory.get("/", REMOTE_ADDR=address)))
+            throttle.__new__(throttle).get_ident(Request(factory.get("/", REMOTE_ADDR=address)))
             for address in ("2001:db8:51::1", "2001:db8:51:0:ffff:1:2:3", "2001:db8:51::abcd")
         }
         assert idents == {"2001:db8:51::/64"}
@@ -342,7 +344,7 @@ def test_drf_throttles_key_an_ipv6_client_by_its_slash_64() -> None:
 # -- accounts a stranger cannot lock (issue 51, item 5) -------------------------------------------------
 
 
-def test_a_stranger_cannot_lock_the_owner_out_of_a_known_browser_or_address(clock: Any) -> None:
+def test_a_stranger_cannot_lock_the_owner_out_of_a_known_browser_or_address(clock: time_machine.Traveller) -> None:
     """Issue 51, "Strangers lock accounts": 10 wrong passwords in about 40 s, then one every 15 minutes,
     kept the owner's right password at 429 on the API and the login page. The per-account tier now
     slows unknown sources only: the owner's browser (a signed device cookie from an earlier login) and
@@ -369,7 +371,7 @@ def test_a_stranger_cannot_lock_the_owner_out_of_a_known_browser_or_address(cloc
     assert token_login("victim", PASSWORD, REMOTE_ADDR="198.51.100.1").status_code == 200
 
 
-def test_a_forged_or_another_accounts_device_cookie_does_not_open_the_door(clock: Any) -> None:
+def test_a_forged_or_another_accounts_device_cookie_does_not_open_the_door(clock: time_machine.Traveller) -> None:
     make_user("victim")
     make_user("mallory")
     attacker = Client(REMOTE_ADDR="203.0.113.8")

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from pytest_django import Settings
 
 from config import monitoring
 from config.celery import app
@@ -31,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
-def own_keys(settings: Any) -> Iterator[str]:
+def own_keys(settings: Settings) -> Iterator[str]:
     """This test's own monitoring keys (the cache's prefix) on the test Redis, deleted afterwards."""
     import redis
 
@@ -49,10 +50,7 @@ def own_keys(settings: Any) -> Iterator[str]:
 def frozen_time(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """time.time() as the stamps and the scrape read it, moved by hand."""
     now = [1_900_000_000.0]
-    monkeypatch.setattr(monitoring.time, "time", lambda: now[0])
-    from config import metrics
-
-    monkeypatch.setattr(metrics.time, "time", lambda: now[0])
+    monkeypatch.setattr(time, "time", lambda: now[0])  # the module config.monitoring and config.metrics read
     return now
 
 
@@ -131,7 +129,12 @@ def test_a_workers_main_process_stamps_the_queues_it_consumes_on_its_timer(
     own_keys: str, frozen_time: list[float]
 ) -> None:
     calls: list[tuple[float, Any, tuple[Any, ...]]] = []
-    timer = SimpleNamespace(call_repeatedly=lambda secs, fun, args, priority: calls.append((secs, fun, args)) or "tref")
+
+    def call_repeatedly(secs: float, fun: Any, args: tuple[Any, ...], priority: int) -> str:
+        calls.append((secs, fun, args))
+        return "tref"
+
+    timer = SimpleNamespace(call_repeatedly=call_repeatedly)
     queues = SimpleNamespace(consume_from={"prepare": object()}, keys=lambda: ["validation", "prepare"])
     worker = SimpleNamespace(app=SimpleNamespace(amqp=SimpleNamespace(queues=queues)), timer=timer)
     step = monitoring.HeartbeatStep(worker)
@@ -148,7 +151,7 @@ def test_a_workers_main_process_stamps_the_queues_it_consumes_on_its_timer(
     assert monitoring.HeartbeatStep in app.steps["worker"]
 
 
-def test_a_redis_that_fails_loses_the_figure_not_the_task(settings: Any) -> None:
+def test_a_redis_that_fails_loses_the_figure_not_the_task(settings: Settings) -> None:
     from core.circuit import BROKER
 
     settings.CELERY_BROKER_URL = "redis://127.0.0.1:1/0"  # nothing listens there
@@ -159,14 +162,14 @@ def test_a_redis_that_fails_loses_the_figure_not_the_task(settings: Any) -> None
     assert works.apply().get() == 1
 
 
-def test_without_a_redis_broker_nothing_is_written(settings: Any) -> None:
+def test_without_a_redis_broker_nothing_is_written(settings: Settings) -> None:
     settings.CELERY_BROKER_URL = "memory://"
     assert monitoring.broker_client() is None
     monitoring.record_task(task="x", state="SUCCESS", seconds=0.1)  # and no error
 
 
 @pytest.mark.django_db
-def test_held_and_orphaned_results(settings: Any) -> None:
+def test_held_and_orphaned_results(settings: Settings) -> None:
     settings.DEBUG = True
     challenge = make_challenge(game="klondike", seed=11)
 

@@ -7,11 +7,13 @@ import json
 import os
 import re
 import uuid
+from typing import Any
 
 import pytest
 from django.test import Client
 from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
+from pytest_django import Settings
 
 from games import days
 from games.models import Attempt, Challenge, Submission
@@ -21,7 +23,7 @@ from tests.test_settings import run_python
 pytestmark = pytest.mark.django_db
 
 
-def scrape(client: Client, **headers: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+def scrape(client: Client, **headers: Any) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     response = client.get("/metrics", **headers)
     assert response.status_code == 200, response.content
     assert response["Content-Type"].startswith("text/plain")
@@ -35,14 +37,14 @@ def scrape(client: Client, **headers: str) -> dict[tuple[str, tuple[tuple[str, s
 # --- Access ----------------------------------------------------------------------------------------
 
 
-def test_metrics_are_not_exposed_outside_debug_without_a_token(settings) -> None:
+def test_metrics_are_not_exposed_outside_debug_without_a_token(settings: Settings) -> None:
     settings.DEBUG, settings.METRICS_TOKEN = False, ""
     response = Client().get("/metrics")
     assert response.status_code == 404
     assert b"METRICS_TOKEN" in response.content
 
 
-def test_metrics_token_is_required_when_set(settings) -> None:
+def test_metrics_token_is_required_when_set(settings: Settings) -> None:
     settings.DEBUG, settings.METRICS_TOKEN = False, "s3cret-token"
     client = Client()
     assert client.get("/metrics").status_code == 401
@@ -52,7 +54,7 @@ def test_metrics_token_is_required_when_set(settings) -> None:
     assert ("dailypatience_submissions_pending", ()) in samples
 
 
-def test_metrics_are_open_in_debug(settings) -> None:
+def test_metrics_are_open_in_debug(settings: Settings) -> None:
     settings.DEBUG, settings.METRICS_TOKEN = True, ""
     assert Client().get("/metrics").status_code == 200
 
@@ -69,7 +71,7 @@ def submission(challenge: Challenge, name: str, *, status: str, made_ago: float,
     return sub
 
 
-def test_service_figures_from_the_database(settings) -> None:
+def test_service_figures_from_the_database(settings: Settings) -> None:
     settings.DEBUG = True
     today = days.today()
     klondike = make_challenge(game="klondike", seed=1, day=today)
@@ -101,7 +103,7 @@ def test_service_figures_from_the_database(settings) -> None:
 
 
 @pytest.mark.redis(reason="the broker's queues")
-def test_queue_depth_per_celery_queue(settings) -> None:
+def test_queue_depth_per_celery_queue(settings: Settings) -> None:
     import redis
 
     settings.DEBUG = True
@@ -119,7 +121,7 @@ def test_queue_depth_per_celery_queue(settings) -> None:
     assert s[("dailypatience_celery_queue_length", (("queue", settings.CELERY_SOLVER_QUEUE),))] == 1
 
 
-def test_a_broker_that_is_down_is_a_figure_not_a_failed_scrape(settings) -> None:
+def test_a_broker_that_is_down_is_a_figure_not_a_failed_scrape(settings: Settings) -> None:
     settings.DEBUG = True
     settings.CELERY_BROKER_URL = "redis://127.0.0.1:1/0"  # nothing listens there
     s = scrape(Client())

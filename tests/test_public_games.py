@@ -9,14 +9,18 @@ from __future__ import annotations
 import datetime as dt
 import json
 import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import time_machine
+from django.contrib.auth.models import User
+from pytest_django import DjangoCaptureOnCommitCallbacks
 from rest_framework.test import APIClient
 
 from games import services
-from games.models import Attempt
+from games.models import Attempt, Challenge
 from games.services.players import guest_create
 from games.tests.factories import make_challenge, make_user, token_for
 
@@ -28,22 +32,23 @@ DAY = dt.date(2026, 12, 1)
 NOON = dt.datetime(2026, 12, 1, 12, 0, tzinfo=dt.UTC)
 MIDNIGHT = dt.datetime(2026, 12, 2, 0, 0, tzinfo=dt.UTC)
 LOST_LOG = KLONDIKE["moves"][:6]
+Finish = Callable[..., Attempt]  # finish(challenge, moves, *, player=None): the attempt, played and submitted
 
 
 @pytest.fixture
-def clock():
+def clock() -> Iterator[time_machine.Traveller]:
     with time_machine.travel(NOON, tick=False) as traveller:
         yield traveller
 
 
 @pytest.fixture
-def challenge(clock):
+def challenge(clock: time_machine.Traveller) -> Challenge:
     return make_challenge(game="klondike", seed=KLONDIKE["seed"], day=DAY, solution=KLONDIKE["moves"])
 
 
 @pytest.fixture
-def finish(clock, django_capture_on_commit_callbacks):
-    def finished(challenge, moves: list[str], *, player=None) -> Attempt:
+def finish(clock: time_machine.Traveller, django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks) -> Finish:
+    def finished(challenge: Challenge, moves: list[str], *, player: User | None = None) -> Attempt:
         """Played at a person's pace by the server's clock (ten moves every ten seconds), or a win is held."""
         player = player or make_user()
         attempt = services.attempt_start(player=player, challenge=challenge)
@@ -60,7 +65,7 @@ def finish(clock, django_capture_on_commit_callbacks):
     return finished
 
 
-def client_for(user) -> APIClient:
+def client_for(user: User) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
     return client
@@ -75,18 +80,20 @@ def strangers() -> list[APIClient]:
     return [client_for(make_user()), client_for(guest_create()), APIClient()]
 
 
-def board(client: APIClient, **query: str) -> dict:
+def board(client: APIClient, **query: str) -> Any:
     answer = client.get(f"/api/v1/leaderboards/{DAY}/klondike", query)
     assert answer.status_code == 200
     return answer.json()
 
 
-def test_before_the_day_is_over_nothing_of_anybody_s_game_is_out(clock, challenge, finish) -> None:
+def test_before_the_day_is_over_nothing_of_anybody_s_game_is_out(
+    clock: time_machine.Traveller, challenge: Challenge, finish: Finish
+) -> None:
     ranked = finish(challenge, KLONDIKE["moves"])
     for client in strangers():
         for url in urls(ranked):
             for address in (None, "203.0.113.9", "198.51.100.7, 10.0.0.1"):
-                extra = {} if address is None else {"HTTP_X_FORWARDED_FOR": address}
+                extra: dict[str, Any] = {} if address is None else {"HTTP_X_FORWARDED_FOR": address}
                 answer = client.get(url, **extra)
                 assert answer.status_code == 404, (url, address)
                 assert answer.json()["error"]["message"] == f"attempt {ranked.pk} not found"  # no schedule leaked
@@ -103,8 +110,8 @@ def test_before_the_day_is_over_nothing_of_anybody_s_game_is_out(clock, challeng
     profile = APIClient().get(f"/api/v1/players/{ranked.player.get_username()}").json()
     assert profile["recent"][0]["attempt"] is None and profile["recent"][0]["replay"] is None
     # nor the HTML pages
-    for page in (f"/board/{DAY}/klondike", f"/players/{ranked.player.get_username()}"):
-        html = APIClient().get(page).content.decode()
+    for path in (f"/board/{DAY}/klondike", f"/players/{ranked.player.get_username()}"):
+        html = APIClient().get(path).content.decode()
         assert f"/attempts/{ranked.pk}/" not in html and "/review/" not in html
     # nor the game's own page: the same 404 page for a stranger as for an id that does not exist
     for client in strangers():
@@ -116,7 +123,9 @@ def test_before_the_day_is_over_nothing_of_anybody_s_game_is_out(clock, challeng
     assert owner.get(urls(ranked)[1]).status_code == 404
 
 
-def test_after_the_day_ranked_games_are_everybody_s_practice_stays_the_player_s(clock, challenge, finish) -> None:
+def test_after_the_day_ranked_games_are_everybody_s_practice_stays_the_player_s(
+    clock: time_machine.Traveller, challenge: Challenge, finish: Finish
+) -> None:
     ranked = finish(challenge, LOST_LOG)
     practice = finish(challenge, KLONDIKE["moves"], player=ranked.player)
     assert ranked.ranked and not practice.ranked
@@ -153,7 +162,7 @@ def test_after_the_day_ranked_games_are_everybody_s_practice_stays_the_player_s(
 
 
 @pytest.mark.parametrize("bad", ["0", "-1", "abc", "99999999999999999999", "1%00", "1.5"])
-def test_bad_ids_are_json_404s_for_anybody(clock, challenge, bad) -> None:
+def test_bad_ids_are_json_404s_for_anybody(clock: time_machine.Traveller, challenge: Challenge, bad: str) -> None:
     for client in strangers():
         for tail in ("replay", "review"):
             answer = client.get(f"/api/v1/attempts/{bad}/{tail}")
@@ -161,7 +170,10 @@ def test_bad_ids_are_json_404s_for_anybody(clock, challenge, bad) -> None:
 
 
 def test_show_a_win_from_here_is_the_line_played_then_an_engine_checked_win(
-    clock, challenge, finish, django_capture_on_commit_callbacks
+    clock: time_machine.Traveller,
+    challenge: Challenge,
+    finish: Finish,
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
 ) -> None:
     from reviews import services as reviews
 
@@ -184,7 +196,7 @@ def test_show_a_win_from_here_is_the_line_played_then_an_engine_checked_win(
         assert client.get(f"/api/v1/attempts/{practice.pk}/review/win").status_code == 404
 
 
-def whole_win(client: APIClient, url: str) -> dict:
+def whole_win(client: APIClient, url: str) -> Any:
     """Every page of a review's win, joined as the page joins them (a page's first frame is the last one of the
     page before)."""
     first = client.get(url + "?page=0").json()
@@ -199,8 +211,12 @@ def whole_win(client: APIClient, url: str) -> dict:
 
 
 def test_a_review_s_win_comes_in_pages_each_made_once(
-    clock, challenge, finish, django_capture_on_commit_callbacks, monkeypatch
-):
+    clock: time_machine.Traveller,
+    challenge: Challenge,
+    finish: Finish,
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """An anonymous reader of a public game's win gets pages like /replay's, cached: asking again, or another
     reader, rebuilds no frame."""
     from unittest import mock
@@ -239,7 +255,12 @@ def test_a_review_s_win_comes_in_pages_each_made_once(
 
 
 @pytest.mark.throttled
-def test_a_review_s_win_is_throttled_per_address(clock, challenge, finish, django_capture_on_commit_callbacks):
+def test_a_review_s_win_is_throttled_per_address(
+    clock: time_machine.Traveller,
+    challenge: Challenge,
+    finish: Finish,
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
+) -> None:
     from django.core.cache import cache
     from rest_framework.throttling import SimpleRateThrottle
 
@@ -265,7 +286,10 @@ def test_a_review_s_win_is_throttled_per_address(clock, challenge, finish, djang
 
 
 def test_try_from_here_starts_a_practice_attempt_at_the_last_winnable_position(
-    clock, challenge, finish, django_capture_on_commit_callbacks
+    clock: time_machine.Traveller,
+    challenge: Challenge,
+    finish: Finish,
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
 ) -> None:
     from reviews import services as reviews
 
@@ -348,7 +372,10 @@ def test_two_try_from_here_at_once_start_one_attempt() -> None:
 
 
 def test_spec7_held_guest_and_disqualified_games_stay_off_every_review_and_game_page(
-    clock, challenge, finish, django_capture_on_commit_callbacks
+    clock: time_machine.Traveller,
+    challenge: Challenge,
+    finish: Finish,
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
 ) -> None:
     """Issue 51, "Reviews crown the held": SPEC section 7, "Held results, and the games behind them,
     stay off every public board, review and game page until staff clear them". The day's best in a
@@ -389,7 +416,10 @@ def test_spec7_held_guest_and_disqualified_games_stay_off_every_review_and_game_
 
 
 def test_a_claimed_guests_game_is_public_after_the_day(
-    clock, challenge, finish, django_capture_on_commit_callbacks
+    clock: time_machine.Traveller,
+    challenge: Challenge,
+    finish: Finish,
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
 ) -> None:
     guest = guest_create()
     game = finish(challenge, KLONDIKE["moves"], player=guest)

@@ -55,7 +55,8 @@ def routes(**env_vars: str) -> dict[str, object]:
         [sys.executable, "-c", ROUTES], cwd=BASE_DIR, env=env, capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    routes: dict[str, object] = json.loads(result.stdout.strip().splitlines()[-1])
+    return routes
 
 
 def test_solver_work_and_validations_go_to_separate_queues() -> None:
@@ -88,7 +89,7 @@ def test_solver_work_and_validations_go_to_separate_queues() -> None:
         name: "reviews.tasks"
         if name in ("solver_worker.review_sweep", "solver_worker.review_attempt", "solver_worker.winnable_position")
         else f"{name.split('.')[0]}.tasks"
-        for name in s["routes"]  # type: ignore[attr-defined]
+        for name in s["routes"]
     }
     assert s["consumed"] == ["prepare", "solver", "validation", "winnable"]  # a worker without -Q does all four
     assert s["beat"] == [

@@ -11,7 +11,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +21,7 @@ import redis
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from pytest_django import Settings
 
 from engine import GAME_IDS
 from games import days
@@ -39,14 +41,14 @@ class Costs:
 
 
 @pytest.fixture
-def costs(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+def costs(monkeypatch: pytest.MonkeyPatch) -> Callable[[], AbstractContextManager[Costs]]:
     """``with costs() as c:`` records the SQL statements' first words and the Redis round trips."""
     import contextlib
 
     @contextlib.contextmanager
     def measure() -> Iterator[Costs]:
         found = Costs()
-        real_execute = redis.Redis.execute_command
+        real_execute: Callable[..., Any] = redis.Redis.execute_command
         real_pipeline = redis.client.Pipeline.execute
 
         def execute(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -68,7 +70,7 @@ def costs(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
 
 @pytest.fixture(autouse=True)
-def _own_prefix(settings: Any) -> None:
+def _own_prefix(settings: Settings) -> None:
     settings.LEADERBOARD_REDIS_PREFIX = f"test:costs:{uuid.uuid4().hex}"
     settings.CACHES = {
         **settings.CACHES,

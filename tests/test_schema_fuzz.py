@@ -73,7 +73,7 @@ class World:
 
 
 @pytest.fixture
-def world(db: Any, in_process_requests: None) -> World:
+def world(db: None, in_process_requests: None) -> World:
     player = make_user("fuzzer")
     today = days.today()
     challenges = [make_challenge(game=game, seed=seed, day=today) for seed, game in enumerate(GAME_IDS, start=100)]

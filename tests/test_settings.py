@@ -11,8 +11,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from django.test import Client
+from pytest_django import Settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -91,7 +94,8 @@ def run_python(code: str, *, fresh: bool = False, **env_vars: str) -> subprocess
 def dump_settings(*, fresh: bool = False, **env_vars: str) -> dict[str, object]:
     result = run_python(DUMP_SETTINGS, fresh=fresh, **env_vars)
     assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+    dumped: dict[str, object] = json.loads(result.stdout)
+    return dumped
 
 
 @pytest.mark.slow
@@ -272,7 +276,7 @@ def test_django_system_checks_pass_in_production_mode() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-PRODUCTION_ENV = {
+PRODUCTION_ENV: dict[str, Any] = {  # unpacked into run_python (a bool keyword too)
     "DJANGO_DEBUG": "false",
     "DJANGO_SECRET_KEY": STRONG_SECRET_KEY,
     "DAILY_SECRET": STRONG_DAILY_SECRET,
@@ -334,7 +338,7 @@ print(json.dumps({
 
 @pytest.mark.slow
 def test_https_settings_follow_debug_and_the_environment() -> None:
-    def dump(**env_vars: str) -> dict[str, object]:
+    def dump(**env_vars: Any) -> Any:
         result = run_python(HTTPS_SETTINGS, **env_vars)
         assert result.returncode == 0, result.stderr
         return json.loads(result.stdout)
@@ -376,7 +380,9 @@ def test_https_settings_follow_debug_and_the_environment() -> None:
 
 
 @pytest.mark.django_db
-def test_ssl_redirect_spares_the_probes_and_trusts_only_the_configured_proxy_header(settings, client) -> None:
+def test_ssl_redirect_spares_the_probes_and_trusts_only_the_configured_proxy_header(
+    settings: Settings, client: Client
+) -> None:
     settings.SECURE_SSL_REDIRECT = True
     settings.SECURE_PROXY_SSL_HEADER = None
     settings.ALLOWED_HOSTS = ["testserver"]
@@ -425,7 +431,10 @@ print(json.dumps({
 
 @pytest.mark.slow
 def test_every_redis_client_has_short_timeouts_and_no_retries_of_its_own() -> None:
-    env = {"REDIS_URL": "redis://cache.example:6379/3", "DATABASE_URL": "postgres://someone@db.example:5432/p"}
+    env: dict[str, Any] = {
+        "REDIS_URL": "redis://cache.example:6379/3",
+        "DATABASE_URL": "postgres://someone@db.example:5432/p",
+    }
     result = run_python(REDIS_TIMEOUTS, **env)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {

@@ -87,7 +87,8 @@ def register(stack: Stack, name: str, *, source: str | None = None) -> str:
         source=source,
     )
     assert answer.status == 201, answer.body
-    return answer.json()["token"]
+    token: str = answer.json()["token"]
+    return token
 
 
 def play(stack: Stack, token: str, day: str, log: list[str], *, batch: int = 40, source: str | None = None) -> int:

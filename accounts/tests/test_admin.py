@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
+from pytest_django import DjangoCaptureOnCommitCallbacks
 
 from games import services as games_services
 from games.models import FairPlayCase, PlayerBan, Result
@@ -55,7 +56,9 @@ def names_on(challenge: Any) -> list[str]:
     return [e.player for e in leaderboard_page(challenge=challenge, offset=0, limit=50).entries]
 
 
-def test_staff_without_the_ban_permission_cannot_ban(django_capture_on_commit_callbacks: Any) -> None:
+def test_staff_without_the_ban_permission_cannot_ban(
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
+) -> None:
     challenge, players = board()
     client, _ = staff_with("auth.view_user", "auth.change_user")
     page = client.get(CHANGELIST)
@@ -68,7 +71,7 @@ def test_staff_without_the_ban_permission_cannot_ban(django_capture_on_commit_ca
 
 
 def test_staff_with_the_ban_permission_bans_and_lifts_logged_with_the_actor(
-    django_capture_on_commit_callbacks: Any,
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
 ) -> None:
     challenge, players = board()
     client, moderator = staff_with("auth.view_user", "games.ban_player")
@@ -127,7 +130,9 @@ def test_the_player_page_shows_results_fair_play_cases_and_the_guest_filter_work
     assert guest.pk not in [u.pk for u in accounts]
 
 
-def test_deleting_in_the_admin_goes_through_the_erasure_service(django_capture_on_commit_callbacks: Any) -> None:
+def test_deleting_in_the_admin_goes_through_the_erasure_service(
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
+) -> None:
     challenge, players = board()
     doomed = players[1]
     victim = Result.objects.get(player=players[0])

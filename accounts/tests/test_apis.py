@@ -14,6 +14,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test import Client
+from pytest_django import DjangoCaptureOnCommitCallbacks, Settings
 
 from accounts import services
 from follows.models import Follow
@@ -32,7 +33,7 @@ PASSWORD = "not-a-common-pass-42"
 class Api:
     def __init__(self, token: str | None = None, client: Client | None = None) -> None:
         self.client = client or Client(HTTP_HOST="localhost")
-        self.headers = {"HTTP_AUTHORIZATION": f"Token {token}"} if token else {}
+        self.headers: dict[str, Any] = {"HTTP_AUTHORIZATION": f"Token {token}"} if token else {}
 
     def get(self, path: str) -> Any:
         return self.client.get(f"/api/v1/{path}", **self.headers)
@@ -169,7 +170,7 @@ def test_the_export_of_a_session_player_and_a_guest() -> None:
 
 
 def test_a_player_deletes_their_account_with_the_password_and_a_confirmation(
-    django_capture_on_commit_callbacks: Any,
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
 ) -> None:
     player = make_user()
     api = Api(token_for(player))
@@ -221,7 +222,7 @@ def test_one_player_cannot_delete_another() -> None:
 
 
 @pytest.mark.throttled
-def test_guessing_the_password_through_the_delete_meets_the_login_limits(settings: Any) -> None:
+def test_guessing_the_password_through_the_delete_meets_the_login_limits(settings: Settings) -> None:
     settings.THROTTLE = True
     player = make_user()
     api = Api(token_for(player))

@@ -11,6 +11,7 @@ import pytest
 import time_machine
 from django.contrib.auth import get_user_model
 from django.utils import timezone
+from pytest_django import DjangoCaptureOnCommitCallbacks, Settings
 
 from accounts import services
 from core.circuit import reset_all
@@ -64,7 +65,7 @@ def assert_closed_up(challenge: Any, players: list[Any], gone: Any, *, source: s
 
 
 def test_a_ban_takes_the_player_off_every_board_and_the_others_close_up(
-    backend: str, django_capture_on_commit_callbacks: Any
+    backend: str, django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks
 ) -> None:
     challenge, players, banned = board_of(5)
     staff = make_user("mod")
@@ -83,7 +84,9 @@ def test_a_ban_takes_the_player_off_every_board_and_the_others_close_up(
 
 
 @pytest.mark.redis
-def test_the_redis_board_itself_loses_the_banned_entry(django_capture_on_commit_callbacks: Any) -> None:
+def test_the_redis_board_itself_loses_the_banned_entry(
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
+) -> None:
     challenge, _, banned = board_of(4)
     ranks(challenge)  # built
     client = redis_store.get_client()
@@ -110,7 +113,9 @@ def test_a_ban_is_idempotent_and_refuses_staff_and_oneself() -> None:
         services.player_ban(player=staff, by=player)
 
 
-def test_a_banned_players_new_ranked_result_does_not_count(django_capture_on_commit_callbacks: Any) -> None:
+def test_a_banned_players_new_ranked_result_does_not_count(
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
+) -> None:
     """A result validated after the ban (a game open when it came) is on no board either."""
     _, _, banned = board_of(3)
     services.player_ban(player=banned, by=None)
@@ -124,7 +129,7 @@ def test_a_banned_players_new_ranked_result_does_not_count(django_capture_on_com
 
 @pytest.mark.redis
 def test_redis_down_during_a_ban_postgresql_stays_the_truth_and_the_board_is_repaired(
-    settings: Any, django_capture_on_commit_callbacks: Any
+    settings: Settings, django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks
 ) -> None:
     challenge, players, banned = board_of(5)
     assert ranks(challenge)[1] == "redis"  # the mirror holds the banned player
@@ -150,7 +155,7 @@ def test_redis_down_during_a_ban_postgresql_stays_the_truth_and_the_board_is_rep
 
 @pytest.mark.redis
 def test_beat_repairs_a_board_left_stale_without_waiting_for_a_page_read(
-    settings: Any, django_capture_on_commit_callbacks: Any
+    settings: Settings, django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks
 ) -> None:
     """The ranks read through Redis (``leaderboard_rank``) are right once beat has run, page read or not."""
     challenge, players, banned = board_of(5, banned_at=0)
@@ -170,7 +175,7 @@ def test_beat_repairs_a_board_left_stale_without_waiting_for_a_page_read(
 
 
 def test_deleting_a_player_purges_the_boards_and_the_others_close_up(
-    backend: str, django_capture_on_commit_callbacks: Any
+    backend: str, django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks
 ) -> None:
     challenge, players, doomed = board_of(5, banned_at=0)
     ranks(challenge)
@@ -183,7 +188,9 @@ def test_deleting_a_player_purges_the_boards_and_the_others_close_up(
 
 
 @pytest.mark.redis
-def test_redis_down_during_a_delete(settings: Any, django_capture_on_commit_callbacks: Any) -> None:
+def test_redis_down_during_a_delete(
+    settings: Settings, django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks
+) -> None:
     challenge, players, doomed = board_of(4, banned_at=0)
     ranks(challenge)
     up = settings.REDIS_URL

@@ -21,6 +21,7 @@ import random
 import sys
 import time
 from pathlib import Path
+from typing import TypedDict
 
 from engine import DRAW, F2T, GAME_IDS, REDEAL, T2F, T2T, W2F, W2T, Move, State, deal
 
@@ -32,8 +33,26 @@ MIDGAME_LENGTH = 60
 MAX_DEPTH = 4
 DEPTH4_BUDGET_S = 2.0  # depth 4 is recorded only when the engine counts it this fast
 
+
+class SpecGame(TypedDict):
+    """A game's row of SPEC section 1's table."""
+
+    decks: int
+    columns: int
+    rows: int | None  # None: Klondike's triangle
+    stock: int
+    draw: int
+    passes: int | None  # None: unlimited
+    build: str
+    runs: bool
+    king_only: bool
+    aces_start: bool
+    from_foundation: bool
+    redeal_penalty: int
+
+
 # SPEC section 1, restated by hand (not read from engine.rules).
-SPEC_GAMES: dict[str, dict[str, object]] = {
+SPEC_GAMES: dict[str, SpecGame] = {
     "josephine": dict(
         decks=2,
         columns=10,

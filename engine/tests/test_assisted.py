@@ -14,6 +14,7 @@ import copy
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -41,7 +42,7 @@ ASSISTED_VECTORS = [json.loads(line) for line in VECTORS.read_text().splitlines(
 
 
 @pytest.mark.parametrize("vector", ASSISTED_VECTORS, ids=lambda v: f"{v['game']}-{v['seed']}-{len(v['moves'])}")
-def test_assisted_vector(vector):
+def test_assisted_vector(vector: dict[str, Any]) -> None:
     result = replay(vector["game"], vector["seed"], vector["moves"])
     expect = vector["expect"]
     assert result.assisted is expect["assisted"], vector["why"]
@@ -49,21 +50,21 @@ def test_assisted_vector(vector):
     assert (None if result.error is None else result.error.index) == expect.get("error")
 
 
-def test_vectors_cover_every_kind():
+def test_vectors_cover_every_kind() -> None:
     games = {v["game"] for v in ASSISTED_VECTORS}
     assert {"forty-thieves", "josephine", "forty-and-eight", "klondike", "klondike-3"} <= games
     assert any(v["expect"]["assisted"] for v in ASSISTED_VECTORS)
     assert any(not v["expect"]["assisted"] and "r" in v["moves"] for v in ASSISTED_VECTORS)
 
 
-def test_issue_24_probe_1_is_assisted_at_the_first_undo():
+def test_issue_24_probe_1_is_assisted_at_the_first_undo() -> None:
     """Draw the 64 stock cards of Josephine, undo the 64 draws: the first undo marks the game."""
     result = replay("josephine", 1, ["s"] * 64 + ["u"] * 64)
     assert result.error is None and result.state.score == 0
     assert result.assisted and result.assisted_at == 64
 
 
-def test_undo_would_assist_tells_before_the_undo():
+def test_undo_would_assist_tells_before_the_undo() -> None:
     state = State(deal("forty-and-eight", 1))
     assert not state.undo_would_assist()  # nothing to undo
     state.play_text("s")
@@ -76,21 +77,21 @@ def test_undo_would_assist_tells_before_the_undo():
     assert not state.undo_would_assist()  # the second pass shows cards already seen
     state.play_text("u")
     state.play_text("u")
-    assert state.undo_would_assist() and not state.assisted  # the last draw of the first pass
+    assert (state.undo_would_assist(), state.assisted) == (True, False)  # the last draw of the first pass
     state.play_text("u")
     assert state.assisted and state.assisted_at == 68
     state.play_text("s")
     assert not state.undo_would_assist()  # already assisted: nothing more to mark
 
 
-def test_a_failed_undo_changes_nothing():
+def test_a_failed_undo_changes_nothing() -> None:
     state = State(deal("klondike", 9))
     with pytest.raises(IllegalMoveError):
         state.play_text("u")
     assert state.assisted_at is None and state.moves == 0
 
 
-def test_snapshot_keeps_what_was_disclosed():
+def test_snapshot_keeps_what_was_disclosed() -> None:
     state = State(deal("klondike", 9))
     for text in ["t6t3", "s", "s"]:
         state.play_text(text)
@@ -104,7 +105,7 @@ def test_snapshot_keeps_what_was_disclosed():
     assert back.assisted_at == 3 and (back.seen_stock, back.seen_down) == (2, state.seen_down)
 
 
-def test_an_old_snapshot_is_refused():
+def test_an_old_snapshot_is_refused() -> None:
     """Snapshots of format 1 (before the rule) carry no disclosures: the caller replays instead."""
     state = State(deal("josephine", 1))
     old = (1, *state.snapshot()[1:14])
@@ -127,9 +128,9 @@ class Reference:
         self.deal = deal(game, seed)
         self.state = State(self.deal)
         self.stock = [("s", i) for i in reversed(range(len(self.deal.stock)))]  # the next drawn at the end
-        self.waste: list[tuple] = []
-        self.seen: set[tuple] = set()
-        self.stack: list[tuple[State, list, list, bool]] = []
+        self.waste: list[tuple[str, int]] = []
+        self.seen: set[tuple[str | int, ...]] = set()  # ("s", stock index) or ("t", column, row)
+        self.stack: list[tuple[State, list[tuple[str, int]], list[tuple[str, int]], bool]] = []
         self.assisted_at: int | None = None
         self.entries = 0
 
@@ -149,7 +150,7 @@ class Reference:
             self.stock, self.waste = self.waste[::-1], []
         elif move.kind in (W2T, W2F):
             self.waste.pop()
-        shown = set(self.waste)
+        shown: set[tuple[str | int, ...]] = set(self.waste)
         for col, down in enumerate(self.state.down):
             if self.deal.face_down[col] > down:
                 shown |= {("t", col, row) for row in range(down, self.deal.face_down[col])}
@@ -169,7 +170,7 @@ UNDO_OFTEN = settings(max_examples=60, deadline=None, suppress_health_check=[Hea
     rng_seed=st.integers(min_value=0, max_value=2**32 - 1),
     length=st.integers(min_value=0, max_value=200),
 )
-def test_assisted_agrees_with_the_reference(game, seed, rng_seed, length):
+def test_assisted_agrees_with_the_reference(game: str, seed: int, rng_seed: int, length: int) -> None:
     """Random play with many undos and redeals: the engine marks exactly where the reference does,
     replays and snapshots agree, and undo_would_assist() foretells each mark."""
     rng = random.Random(rng_seed)

@@ -64,7 +64,10 @@ def test_a_hint_looks_ahead_to_the_move_after() -> None:
     """5H onto 6H gains nothing by itself but frees 2C for the foundation: the hint finds the two-move
     line, where ranking single moves preferred the waste's 9S onto 10S (which leads nowhere)."""
     state = State(deal("forty-thieves", 1))
-    cards = lambda *texts: [parse_card(t) for t in texts]  # noqa: E731
+
+    def cards(*texts: str) -> list[int]:
+        return [parse_card(t) for t in texts]
+
     state.tab = [
         cards("KS", "2C", "5H"),
         cards("QD", "6H"),

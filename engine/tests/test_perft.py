@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,11 +20,11 @@ DATA = Path(__file__).resolve().parent / "data" / "perft.json"
 POSITIONS = json.loads(DATA.read_text())["positions"]
 
 
-def _id(pos: dict) -> str:
+def _id(pos: dict[str, Any]) -> str:
     return f"{pos['game']}-{pos['seed']}-{len(pos['log'])}"
 
 
-def test_every_game_has_two_seeds_from_the_deal():
+def test_every_game_has_two_seeds_from_the_deal() -> None:
     for game in GAME_IDS:
         seeds = {p["seed"] for p in POSITIONS if p["game"] == game and not p["log"]}
         assert len(seeds) >= 2, game
@@ -31,7 +32,7 @@ def test_every_game_has_two_seeds_from_the_deal():
 
 
 @pytest.mark.parametrize("pos", POSITIONS, ids=_id)
-def test_perft(pos):
+def test_perft(pos: dict[str, Any]) -> None:
     state = start(pos["game"], pos["seed"], pos["log"])
     before = (state.key(), state.score, state.moves)
     for depth, expected in enumerate(pos["counts"], 1):
@@ -40,7 +41,7 @@ def test_perft(pos):
 
 
 @pytest.mark.parametrize("pos", POSITIONS, ids=_id)
-def test_perft_against_the_reference_generator(pos):
+def test_perft_against_the_reference_generator(pos: dict[str, Any]) -> None:
     """Depth 2 with the SPEC-derived generator checked at every node (copies, no undo)."""
     counts = checked_perft(start(pos["game"], pos["seed"], pos["log"]), 2)
     assert counts == pos["counts"][:2]

@@ -13,6 +13,7 @@ import random
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -63,7 +64,7 @@ def clone(state: State) -> State:
     return c
 
 
-def snapshot(state: State) -> tuple:
+def snapshot(state: State) -> tuple[object, ...]:
     return (state.key(), state.score, state.moves, state.won, state.on_foundations, len(state.history))
 
 
@@ -84,7 +85,7 @@ def choose(state: State, rng: random.Random) -> Move | None:
     return rng.choice(others if others and rng.random() < 0.6 else moves)
 
 
-def playout(game: str, seed: int, rng_seed: int, length: int) -> Iterator[tuple[State, Move]]:
+def playout(game: str, seed: int, rng_seed: int, length: int) -> Iterator[tuple[State, Move | None]]:
     """Yield (state, move) before each move of a random playout; the move is played after the yield."""
     state = State(deal(game, seed))
     rng = random.Random(rng_seed)
@@ -103,6 +104,7 @@ def play_random(game: str, seed: int, rng_seed: int, length: int) -> tuple[State
     for final, move in playout(game, seed, rng_seed, length):  # noqa: B007 - the last one is kept
         if move is not None:
             log.append(str(move))
+    assert final is not None  # a playout yields its final position at least
     return final, log
 
 
@@ -159,7 +161,7 @@ def spec_score(state: State, move: Move) -> int:
 @pytest.mark.parametrize("game", GAME_IDS)
 @PLAYOUT
 @given(seed=SEEDS, rng_seed=RNG_SEEDS, length=LENGTHS)
-def test_replay_of_a_playout_reaches_the_same_position(game, seed, rng_seed, length):
+def test_replay_of_a_playout_reaches_the_same_position(game: str, seed: int, rng_seed: int, length: int) -> None:
     state, log = play_random(game, seed, rng_seed, length)
     result = replay(game, seed, log)
     assert result.error is None
@@ -185,11 +187,11 @@ def test_replay_of_a_playout_reaches_the_same_position(game, seed, rng_seed, len
 @pytest.mark.parametrize("game", GAME_IDS)
 @PLAYOUT
 @given(seed=SEEDS, rng_seed=RNG_SEEDS, length=LENGTHS)
-def test_undo_and_score_follow_the_spec(game, seed, rng_seed, length):
+def test_undo_and_score_follow_the_spec(game: str, seed: int, rng_seed: int, length: int) -> None:
     spec = SPEC_GAMES[game]
     state = State(deal(game, seed))
     rng = random.Random(rng_seed)
-    stack: list[tuple[tuple, int, int]] = []  # (key, score, redeals) before each move still undoable
+    stack: list[tuple[tuple[object, ...], int, int]] = []  # (key, score, redeals) before each move still undoable
     redeals = 0
     for entries in range(1, length + 1):
         move = choose(state, rng)
@@ -220,7 +222,7 @@ def test_undo_and_score_follow_the_spec(game, seed, rng_seed, length):
 @pytest.mark.parametrize("game", GAME_IDS)
 @PLAYOUT
 @given(seed=SEEDS, rng_seed=RNG_SEEDS, length=LENGTHS)
-def test_move_then_undo_restores_the_position(game, seed, rng_seed, length):
+def test_move_then_undo_restores_the_position(game: str, seed: int, rng_seed: int, length: int) -> None:
     for state, move in playout(game, seed, rng_seed, length):
         if move is None or move.kind == UNDO:
             continue
@@ -243,7 +245,7 @@ def test_move_then_undo_restores_the_position(game, seed, rng_seed, length):
 @pytest.mark.parametrize("game", GAME_IDS)
 @PLAYOUT
 @given(seed=SEEDS, rng_seed=RNG_SEEDS, length=LENGTHS)
-def test_every_card_is_somewhere_exactly_once(game, seed, rng_seed, length):
+def test_every_card_is_somewhere_exactly_once(game: str, seed: int, rng_seed: int, length: int) -> None:
     deck = sorted(canonical_deck(SPEC_GAMES[game]["decks"]))
     klondike = SPEC_GAMES[game]["rows"] is None
     for state, _move in playout(game, seed, rng_seed, length):
@@ -273,7 +275,7 @@ def hidden_shuffled(state: State, rng: random.Random) -> State:
     return other
 
 
-def check_view(state: State) -> dict:
+def check_view(state: State) -> dict[str, object]:
     view = visible(state)
     json.dumps(view)  # plain JSON
     assert view["game"] == state.rules.game
@@ -281,6 +283,7 @@ def check_view(state: State) -> dict:
     assert view["waste"] == [card_text(c) for c in state.waste]
     assert view["foundations"] == [[card_text(c) for c in foundation_cards(t)] for t in state.found]
     assert (view["score"], view["moves"], view["won"]) == (state.score, state.moves, state.won)
+    assert isinstance(view["tableau"], list)
     for shown, column, down in zip(view["tableau"], state.tab, state.down, strict=True):
         assert len(shown) == len(column)
         for i, (entry, card) in enumerate(zip(shown, column, strict=True)):
@@ -294,24 +297,26 @@ def check_view(state: State) -> dict:
 @pytest.mark.parametrize("game", GAME_IDS)
 @settings(max_examples=40, deadline=None)
 @given(seed=SEEDS)
-def test_visible_deal_shows_only_the_face_up_cards(game, seed):
+def test_visible_deal_shows_only_the_face_up_cards(game: str, seed: int) -> None:
     d = deal(game, seed)
     view = check_view(State(d))
+    tableau, foundations = view["tableau"], view["foundations"]
+    assert isinstance(tableau, list) and isinstance(foundations, list)
     assert view["stock"] == len(d.stock) and view["waste"] == []
-    assert sum(e["card"] == "??" for col in view["tableau"] for e in col) == sum(d.face_down)
+    assert sum(e["card"] == "??" for col in tableau for e in col) == sum(d.face_down)
     face_up = [card_text(c) for col, down in zip(d.tableau, d.face_down, strict=True) for c in col[down:]]
-    assert [e["card"] for col in view["tableau"] for e in col if e["up"]] == face_up
+    assert [e["card"] for col in tableau for e in col if e["up"]] == face_up
     text = json.dumps(view)
     # The first stock card is not anywhere in the view unless the same card is also face up.
     first = card_text(d.stock[0])
-    shown = face_up + [c for pile in view["foundations"] for c in pile]
+    shown = face_up + [c for pile in foundations for c in pile]
     assert (f'"{first}"' in text) == (first in shown)
 
 
 @pytest.mark.parametrize("game", GAME_IDS)
 @PLAYOUT
 @given(seed=SEEDS, rng_seed=RNG_SEEDS, length=LENGTHS)
-def test_visible_never_depends_on_hidden_cards(game, seed, rng_seed, length):
+def test_visible_never_depends_on_hidden_cards(game: str, seed: int, rng_seed: int, length: int) -> None:
     rng = random.Random(rng_seed ^ 0x5EED)
     for state, move in playout(game, seed, rng_seed, length):
         view = check_view(state)
@@ -396,8 +401,8 @@ def illegal_text(state: State, rng: random.Random) -> str:
     seed=SEEDS, rng_seed=RNG_SEEDS, length=LENGTHS, where=st.floats(0, 1), garbage=GARBAGE, use_garbage=st.booleans()
 )
 def test_first_illegal_entry_is_reported_and_nothing_after_it_applies(
-    game, seed, rng_seed, length, where, garbage, use_garbage
-):
+    game: str, seed: int, rng_seed: int, length: int, where: float, garbage: str, use_garbage: bool
+) -> None:
     _final, log = play_random(game, seed, rng_seed, length)
     index = int(where * len(log))
     prefix = replay(game, seed, log[:index])
@@ -428,7 +433,7 @@ def test_first_illegal_entry_is_reported_and_nothing_after_it_applies(
 @pytest.mark.parametrize("game", GAME_IDS)
 @PLAYOUT
 @given(seed=SEEDS, rng_seed=RNG_SEEDS, length=LENGTHS)
-def test_legal_moves_are_exactly_the_playable_moves(game, seed, rng_seed, length):
+def test_legal_moves_are_exactly_the_playable_moves(game: str, seed: int, rng_seed: int, length: int) -> None:
     """``legal_moves()`` equals the SPEC-derived reference, every one plays, and any other
     well-formed move raises ``IllegalMoveError`` without changing anything."""
     rng = random.Random(rng_seed + 2)
@@ -479,7 +484,7 @@ def all_well_formed_moves(state: State) -> Iterator[Move]:
 @pytest.mark.parametrize("game", GAME_IDS)
 @settings(max_examples=25, deadline=None)
 @given(seed=SEEDS, rng_seed=RNG_SEEDS, length=LENGTHS)
-def test_play_accepts_exactly_the_legal_moves(game, seed, rng_seed, length):
+def test_play_accepts_exactly_the_legal_moves(game: str, seed: int, rng_seed: int, length: int) -> None:
     """Exhaustively at the end of a playout: ``play`` succeeds for a move iff it is listed."""
     state, _log = play_random(game, seed, rng_seed, length)
     legal = set(state.legal_moves())
@@ -512,7 +517,7 @@ MOVES = st.one_of(
 
 @QUICK
 @given(MOVES)
-def test_move_text_round_trip(move):
+def test_move_text_round_trip(move: Move) -> None:
     text = str(move)
     assert Move.parse(text) == move
     assert str(Move.parse(text)) == text
@@ -522,7 +527,7 @@ def test_move_text_round_trip(move):
 
 @QUICK
 @given(st.text(alphabet=st.sampled_from("wtfsru0123456789:TWFS -\n"), max_size=9))
-def test_parse_accepts_only_canonical_text(text):
+def test_parse_accepts_only_canonical_text(text: str) -> None:
     """Whatever parses prints back as the very same text: no second spelling of a move."""
     try:
         move = Move.parse(text)
@@ -534,7 +539,7 @@ def test_parse_accepts_only_canonical_text(text):
 
 @QUICK
 @given(st.text(max_size=30))
-def test_parse_any_text_gives_a_move_or_invalid_move_error(text):
+def test_parse_any_text_gives_a_move_or_invalid_move_error(text: str) -> None:
     try:
         move = Move.parse(text)
     except InvalidMoveError:
@@ -561,7 +566,7 @@ def test_parse_any_text_gives_a_move_or_invalid_move_error(text):
         ("t1t1", Move(T2T, 0, 0)),  # well-formed; the position rejects it
     ],
 )
-def test_parse_examples(text, move):
+def test_parse_examples(text: str, move: Move) -> None:
     assert Move.parse(text) == move
     assert str(move) == text
 
@@ -624,7 +629,7 @@ def test_parse_examples(text, move):
         ("s" * 100, "too long"),
     ],
 )
-def test_parse_rejects(text, hint):
+def test_parse_rejects(text: str, hint: str) -> None:
     with pytest.raises(InvalidMoveError) as info:
         Move.parse(text)
     assert hint in info.value.reason
@@ -632,29 +637,29 @@ def test_parse_rejects(text, hint):
 
 
 @pytest.mark.parametrize("value", [None, 1, 1.5, b"s", True])
-def test_parse_rejects_non_strings(value):
+def test_parse_rejects_non_strings(value: object) -> None:
     with pytest.raises(InvalidMoveError) as info:
-        Move.parse(value)
+        Move.parse(value)  # type: ignore[arg-type]  # a non-string on purpose
     assert "string" in info.value.reason
 
 
 @pytest.mark.parametrize("value", [["s"], {"m": "s"}])
-def test_parse_rejects_unhashable_non_strings(value):
+def test_parse_rejects_unhashable_non_strings(value: object) -> None:
     """A list or dict is not a move either: InvalidMoveError (a ValueError), not a TypeError."""
     with pytest.raises(InvalidMoveError):
-        Move.parse(value)
+        Move.parse(value)  # type: ignore[arg-type]  # a non-string on purpose
 
 
-def test_parse_cache_does_not_leak_between_texts():
+def test_parse_cache_does_not_leak_between_texts() -> None:
     assert Move.parse("t3t7:3") == Move.parse("t3t7:3") == Move(T2T, 2, 6, 3)
     with pytest.raises(InvalidMoveError):
         Move.parse("t3t7:03")
     assert Move.parse("t3t7:3") == Move(T2T, 2, 6, 3)
 
 
-def test_round_trip_of_every_move_from_the_corpus_games():
+def test_round_trip_of_every_move_from_the_corpus_games() -> None:
     """All moves legal anywhere on a few long playouts print and parse back unchanged."""
-    seen = Counter()
+    seen: Counter[int] = Counter()
     for game in GAME_IDS:
         for state, _move in playout(game, 12345, 1, 150):
             for move in state.legal_moves():
@@ -692,7 +697,7 @@ def spec_replay_score(game: str, seed: int, log: list[str]) -> int:
 
 
 @pytest.mark.parametrize("vector", WON, ids=lambda v: f"{v['game']}-{v['seed']}")
-def test_won_game(vector):
+def test_won_game(vector: dict[str, Any]) -> None:
     """Real wins (found by a search, kept in data/won.jsonl): bonus, move count, nothing after."""
     game, seed, log = vector["game"], vector["seed"], vector["moves"]
     result = replay(game, seed, log)
@@ -704,9 +709,12 @@ def test_won_game(vector):
     assert not last.won and Move.parse(log[-1]).kind in (W2F, T2F)
     assert result.state.score == last.score + 10 + max(0, 700 - 2 * len(log))
     assert visible(result.state)["won"] is True and visible(result.state)["can_undo"] is False
-    assert all(len(pile) == 13 for pile in visible(result.state)["foundations"])
+    foundations = visible(result.state)["foundations"]
+    assert isinstance(foundations, list)
+    assert all(len(pile) == 13 for pile in foundations)
     for extra in ("u", "s", "r", "t1t2", "wt1", "f1t1"):
         after = replay(game, seed, [*log, extra])
+        assert after.error is not None
         assert (after.error.index, after.error.move) == (len(log), extra)
         assert "won" in after.error.reason
         assert snapshot(after.state) == snapshot(result.state)

@@ -7,6 +7,8 @@ for its error type, for the key words of its reason, and for leaving the state u
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from engine import (
@@ -42,11 +44,11 @@ def cards(text: str) -> list[int]:
 
 def position(
     game: str,
-    tab: list[str] = (),
-    down: list[int] = (),
+    tab: Sequence[str] = (),
+    down: Sequence[int] = (),
     stock: str = "",
     waste: str = "",
-    found: list[str] = (),
+    found: Sequence[str] = (),
     seed: int = 1,
     score: int = 0,
 ) -> State:
@@ -65,7 +67,7 @@ def position(
     return state
 
 
-def snapshot(state: State) -> tuple:
+def snapshot(state: State) -> tuple[object, ...]:
     return (state.key(), state.score, state.moves, state.won, state.on_foundations, len(state.history))
 
 
@@ -97,7 +99,7 @@ def col(state: State, i: int) -> str:
 
 
 @pytest.mark.parametrize("game", GAME_IDS)
-def test_rules_match_spec_table(game):
+def test_rules_match_spec_table(game: str) -> None:
     spec, rules = SPEC_GAMES[game], find_rules(game)
     assert rules.decks == spec["decks"]
     assert rules.columns == spec["columns"]
@@ -117,7 +119,7 @@ def test_rules_match_spec_table(game):
 
 @pytest.mark.parametrize("game", GAME_IDS)
 @pytest.mark.parametrize("seed", [0, 1, 2026, 2**64 - 1])
-def test_deal_shape(game, seed):
+def test_deal_shape(game: str, seed: int) -> None:
     spec, d = SPEC_GAMES[game], deal(game, seed)
     assert d.game == game and d.seed == seed
     assert len(d.tableau) == spec["columns"]
@@ -137,7 +139,7 @@ def test_deal_shape(game, seed):
     assert state.passes_left == (-1 if spec["passes"] is None else spec["passes"] - 1)
 
 
-def test_lucas_aces_start_on_the_foundations():
+def test_lucas_aces_start_on_the_foundations() -> None:
     for seed in (0, 1, 2026, 99):
         d = deal("lucas", seed)
         assert sorted(d.foundations) == [0, 0, 1, 1, 2, 2, 3, 3]
@@ -152,7 +154,7 @@ def test_lucas_aces_start_on_the_foundations():
             assert deal(game, 1).foundations == (-1,) * 8
 
 
-def test_deal_is_pure_and_seeds_differ():
+def test_deal_is_pure_and_seeds_differ() -> None:
     assert deal("maria", 5) == deal("maria", 5)
     assert deal("maria", 5).to_json() == deal(find_rules("maria"), 5).to_json()
     assert deal("maria", 5).tableau != deal("maria", 6).tableau
@@ -165,7 +167,7 @@ def test_deal_is_pure_and_seeds_differ():
 
 
 @pytest.mark.parametrize("game", ["nope", "", "Klondike", "klondike ", None, 1, ["klondike"]])
-def test_unknown_game(game):
+def test_unknown_game(game: str) -> None:
     with pytest.raises(UnknownGameError) as info:
         deal(game, 1)
     assert isinstance(info.value, ValueError)
@@ -177,7 +179,7 @@ def test_unknown_game(game):
 
 
 @pytest.mark.parametrize("seed", [-1, 2**64, 2**70, True, False, "1", 1.0, None, [1]])
-def test_invalid_seed(seed):
+def test_invalid_seed(seed: int) -> None:
     with pytest.raises(InvalidSeedError) as info:
         deal("josephine", seed)
     assert isinstance(info.value, ValueError)
@@ -187,13 +189,13 @@ def test_invalid_seed(seed):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2**63, 2**64 - 1])
-def test_seed_limits(seed):
+def test_seed_limits(seed: int) -> None:
     for game in GAME_IDS:
         assert deal(game, seed).seed == seed
 
 
 @pytest.mark.parametrize("log", [None, "s", {"moves": ["s"]}, 5, ("s",), b"s"])
-def test_log_not_an_array(log):
+def test_log_not_an_array(log: object) -> None:
     with pytest.raises(InvalidLogError) as info:
         check_log(log)
     assert "array" in str(info.value)
@@ -202,13 +204,13 @@ def test_log_not_an_array(log):
 
 
 @pytest.mark.parametrize("log", [[1], [None], ["s", ["u"]], ["s", True], ["s", {"m": "s"}], ["s", 1.5]])
-def test_log_entries_must_be_strings(log):
+def test_log_entries_must_be_strings(log: list[object]) -> None:
     with pytest.raises(InvalidLogError) as info:
         replay("josephine", 1, log)
     assert f"entry {len(log) - 1}" in str(info.value)
 
 
-def test_log_length_limit():
+def test_log_length_limit() -> None:
     assert MAX_LOG_LENGTH == 5000
     ok = ["s", "u"] * 2500
     result = replay("josephine", 1, ok)
@@ -221,7 +223,7 @@ def test_log_length_limit():
         replay("josephine", 1, ["x"] * 5001)
 
 
-def test_empty_log():
+def test_empty_log() -> None:
     for game in GAME_IDS:
         result = replay(game, 7, [])
         assert result.error is None
@@ -233,11 +235,13 @@ def test_empty_log():
         }
 
 
-def test_replay_reports_notation_and_rule_errors():
+def test_replay_reports_notation_and_rule_errors() -> None:
     result = replay("josephine", 1, ["s", "T1T2", "s"])
+    assert result.error is not None
     assert result.error.index == 1 and result.error.move == "T1T2" and "lower case" in result.error.reason
     assert result.state.moves == 1
     result = replay("josephine", 1, ["s", "u", "u"])
+    assert result.error is not None
     assert result.error.to_json() == {"index": 2, "move": "u", "reason": "nothing to undo"}
     assert result.to_json() == {"error": result.error.to_json()}
     assert not result.ok
@@ -247,7 +251,7 @@ def test_replay_reports_notation_and_rule_errors():
 
 
 @pytest.mark.parametrize("game", SUIT_GAMES)
-def test_columns_build_down_in_suit(game):
+def test_columns_build_down_in_suit(game: str) -> None:
     s = position(game, tab=["5H", "6D", "6H", "7H", "5C 4H"])
     illegal(s, "t1t2", "5H", "6D", "in suit")
     illegal(s, "t1t4", "5H", "7H", "in suit")  # right suit, wrong rank
@@ -257,7 +261,7 @@ def test_columns_build_down_in_suit(game):
 
 
 @pytest.mark.parametrize("game", ["maria", "klondike", "klondike-3"])
-def test_columns_build_down_in_alternate_colours(game):
+def test_columns_build_down_in_alternate_colours(game: str) -> None:
     s = position(game, tab=["5H", "6D", "6H", "7S", "6S", "6C"])
     illegal(s, "t1t2", "5H", "6D", "alternate colours")
     illegal(s, "t1t3", "alternate colours")
@@ -269,7 +273,7 @@ def test_columns_build_down_in_alternate_colours(game):
 
 
 @pytest.mark.parametrize("game", NOT_KLONDIKE)
-def test_empty_column_takes_any_card(game):
+def test_empty_column_takes_any_card(game: str) -> None:
     s = position(game, tab=["5H", "", "9C 2D"], waste="7S")
     legal(s, "t1t2")
     assert col(s, 1) == "5H" and col(s, 0) == ""
@@ -278,7 +282,7 @@ def test_empty_column_takes_any_card(game):
 
 
 @pytest.mark.parametrize("game", KLONDIKES)
-def test_klondike_empty_column_takes_only_a_king(game):
+def test_klondike_empty_column_takes_only_a_king(game: str) -> None:
     s = position(game, tab=["", "QH", "KS QH", "KD", "4C JS TD"], down=[0, 0, 0, 0, 1], waste="QC", found=["AH"])
     illegal(s, "t2t1", "QH", "only a king")
     illegal(s, "wt1", "QC", "only a king")
@@ -296,7 +300,7 @@ def test_klondike_empty_column_takes_only_a_king(game):
 # -- moving runs ---------------------------------------------------------------------------------
 
 
-def test_josephine_moves_suited_runs_any_length_and_split():
+def test_josephine_moves_suited_runs_any_length_and_split() -> None:
     s = position("josephine", tab=["2S 9H 8H 7H", "TH", "9H", "8H", ""])
     legal(s, "t1t2:3")
     assert col(s, 1) == "TH 9H 8H 7H" and col(s, 0) == "2S"
@@ -312,7 +316,7 @@ def test_josephine_moves_suited_runs_any_length_and_split():
     assert s.score == 0
 
 
-def test_josephine_run_must_be_a_run():
+def test_josephine_run_must_be_a_run() -> None:
     s = position("josephine", tab=["9C 8H 7H", "TC 9S 8H", "TH", "9C", ""])
     illegal(s, "t1t3:3", "not a run", "8H", "9C")  # broken suit
     illegal(s, "t2t5:2", "not a run", "in suit")
@@ -323,7 +327,7 @@ def test_josephine_run_must_be_a_run():
 
 
 @pytest.mark.parametrize("game", KLONDIKES)
-def test_klondike_moves_alternate_colour_runs(game):
+def test_klondike_moves_alternate_colour_runs(game: str) -> None:
     s = position(game, tab=["4D 9C 8H 7S", "TD", "TH 9S", ""], down=[1])
     legal(s, "t1t2:3")
     assert col(s, 1) == "TD 9C 8H 7S"
@@ -333,7 +337,7 @@ def test_klondike_moves_alternate_colour_runs(game):
 
 
 @pytest.mark.parametrize("game", ONE_CARD_GAMES)
-def test_one_card_games_do_not_move_runs(game):
+def test_one_card_games_do_not_move_runs(game: str) -> None:
     s = position(game, tab=["5D 9H 8H 7H", "TH", "9H", ""] if game != "maria" else ["5D 9H 8S 7H", "TS", "9D", ""])
     reason = illegal(s, "t1t2:3", "one card at a time", "t1t2")
     assert GAMES[game].name in reason
@@ -341,14 +345,15 @@ def test_one_card_games_do_not_move_runs(game):
     illegal(s, "t1t3:2", "one card at a time")
 
 
-def test_forty_thieves_t1t2_2_from_the_deal():
+def test_forty_thieves_t1t2_2_from_the_deal() -> None:
     result = replay("forty-thieves", 1, ["t1t2:2"])
+    assert result.error is not None
     assert result.error.index == 0 and "one card at a time" in result.error.reason
     assert "Forty Thieves" in result.error.reason
 
 
 @pytest.mark.parametrize("game", RUN_GAMES)
-def test_too_many_cards(game):
+def test_too_many_cards(game: str) -> None:
     s = position(game, tab=["KH QS JH", "KS", ""])
     illegal(s, "t1t3:4", "only 3 cards", "not 4")
     illegal(s, "t3t1", "column 3 is empty")
@@ -356,7 +361,7 @@ def test_too_many_cards(game):
 
 
 @pytest.mark.parametrize("game", KLONDIKES)
-def test_face_down_cards_do_not_move(game):
+def test_face_down_cards_do_not_move(game: str) -> None:
     s = position(game, tab=["8D 5H", "6S", "", "6C 9D 8S"], down=[1, 0, 0, 2])
     illegal(s, "t1t2:2", "only 1 face-up card", "not 2")
     illegal(s, "t4t2:2", "face-up")
@@ -365,7 +370,7 @@ def test_face_down_cards_do_not_move(game):
     assert s.down[0] == 0 and col(s, 0) == "8D" and s.score == 5
 
 
-def test_column_onto_itself_and_missing_columns():
+def test_column_onto_itself_and_missing_columns() -> None:
     s = position("maria", tab=["5H", "6S"], waste="4C")
     illegal(s, "t1t1", "onto itself")
     illegal(s, "t11t1", "no column 11", "9 columns")
@@ -376,7 +381,7 @@ def test_column_onto_itself_and_missing_columns():
     illegal(s, "f1t8", "no column 8", "7 columns")
 
 
-def test_waste_moves_need_a_waste_card():
+def test_waste_moves_need_a_waste_card() -> None:
     s = position("forty-thieves", tab=["5H", ""], found=[""])
     illegal(s, "wt1", "waste is empty")
     illegal(s, "wt2", "waste is empty")
@@ -388,7 +393,7 @@ def test_waste_moves_need_a_waste_card():
 
 
 @pytest.mark.parametrize("game", GAME_IDS)
-def test_foundations_start_with_an_ace_and_build_up_in_suit(game):
+def test_foundations_start_with_an_ace_and_build_up_in_suit(game: str) -> None:
     s = position(game, tab=["2H", "AH", "3H", "2C", "KC", ""], waste="AS", found=["", "QC"])
     illegal(s, "t1f1", "2H", "empty foundation takes an ace")
     illegal(s, "t1f2", "2H", "QC", "up in suit")
@@ -409,26 +414,27 @@ def test_foundations_start_with_an_ace_and_build_up_in_suit(game):
 
 
 @pytest.mark.parametrize("game", ["josephine", "maria"])
-def test_any_ace_may_start_any_empty_foundation(game):
+def test_any_ace_may_start_any_empty_foundation(game: str) -> None:
     s = position(game, tab=["AD"])
     assert {str(m) for m in s.legal_moves() if m.kind == 5} == {f"t1f{i}" for i in range(1, 9)}
 
 
 @pytest.mark.parametrize("game", NOT_KLONDIKE)
-def test_foundation_to_tableau_only_in_klondike(game):
+def test_foundation_to_tableau_only_in_klondike(game: str) -> None:
     s = position(game, tab=["3H", ""], found=["2C", "AS"])
     illegal(s, "f1t1", "never leave the foundations")
     illegal(s, "f2t2", "never leave the foundations")
     illegal(s, "f8t1", "never leave the foundations")
 
 
-def test_foundation_to_tableau_from_a_lucas_deal():
+def test_foundation_to_tableau_from_a_lucas_deal() -> None:
     result = replay("lucas", 1, ["f1t1"])
+    assert result.error is not None
     assert result.error.index == 0 and "never leave the foundations" in result.error.reason
 
 
 @pytest.mark.parametrize("game", KLONDIKES)
-def test_klondike_foundation_to_tableau(game):
+def test_klondike_foundation_to_tableau(game: str) -> None:
     s = position(game, tab=["3H", "", "4S"], found=["2C", "", "KD"], score=40)
     legal(s, "f1t1")
     assert col(s, 0) == "3H 2C" and s.found[0] == parse_card("AC") and s.score == 25
@@ -448,7 +454,7 @@ def test_klondike_foundation_to_tableau(game):
 
 
 @pytest.mark.parametrize("game", GAME_IDS)
-def test_draw_turns_the_next_stock_cards(game):
+def test_draw_turns_the_next_stock_cards(game: str) -> None:
     d = deal(game, 2026)
     s = State(d)
     per = SPEC_GAMES[game]["draw"]
@@ -458,7 +464,7 @@ def test_draw_turns_the_next_stock_cards(game):
 
 
 @pytest.mark.parametrize("game", KLONDIKES)
-def test_draw_three_or_what_is_left(game):
+def test_draw_three_or_what_is_left(game: str) -> None:
     s = position(game, tab=["KS"], stock="2C 3C 4C 5C 6C")
     per = SPEC_GAMES[game]["draw"]
     legal(s, "s")
@@ -475,7 +481,7 @@ def test_draw_three_or_what_is_left(game):
 
 
 @pytest.mark.parametrize("game", GAME_IDS)
-def test_draw_from_an_empty_stock(game):
+def test_draw_from_an_empty_stock(game: str) -> None:
     s = position(game, tab=["KS"], stock="", waste="")
     illegal(s, "s", "stock is empty")
     s = position(game, tab=["KS"], stock="", waste="2C")
@@ -484,7 +490,7 @@ def test_draw_from_an_empty_stock(game):
 
 
 @pytest.mark.parametrize("game", GAME_IDS)
-def test_redeal_needs_an_empty_stock_and_a_waste(game):
+def test_redeal_needs_an_empty_stock_and_a_waste(game: str) -> None:
     s = position(game, tab=["KS"], stock="2C", waste="3C")
     illegal(s, "r", "stock is not empty")
     s = position(game, tab=["KS"], stock="", waste="")
@@ -492,7 +498,7 @@ def test_redeal_needs_an_empty_stock_and_a_waste(game):
 
 
 @pytest.mark.parametrize("game", ONE_PASS)
-def test_no_redeal_in_one_pass_games(game):
+def test_no_redeal_in_one_pass_games(game: str) -> None:
     d = deal(game, 11)
     s = State(d)
     for _ in d.stock:
@@ -503,7 +509,7 @@ def test_no_redeal_in_one_pass_games(game):
     assert not [m for m in s.legal_moves() if str(m) in ("s", "r")]
 
 
-def test_forty_and_eight_has_exactly_one_redeal():
+def test_forty_and_eight_has_exactly_one_redeal() -> None:
     d = deal("forty-and-eight", 11)
     s = State(d)
     assert s.passes_left == 1
@@ -520,6 +526,7 @@ def test_forty_and_eight_has_exactly_one_redeal():
     # The same through a log: the second r is reported.
     log = ["s"] * 64 + ["r"] + ["s"] * 64 + ["r"]
     result = replay("forty-and-eight", 11, log)
+    assert result.error is not None
     assert result.error.index == 129 and result.error.move == "r"
     # Undoing the redeal gives the pass back.
     s = State(d)
@@ -532,7 +539,7 @@ def test_forty_and_eight_has_exactly_one_redeal():
 
 
 @pytest.mark.parametrize("game, penalty", [("klondike", 50), ("klondike-3", 20)])
-def test_klondike_unlimited_redeals_with_penalty(game, penalty):
+def test_klondike_unlimited_redeals_with_penalty(game: str, penalty: int) -> None:
     d = deal(game, 5)
     s = State(d)
     draws = -(-24 // SPEC_GAMES[game]["draw"])
@@ -559,14 +566,14 @@ def test_klondike_unlimited_redeals_with_penalty(game, penalty):
 
 
 @pytest.mark.parametrize("game", ["josephine", "forty-thieves", "lucas", "limited", "maria", "forty-and-eight"])
-def test_redeal_costs_nothing_outside_klondike(game):
+def test_redeal_costs_nothing_outside_klondike(game: str) -> None:
     s = position(game, tab=["KS"], stock="", waste="2C 3C", score=30)
     s.passes_left = 1
     legal(s, "r")
     assert s.score == 30 and s.stock == cards("3C 2C")
 
 
-def test_only_the_top_waste_card_plays():
+def test_only_the_top_waste_card_plays() -> None:
     s = position("forty-thieves", tab=["3C", "6H"], waste="2C 5H")
     legal(s, "wt2")
     illegal(s, "wt2", "does not build")
@@ -578,7 +585,7 @@ def test_only_the_top_waste_card_plays():
 
 
 @pytest.mark.parametrize("game", GAME_IDS)
-def test_undo_with_nothing_to_undo(game):
+def test_undo_with_nothing_to_undo(game: str) -> None:
     s = State(deal(game, 3))
     assert not s.can_undo()
     illegal(s, "u", "nothing to undo")
@@ -588,10 +595,11 @@ def test_undo_with_nothing_to_undo(game):
     assert s.moves == 2 and not s.can_undo()
     illegal(s, "u", "nothing to undo")  # an undo is not undone by another one
     result = replay(game, 3, ["u"])
+    assert result.error is not None
     assert result.error.index == 0 and result.error.reason == "nothing to undo"
 
 
-def test_undos_follow_each_other():
+def test_undos_follow_each_other() -> None:
     d = deal("josephine", 1)
     s = State(d)
     start = s.key()
@@ -609,7 +617,7 @@ def test_undos_follow_each_other():
     illegal(s, "u", "nothing to undo")
 
 
-def test_undo_score_goes_back_then_minus_ten():
+def test_undo_score_goes_back_then_minus_ten() -> None:
     s = position("forty-thieves", tab=["3C", "6H", "AD"], waste="2C 5H", score=100)
     s.play_text("wt2")
     assert s.score == 105
@@ -622,7 +630,7 @@ def test_undo_score_goes_back_then_minus_ten():
     assert s.waste == cards("2C 5H") and col(s, 1) == "6H" and col(s, 2) == "AD"
 
 
-def test_score_never_below_zero():
+def test_score_never_below_zero() -> None:
     s = State(deal("josephine", 1))
     s.play_text("s")
     s.undo()
@@ -640,7 +648,7 @@ def test_score_never_below_zero():
 
 
 @pytest.mark.parametrize("game", KLONDIKES)
-def test_klondike_turns_up_on_a_column_move(game):
+def test_klondike_turns_up_on_a_column_move(game: str) -> None:
     s = State(deal(game, 0))  # t4 is [2S] [AC] [QS] 3H, t5 ends 4S
     assert s.down[3] == 3
     s.play_text("t4t5")
@@ -655,7 +663,7 @@ def test_klondike_turns_up_on_a_column_move(game):
 
 
 @pytest.mark.parametrize("game", KLONDIKES)
-def test_klondike_turns_up_on_a_foundation_move(game):
+def test_klondike_turns_up_on_a_foundation_move(game: str) -> None:
     s = State(deal(game, 0))  # t7 ends [8D] AD
     s.score = 100
     s.play_text("t7f1")
@@ -665,7 +673,7 @@ def test_klondike_turns_up_on_a_foundation_move(game):
 
 
 @pytest.mark.parametrize("game", KLONDIKES)
-def test_klondike_no_turn_when_the_column_empties_or_no_card_is_down(game):
+def test_klondike_no_turn_when_the_column_empties_or_no_card_is_down(game: str) -> None:
     s = position(game, tab=["5H", "6S", "QD 9C 8H 7S"], down=[0, 0, 1])
     s.play_text("t1t2")
     assert s.score == 0 and s.down == [0, 0, 1, 0, 0, 0, 0]
@@ -674,14 +682,16 @@ def test_klondike_no_turn_when_the_column_empties_or_no_card_is_down(game):
     assert s.score == 0 and s.down[2] == 1
 
 
-def test_visible_after_turn_up():
+def test_visible_after_turn_up() -> None:
     from engine import visible
 
     s = State(deal("klondike", 0))
     view = visible(s)
+    assert isinstance(view["tableau"], list)
     assert [c["card"] for c in view["tableau"][3]] == ["??", "??", "??", "3H"]
     s.play_text("t4t5")
     view = visible(s)
+    assert isinstance(view["tableau"], list)
     assert [c["card"] for c in view["tableau"][3]] == ["??", "??", "QS"]
     assert view["stock"] == 24 and view["score"] == 5 and view["can_undo"] is True
 
@@ -689,7 +699,7 @@ def test_visible_after_turn_up():
 # -- scores of the other events ------------------------------------------------------------------
 
 
-def test_scores_per_event():
+def test_scores_per_event() -> None:
     s = position("maria", tab=["5H", "6S", "AC"], waste="2C 5D", stock="9H")
     s.play_text("wt2")
     assert s.score == 5  # waste to tableau
@@ -715,9 +725,9 @@ def near_won(game: str) -> State:
 
 
 @pytest.mark.parametrize("game", GAME_IDS)
-def test_win_bonus_and_nothing_after_a_win(game):
+def test_win_bonus_and_nothing_after_a_win(game: str) -> None:
     s = near_won(game)
-    assert s.on_foundations == 52 * SPEC_GAMES[game]["decks"] - 1 and not s.won
+    assert (s.on_foundations, s.won) == (52 * SPEC_GAMES[game]["decks"] - 1, False)
     s.moves = 100
     s.score = 40
     s.play_text(f"t1f{4 * SPEC_GAMES[game]['decks']}")
@@ -731,29 +741,29 @@ def test_win_bonus_and_nothing_after_a_win(game):
     assert s.score == 548  # the bonus came once
 
 
-def test_win_from_the_waste():
+def test_win_from_the_waste() -> None:
     s = position("forty-thieves", tab=[""], waste="KS", found=["KC", "KD", "KH", "KS", "KC", "KD", "KH", "QS"])
     s.play_text("wf8")
     assert s.won and s.score == 10 + 698 and s.on_foundations == 104
 
 
 @pytest.mark.parametrize("moves, bonus", [(0, 698), (349, 0), (348, 2), (400, 0), (4999, 0)])
-def test_win_bonus_never_negative(moves, bonus):
+def test_win_bonus_never_negative(moves: int, bonus: int) -> None:
     s = near_won("klondike")
     s.moves = moves
     s.play_text("t1f4")
     assert s.won and s.score == 10 + bonus
 
 
-def test_foundation_move_that_does_not_win_has_no_bonus():
+def test_foundation_move_that_does_not_win_has_no_bonus() -> None:
     s = position("klondike", tab=["KS", "KD"], found=["KC", "QD", "KH", "QS"])
     s.play_text("t2f2")
-    assert not s.won and s.score == 10
+    assert (s.won, s.score) == (False, 10)
     s.play_text("t1f4")
     assert s.won and s.score == 10 + 10 + (700 - 4)
 
 
-def test_win_needs_every_card():
+def test_win_needs_every_card() -> None:
     s = position("lucas", tab=["2C"], found=["AC"])
     s.play_text("t1f1")
     assert not s.won and s.on_foundations == 2

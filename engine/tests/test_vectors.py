@@ -8,7 +8,9 @@ implementation.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +21,7 @@ from engine.rng import SplitMix64, shuffle
 VECTORS = Path(__file__).resolve().parent / "data" / "vectors"
 
 
-def _load(name: str) -> list[dict]:
+def _load(name: str) -> list[dict[str, Any]]:
     with open(VECTORS / name, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
 
@@ -28,7 +30,7 @@ DEAL_VECTORS = _load("deals.jsonl")
 REPLAY_VECTORS = _load("replay.jsonl")
 
 
-def _id(v: dict) -> str:
+def _id(v: dict[str, Any]) -> str:
     return f"{v['game']}-{v['seed']}"
 
 
@@ -36,14 +38,14 @@ def cards(text: str) -> list[int]:
     return [parse_card(t) for t in text.split()]
 
 
-def texts(seq) -> str:
+def texts(seq: Iterable[int]) -> str:
     return " ".join(card_text(c) for c in seq)
 
 
 # -- the vector files ----------------------------------------------------------------------------
 
 
-def test_vector_files_cover_every_game():
+def test_vector_files_cover_every_game() -> None:
     assert {v["game"] for v in DEAL_VECTORS} == set(GAME_IDS)
     assert {v["game"] for v in REPLAY_VECTORS} == set(GAME_IDS)
     assert any("error" in v["expect"] for v in REPLAY_VECTORS)
@@ -51,12 +53,12 @@ def test_vector_files_cover_every_game():
 
 
 @pytest.mark.parametrize("vector", DEAL_VECTORS, ids=_id)
-def test_deal_vector(vector):
+def test_deal_vector(vector: dict[str, Any]) -> None:
     assert deal(vector["game"], vector["seed"]).to_json() == vector
 
 
 @pytest.mark.parametrize("vector", REPLAY_VECTORS, ids=lambda v: f"{_id(v)}-{len(v['moves'])}")
-def test_replay_vector(vector):
+def test_replay_vector(vector: dict[str, Any]) -> None:
     result = replay(vector["game"], vector["seed"], vector["moves"])
     expect = vector["expect"]
     if "error" in expect:
@@ -66,9 +68,11 @@ def test_replay_vector(vector):
         assert isinstance(result.error.reason, str) and result.error.reason.strip()
         out = result.to_json()
         assert set(out) == {"error"}
-        assert out["error"]["index"] == expect["error"]["index"]
-        assert out["error"]["move"] == expect["error"]["move"]
-        assert out["error"]["reason"] == result.error.reason
+        error = out["error"]
+        assert isinstance(error, dict)
+        assert error["index"] == expect["error"]["index"]
+        assert error["move"] == expect["error"]["move"]
+        assert error["reason"] == result.error.reason
         # Nothing after the illegal entry is applied: the state is the legal prefix's.
         prefix = replay(vector["game"], vector["seed"], vector["moves"][: result.error.index])
         assert prefix.error is None
@@ -83,18 +87,18 @@ def test_replay_vector(vector):
 # -- SPEC section 3's inline vectors ------------------------------------------------------------
 
 
-def test_splitmix64_seed_0_first_output():
+def test_splitmix64_seed_0_first_output() -> None:
     assert SplitMix64(0).next() == 0xE220A8397B1DCDAF
 
 
-def test_splitmix64_wraps_at_2_64():
+def test_splitmix64_wraps_at_2_64() -> None:
     rng = SplitMix64(2**64 - 1)
     for _ in range(100):
         assert 0 <= rng.next() < 2**64
     assert 0 <= rng.state < 2**64
 
 
-def test_shuffled_two_deck_order_seed_1():
+def test_shuffled_two_deck_order_seed_1() -> None:
     deck = canonical_deck(2)
     shuffle(deck, 1)
     assert texts(deck[:8]) == "6H 7H JC 8C KS 7D 6S 8C"
@@ -102,7 +106,7 @@ def test_shuffled_two_deck_order_seed_1():
     assert sorted(deck) == sorted(canonical_deck(2))
 
 
-def test_canonical_deck_order():
+def test_canonical_deck_order() -> None:
     deck = canonical_deck(2)
     assert len(deck) == 104
     assert texts(deck[:13]) == "AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC"
@@ -111,7 +115,7 @@ def test_canonical_deck_order():
     assert deck[52:] == deck[:52]
 
 
-def test_josephine_seed_1():
+def test_josephine_seed_1() -> None:
     d = deal("josephine", 1)
     assert texts(d.tableau[0]) == "6H 5C JC 8D"
     assert texts(d.tableau[9]) == "9C 4C 9C 6D"
@@ -123,7 +127,7 @@ def test_josephine_seed_1():
         assert card_text(state.waste[-1]) == expected
 
 
-def test_klondike_seed_2026():
+def test_klondike_seed_2026() -> None:
     d = deal("klondike", 2026)
     face_up = [col[down] for col, down in zip(d.tableau, d.face_down, strict=True)]
     assert texts(face_up) == "8H 8D KC TS KD 7D TH"
@@ -131,14 +135,14 @@ def test_klondike_seed_2026():
     assert texts(d.stock[:3]) == "5D JS QS"
 
 
-def test_klondike_3_seed_2026_draws_three_at_once():
+def test_klondike_3_seed_2026_draws_three_at_once() -> None:
     state = State(deal("klondike-3", 2026))
     state.play_text("s")
     assert texts(state.waste) == "5D JS QS"  # one by one: QS ends on top
     assert card_text(state.waste[-1]) == "QS"
 
 
-def test_deal_from_the_front_of_the_shuffled_deck():
+def test_deal_from_the_front_of_the_shuffled_deck() -> None:
     """SPEC 3.5 spelled out on seed 1: rows left to right, Klondike's triangle, the rest is stock."""
     deck = canonical_deck(2)
     shuffle(deck, 1)
@@ -163,7 +167,7 @@ def test_deal_from_the_front_of_the_shuffled_deck():
     one = canonical_deck(1)
     shuffle(one, 1)
     k = 0
-    columns = [[] for _ in range(7)]
+    columns: list[list[int]] = [[] for _ in range(7)]
     for row in range(7):
         for col in range(row, 7):
             columns[col].append(one[k])

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
+from pytest_django import Settings
 
 
 @pytest.fixture(autouse=True)
-def _boards_from_the_database(settings: Any) -> None:
+def _boards_from_the_database(settings: Settings) -> None:
     settings.REDIS_URL = ""

@@ -6,10 +6,11 @@ import datetime as dt
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.test import Client
 
 from follows import services
+from follows.errors import TooManyFollows
 from follows.models import Follow
 from games import days
 from games.models import Attempt, Guest, PlayerBan
@@ -20,7 +21,7 @@ from tests.concurrency import at_once
 pytestmark = pytest.mark.django_db
 
 
-def call(user: AbstractBaseUser | None, method: str, path: str, **query: Any) -> Any:
+def call(user: User | None, method: str, path: str, **query: Any) -> Any:
     client = Client()
     if user is not None:
         client = Client(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
@@ -37,7 +38,7 @@ def error(response: Any, status: int, code: str) -> str:
     return str(body["error"]["message"])
 
 
-def names(user: AbstractBaseUser) -> list[str]:
+def names(user: User) -> list[str]:
     return [f["player"] for f in call(user, "get", "me/follows").json()]
 
 
@@ -110,7 +111,7 @@ def test_a_flood_of_parallel_follows_stops_at_the_cap(monkeypatch: pytest.Monkey
             try:
                 services.follow_add(follower=ann, username=name)
                 return 201
-            except services.TooManyFollows:
+            except TooManyFollows:
                 return 409
 
         return go

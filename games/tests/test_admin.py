@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
 
 import pytest
 import time_machine
@@ -48,7 +47,9 @@ def test_disqualify_and_revalidate_from_the_submission_list(admin_client: Client
     assert board["entries"] == []
 
 
-def test_the_move_logs_of_a_day_not_over_need_the_permission_and_each_view_is_logged(caplog: Any) -> None:
+def test_the_move_logs_of_a_day_not_over_need_the_permission_and_each_view_is_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     import datetime as dt
 
     from games import days

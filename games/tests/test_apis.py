@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import time_machine
 from django.test import Client
+from pytest_django import DjangoCaptureOnCommitCallbacks
 
 from engine import State, deal, full
 from games import days
@@ -25,7 +26,7 @@ class Api:
 
     def __init__(self, token: str | None = None) -> None:
         self.client = Client(HTTP_HOST="localhost")
-        self.headers = {"HTTP_AUTHORIZATION": f"Token {token}"} if token else {}
+        self.headers: dict[str, Any] = {"HTTP_AUTHORIZATION": f"Token {token}"} if token else {}
 
     def get(self, path: str) -> Any:
         return self.client.get(f"/api/v1/{path}", **self.headers)
@@ -46,7 +47,7 @@ def submit_valid(api: Api, attempt_id: int, on_commit: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-def on_commit(django_capture_on_commit_callbacks: Any) -> Any:
+def on_commit(django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks) -> DjangoCaptureOnCommitCallbacks:
     """Run what a view leaves for after the commit (the validation task, in process here)."""
     return django_capture_on_commit_callbacks
 
@@ -62,13 +63,15 @@ def assert_error(response: Any, status: int, code: str | None = None) -> dict[st
     assert set(body) == {"error"} and body["error"]["message"], body
     if code:
         assert body["error"]["code"] == code, body
-    return body["error"]
+    error: dict[str, Any] = body["error"]
+    return error
 
 
 def start(api: Api, game: str = "klondike", day: dt.date | None = None) -> dict[str, Any]:
     response = api.post(f"daily/{day or days.today()}/{game}/attempts")
     assert response.status_code == 201, response.content
-    return response.json()
+    attempt: dict[str, Any] = response.json()
+    return attempt
 
 
 # --- games and daily -----------------------------------------------------------------------------
@@ -245,12 +248,12 @@ def _cards_in(value: Any) -> Counter[str]:
 
 def _exposed(state: State) -> Counter[str]:
     """Cards the player may know now: face-up tableau cards, the waste, the foundations (from the full view)."""
-    view = full(state)
+    view: dict[str, Any] = full(state)  # the JSON view
     shown: Counter[str] = Counter()
-    for col in view["tableau"]:  # type: ignore[union-attr]
+    for col in view["tableau"]:
         shown.update(c["card"] for c in col if c["up"])
-    shown.update(view["waste"])  # type: ignore[arg-type]
-    for pile in view["foundations"]:  # type: ignore[union-attr]
+    shown.update(view["waste"])
+    for pile in view["foundations"]:
         shown.update(pile)
     return shown
 
@@ -284,7 +287,9 @@ def test_no_response_discloses_an_undisclosed_card(player: Api, game: str, seed:
 # --- submissions ---------------------------------------------------------------------------------
 
 
-def test_submit_validates_and_a_second_submit_counts_once(player: Api, on_commit: Any) -> None:
+def test_submit_validates_and_a_second_submit_counts_once(
+    player: Api, on_commit: DjangoCaptureOnCommitCallbacks
+) -> None:
     make_challenge()
     attempt = start(player)
     player.post(f"attempts/{attempt['id']}/moves", {"from": 0, "moves": ["s", "s", "u"]})
@@ -313,7 +318,9 @@ def test_submit_validates_and_a_second_submit_counts_once(player: Api, on_commit
     assert_error(player.post(f"attempts/{attempt['id']}/moves", {"from": 3, "moves": ["s"]}), 409)
 
 
-def test_an_illegal_final_batch_is_kept_invalid_with_its_error(player: Api, on_commit: Any) -> None:
+def test_an_illegal_final_batch_is_kept_invalid_with_its_error(
+    player: Api, on_commit: DjangoCaptureOnCommitCallbacks
+) -> None:
     make_challenge()
     attempt = start(player)
     player.post(f"attempts/{attempt['id']}/moves", {"from": 0, "moves": ["s"]})
@@ -372,7 +379,9 @@ def test_logins_are_throttled() -> None:
 # --- hints and sharing ---------------------------------------------------------------------------
 
 
-def test_hint_suggests_a_legal_move_and_marks_the_attempt_assisted(player: Api, on_commit: Any) -> None:
+def test_hint_suggests_a_legal_move_and_marks_the_attempt_assisted(
+    player: Api, on_commit: DjangoCaptureOnCommitCallbacks
+) -> None:
     make_challenge(game="josephine", seed=1)
     attempt = start(player, game="josephine")
     response = player.post(f"attempts/{attempt['id']}/hint")
@@ -463,7 +472,7 @@ def test_a_practice_hint_marks_only_when_it_names_a_move(player: Api) -> None:
     assert Attempt.objects.get(pk=attempt["id"]).assisted is True
 
 
-def test_share_text_has_the_numbers_and_no_card(player: Api, on_commit: Any) -> None:
+def test_share_text_has_the_numbers_and_no_card(player: Api, on_commit: DjangoCaptureOnCommitCallbacks) -> None:
     make_challenge(game="forty-and-eight", seed=3)
     attempt = start(player, game="forty-and-eight")
     player.post(f"attempts/{attempt['id']}/moves", {"from": 0, "moves": ["s"] * 64 + ["r", "s"]})

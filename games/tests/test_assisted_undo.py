@@ -20,6 +20,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from pytest_django import DjangoCaptureOnCommitCallbacks
 
 from engine import replay
 from games import days, services
@@ -47,7 +48,7 @@ PEEKS = [
 
 
 @pytest.fixture
-def on_commit(django_capture_on_commit_callbacks: Any) -> Any:
+def on_commit(django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks) -> DjangoCaptureOnCommitCallbacks:
     """Run what a view leaves for after the commit (the position cache, the validation task)."""
     return django_capture_on_commit_callbacks
 
@@ -56,18 +57,19 @@ def send(api: Api, attempt_id: int, start_at: int, moves: list[str]) -> Any:
     return api.post(f"attempts/{attempt_id}/moves", {"from": start_at, "moves": moves})
 
 
-def submit_and_result(api: Api, attempt_id: int, on_commit: Any) -> dict[str, Any]:
+def submit_and_result(api: Api, attempt_id: int, on_commit: DjangoCaptureOnCommitCallbacks) -> dict[str, Any]:
     with on_commit(execute=True):
         submission = api.post(f"attempts/{attempt_id}/submit").json()
     body = api.get(f"submissions/{submission['id']}").json()
     assert body["status"] == "valid", body
-    return body["result"]
+    result: dict[str, Any] = body["result"]
+    return result
 
 
 @pytest.mark.parametrize(("game", "seed", "log", "marks"), PEEKS)
 @pytest.mark.parametrize("batches", ["one-by-one", "one-batch"])
 def test_a_ranked_peek_by_undo_marks_the_attempt_and_its_result(
-    game: str, seed: int, log: list[str], marks: bool, batches: str, on_commit: Any
+    game: str, seed: int, log: list[str], marks: bool, batches: str, on_commit: DjangoCaptureOnCommitCallbacks
 ) -> None:
     make_challenge(game=game, seed=seed)
     api = Api(token_for(make_user()))
@@ -97,7 +99,7 @@ def test_a_ranked_peek_by_undo_marks_the_attempt_and_its_result(
     assert Result.objects.get().assisted is marks
 
 
-def test_the_mark_is_for_good(on_commit: Any) -> None:
+def test_the_mark_is_for_good(on_commit: DjangoCaptureOnCommitCallbacks) -> None:
     make_challenge(game="josephine", seed=1)
     api = Api(token_for(make_user()))
     with on_commit(execute=True):
@@ -113,7 +115,7 @@ def test_the_mark_is_for_good(on_commit: Any) -> None:
     assert Attempt.objects.get(pk=attempt["id"]).assisted is True
 
 
-def test_an_illegal_undo_stores_and_marks_nothing(on_commit: Any) -> None:
+def test_an_illegal_undo_stores_and_marks_nothing(on_commit: DjangoCaptureOnCommitCallbacks) -> None:
     make_challenge(game="josephine", seed=1)
     api = Api(token_for(make_user()))
     with on_commit(execute=True):
@@ -140,7 +142,7 @@ def test_an_illegal_undo_stores_and_marks_nothing(on_commit: Any) -> None:
     assert Attempt.objects.get(pk=attempt["id"]).assisted is False
 
 
-def test_a_last_batch_with_the_submit_marks_the_attempt(on_commit: Any) -> None:
+def test_a_last_batch_with_the_submit_marks_the_attempt(on_commit: DjangoCaptureOnCommitCallbacks) -> None:
     make_challenge(game="klondike", seed=9)
     api = Api(token_for(make_user()))
     with on_commit(execute=True):
@@ -152,7 +154,9 @@ def test_a_last_batch_with_the_submit_marks_the_attempt(on_commit: Any) -> None:
     assert Result.objects.get().assisted is True
 
 
-def test_the_validator_marks_by_the_replay_whatever_the_attempt_row_says(on_commit: Any) -> None:
+def test_the_validator_marks_by_the_replay_whatever_the_attempt_row_says(
+    on_commit: DjangoCaptureOnCommitCallbacks,
+) -> None:
     """The replay decides: an attempt row that lost its mark (a restore, a bug) still gives an assisted result."""
     make_challenge(game="josephine", seed=1)
     api = Api(token_for(make_user()))
@@ -164,7 +168,7 @@ def test_the_validator_marks_by_the_replay_whatever_the_attempt_row_says(on_comm
     assert submit_and_result(api, attempt["id"], on_commit)["assisted"] is True
 
 
-def test_a_hint_marks_and_a_later_plain_undo_changes_nothing(on_commit: Any) -> None:
+def test_a_hint_marks_and_a_later_plain_undo_changes_nothing(on_commit: DjangoCaptureOnCommitCallbacks) -> None:
     make_challenge(game="klondike", seed=9)
     api = Api(token_for(make_user()))
     with on_commit(execute=True):
@@ -176,7 +180,7 @@ def test_a_hint_marks_and_a_later_plain_undo_changes_nothing(on_commit: Any) -> 
     assert submit_and_result(api, attempt["id"], on_commit)["assisted"] is True
 
 
-def test_an_old_cached_snapshot_is_replayed_and_the_undo_marks(on_commit: Any) -> None:
+def test_an_old_cached_snapshot_is_replayed_and_the_undo_marks(on_commit: DjangoCaptureOnCommitCallbacks) -> None:
     """A position cached before the rule (snapshot format 1) knows nothing of disclosures: refused, replayed."""
     make_challenge(game="josephine", seed=1)
     api = Api(token_for(make_user()))
@@ -194,7 +198,9 @@ def test_an_old_cached_snapshot_is_replayed_and_the_undo_marks(on_commit: Any) -
     assert Attempt.objects.get(pk=attempt["id"]).assisted is True
 
 
-def test_the_unlocked_path_stores_the_undo_and_its_mark_in_one_statement(on_commit: Any) -> None:
+def test_the_unlocked_path_stores_the_undo_and_its_mark_in_one_statement(
+    on_commit: DjangoCaptureOnCommitCallbacks,
+) -> None:
     if connection.vendor != "postgresql":
         pytest.skip("the unlocked path is PostgreSQL's")
     make_challenge(game="klondike", seed=9)
@@ -210,7 +216,9 @@ def test_the_unlocked_path_stores_the_undo_and_its_mark_in_one_statement(on_comm
     assert body["assisted"] is True and Attempt.objects.get(pk=attempt["id"]).assisted is True
 
 
-def test_a_peeking_attempt_left_open_past_midnight_is_closed_assisted(on_commit: Any) -> None:
+def test_a_peeking_attempt_left_open_past_midnight_is_closed_assisted(
+    on_commit: DjangoCaptureOnCommitCallbacks,
+) -> None:
     """After the day the attempt takes no undo (409 day_over, nothing marked or stored), and the sweep
     closes it as it stood: its stored peek still makes the result assisted."""
     evening, after = dt.datetime(2026, 11, 30, 23, 59, tzinfo=dt.UTC), dt.datetime(2026, 12, 1, 0, 1, tzinfo=dt.UTC)
@@ -287,7 +295,7 @@ def test_parallel_batches_never_lose_the_mark(batches: list[tuple[int, list[str]
 # --- issue 24, probe 1 ---------------------------------------------------------------------------
 
 
-def test_probe_1_draw_64_undo_64_then_win_is_assisted(on_commit: Any) -> None:
+def test_probe_1_draw_64_undo_64_then_win_is_assisted(on_commit: DjangoCaptureOnCommitCallbacks) -> None:
     """A ranked Josephine attempt draws the 64 stock cards, undoes the 64 draws, then wins: it ranks on
     the board of all results, marked, and not on the day's board, where an honest loser stays first."""
     win = WINS["josephine"]

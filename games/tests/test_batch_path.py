@@ -16,6 +16,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from pytest_django import DjangoCaptureOnCommitCallbacks
 
 from engine import State, deal, visible
 from games import days, services
@@ -38,11 +39,12 @@ def _replayed(moves: list[str]) -> State:
 
 def _state_of(moves: list[str]) -> dict[str, Any]:
     """The visible state after ``moves``, as the API's JSON carries it."""
-    return json.loads(json.dumps(visible(_replayed(moves))))
+    state: dict[str, Any] = json.loads(json.dumps(visible(_replayed(moves))))
+    return state
 
 
 @pytest.fixture
-def play(django_capture_on_commit_callbacks: Any) -> Any:
+def play(django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks) -> Any:
     """A player, a token client and an open attempt on today's klondike, as the API starts it."""
     make_challenge()
     user = make_user()
@@ -159,7 +161,9 @@ def test_an_illegal_entry_is_reported_from_the_stored_log(play: Any) -> None:
     assert Attempt.objects.get(pk=attempt_id).moves == ["s", "s"]
 
 
-def test_a_hint_shows_in_the_next_batch_answer(play: Any, django_capture_on_commit_callbacks: Any) -> None:
+def test_a_hint_shows_in_the_next_batch_answer(
+    play: Any, django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks
+) -> None:
     user, attempt_id, send = play
     assert send(0, ["s"])[1]["assisted"] is False
     services.attempt_hint(attempt_id=attempt_id, player=user)

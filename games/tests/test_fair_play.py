@@ -20,8 +20,9 @@ import time_machine
 from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pytest_django import Settings
 
-from engine import GAME_IDS, Deal, State, deal
+from engine import GAME_IDS, Deal, State, deal, play_log
 from games import days, selectors, services
 from games.models import Attempt, Submission
 from games.services import positions
@@ -301,7 +302,7 @@ def test_practice_attempts_are_not_limited_by_the_day() -> None:
 
 
 @pytest.mark.parametrize("zone", ["UTC", "Pacific/Auckland", "America/Los_Angeles"])
-def test_the_day_ends_at_midnight_in_the_configured_zone(zone: str, settings: Any) -> None:
+def test_the_day_ends_at_midnight_in_the_configured_zone(zone: str, settings: Settings) -> None:
     from zoneinfo import ZoneInfo
 
     settings.DAILY_TIMEZONE = zone
@@ -411,7 +412,7 @@ def test_replay_pages_show_only_what_each_prefix_exposed_whatever_the_order_they
 
     played: list[int] = []  # moves played one by one (a page's own frames)
     replayed: list[int] = []  # moves replayed from the deal to reach a page's start
-    real_play_text, real_play_log = State.play_text, selectors.play_log
+    real_play_text, real_play_log = State.play_text, play_log  # what games.selectors calls, until replaced
 
     def counting(state: State, text: str) -> Any:
         played.append(1)
@@ -444,12 +445,12 @@ def test_replay_pages_show_only_what_each_prefix_exposed_whatever_the_order_they
     frames = forwards[0]["frames"] + forwards[1]["frames"][1:] + forwards[2]["frames"][1:]
     assert [len(p["frames"]) for p in forwards] == [101, 101, 51] and len(frames) == len(log) + 1
     monkeypatch.undo()
-    replayed = State(deal(game, seed))
+    position = State(deal(game, seed))
     for i, frame in enumerate(frames):
-        assert _cards_in(frame) <= _exposed(replayed), f"frame {i} shows a card its prefix never exposed"
-        assert frame["s"] == len(replayed.stock) and frame["moves"] == replayed.moves
+        assert _cards_in(frame) <= _exposed(position), f"frame {i} shows a card its prefix never exposed"
+        assert frame["s"] == len(position.stock) and frame["moves"] == position.moves
         if i < len(log):
-            replayed.play_text(log[i])
+            position.play_text(log[i])
 
 
 def test_a_replay_page_is_bounded_and_asked_for_properly() -> None:
@@ -507,6 +508,7 @@ def test_the_solution_with_its_frames_is_published_only_once_the_day_is_over() -
     from solver import solve
 
     solution = solve("klondike", 2026, seconds=10).moves
+    assert solution is not None
     with time_machine.travel(EVENING, tick=False):
         make_challenge(day=EVENING.date(), seed=2026, solution=solution)
         response = Api().get(f"daily/{EVENING.date()}/klondike/solution")

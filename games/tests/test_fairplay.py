@@ -115,7 +115,8 @@ def test_a_tenth_of_a_second_win_is_held_until_staff_clear_it(on_commit: Any) ->
     with on_commit(execute=True):
         admin_action(staff, "clear", case)
     case.refresh_from_db()
-    assert case.status == FairPlayCase.Status.CLEARED and case.decided_by.username == "staff"
+    assert case.status == FairPlayCase.Status.CLEARED
+    assert case.decided_by is not None and case.decided_by.username == "staff"
     assert case.decided_at is not None
     assert [e["player"] for e in board()] == ["bot", "honest"]  # cleared: it ranks as it played
     submission = Submission.objects.get(attempt_id=attempt_id)
@@ -133,7 +134,8 @@ def test_a_disqualified_held_win_never_reaches_a_board(on_commit: Any) -> None:
         admin_action(staff, "disqualify", case)
     case.refresh_from_db()
     result = Result.objects.get()
-    assert case.status == FairPlayCase.Status.DISQUALIFIED and case.decided_by.username == "staff"
+    assert case.status == FairPlayCase.Status.DISQUALIFIED
+    assert case.decided_by is not None and case.decided_by.username == "staff"
     assert result.disqualified
     assert board() == []
     with on_commit(execute=True):
@@ -295,7 +297,8 @@ def test_a_revalidation_keeps_staffs_decision(on_commit: Any) -> None:
         response = staff.post("/admin/games/submission/", {"action": "revalidate", "_selected_action": [submission.pk]})
     assert response.status_code == 302
     case = FairPlayCase.objects.get()  # the new result's, checked again, with the decision carried over
-    assert case.status == FairPlayCase.Status.CLEARED and case.decided_by.username == "staff"
+    assert case.status == FairPlayCase.Status.CLEARED
+    assert case.decided_by is not None and case.decided_by.username == "staff"
     assert not Result.objects.get().held and [e["player"] for e in board()] == ["bot"]
 
 

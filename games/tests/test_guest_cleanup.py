@@ -8,7 +8,9 @@ import datetime as dt
 import pytest
 import time_machine
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.utils import timezone
+from pytest_django import Settings
 
 from games import services, tasks
 from games.models import Attempt, Guest
@@ -19,13 +21,13 @@ pytestmark = pytest.mark.django_db
 NOW = dt.datetime(2026, 12, 1, 12, 0, tzinfo=dt.UTC)
 
 
-def guest_at(when: dt.datetime) -> object:
+def guest_at(when: dt.datetime) -> User:
     with time_machine.travel(when, tick=False):
         return services.guest_create()
 
 
-def exists(user: object) -> bool:
-    return get_user_model().objects.filter(pk=user.pk).exists()  # type: ignore[attr-defined]
+def exists(user: User) -> bool:
+    return get_user_model().objects.filter(pk=user.pk).exists()
 
 
 def test_only_guests_idle_for_the_kept_days_are_deleted_with_their_games() -> None:
@@ -60,8 +62,8 @@ def test_only_guests_idle_for_the_kept_days_are_deleted_with_their_games() -> No
     assert services.guests_delete_idle(now=NOW, keep_days=5) == 1  # "new" too, with a shorter keep
 
 
-def test_the_beat_task_deletes_by_the_setting(settings: pytest.FixtureRequest) -> None:
-    settings.GUEST_KEEP_DAYS = 7  # type: ignore[attr-defined]
+def test_the_beat_task_deletes_by_the_setting(settings: Settings) -> None:
+    settings.GUEST_KEEP_DAYS = 7
     guest = guest_at(timezone.now() - dt.timedelta(days=8))
     kept = guest_at(timezone.now() - dt.timedelta(days=6))
     assert tasks.delete_idle_guests.delay().get() == 1

@@ -15,6 +15,7 @@ import pytest
 import time_machine
 from django.test import Client
 from django.utils import timezone
+from pytest_django import DjangoCaptureOnCommitCallbacks
 
 from core.limits import limits_forget
 from games import days, services
@@ -31,12 +32,12 @@ PASSWORD = "not-a-common-pass-42"  # the factories' password
 
 
 @pytest.fixture
-def on_commit(django_capture_on_commit_callbacks: Any) -> Any:
+def on_commit(django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks) -> DjangoCaptureOnCommitCallbacks:
     return django_capture_on_commit_callbacks
 
 
 @pytest.fixture
-def clock() -> Iterator[Any]:
+def clock() -> Iterator[time_machine.Traveller]:
     with time_machine.travel(timezone.now(), tick=False) as traveller:
         yield traveller
 
@@ -49,7 +50,7 @@ def start(api: Api, *, address: str = "192.0.2.50", browser: str | None = None) 
     return int(response.json()["id"])
 
 
-def look(api: Api, clock: Any, *, address: str, browser: str, draws: int = 3) -> int:
+def look(api: Api, clock: time_machine.Traveller, *, address: str, browser: str, draws: int = 3) -> int:
     """Start the day's deal and draw a few stock cards: hidden cards disclosed to this identity."""
     attempt_id = start(api, address=address, browser=browser)
     clock.shift(dt.timedelta(seconds=2))
@@ -58,7 +59,9 @@ def look(api: Api, clock: Any, *, address: str, browser: str, draws: int = 3) ->
     return attempt_id
 
 
-def play_to_win(api: Api, clock: Any, attempt_id: int, *, per_batch: int = 1, seconds: float = 1.0) -> None:
+def play_to_win(
+    api: Api, clock: time_machine.Traveller, attempt_id: int, *, per_batch: int = 1, seconds: float = 1.0
+) -> None:
     for at in range(0, len(LOG), per_batch):
         clock.shift(dt.timedelta(seconds=seconds))
         response = api.post(f"attempts/{attempt_id}/moves", {"from": at, "moves": LOG[at : at + per_batch]})
@@ -67,7 +70,12 @@ def play_to_win(api: Api, clock: Any, attempt_id: int, *, per_batch: int = 1, se
 
 
 def person_win(
-    api: Api, clock: Any, on_commit: Any, *, address: str = "192.0.2.50", browser: str | None = None
+    api: Api,
+    clock: time_machine.Traveller,
+    on_commit: DjangoCaptureOnCommitCallbacks,
+    *,
+    address: str = "192.0.2.50",
+    browser: str | None = None,
 ) -> dict[str, Any]:
     """The winning line a move a second (a person's pace), from this address and browser."""
     attempt_id = start(api, address=address, browser=browser)
@@ -86,7 +94,9 @@ def holds(username: str) -> dict[str, bool]:
 # --- a person's pace -----------------------------------------------------------------------------------
 
 
-def test_spec7_a_paced_bot_win_is_held_for_a_fair_play_check(clock: Any, on_commit: Any) -> None:
+def test_spec7_a_paced_bot_win_is_held_for_a_fair_play_check(
+    clock: time_machine.Traveller, on_commit: DjangoCaptureOnCommitCallbacks
+) -> None:
     """Issue 51, "A paced bot ranks": the whole line known in advance, sent 30 moves then 24 every 4 s
     (under 30 at once and 6 a second) by a fresh account: a ranked result whose play the server judges
     implausible for a person is held for review and is on no public board until staff clear it."""
@@ -107,14 +117,18 @@ def test_spec7_a_paced_bot_win_is_held_for_a_fair_play_check(clock: Any, on_comm
     assert board() == []
 
 
-def test_a_person_playing_a_move_a_second_is_not_held(clock: Any, on_commit: Any) -> None:
+def test_a_person_playing_a_move_a_second_is_not_held(
+    clock: time_machine.Traveller, on_commit: DjangoCaptureOnCommitCallbacks
+) -> None:
     make_challenge(game="klondike", seed=SEED)
     ada = Api(token_for(make_user("ada", new=True)))
     result = person_win(ada, clock, on_commit, browser="ada-browser")
     assert result["fair_play"] is None and board() == ["ada"]
 
 
-def test_spec7_the_days_median_once_it_has_enough_winners(clock: Any, on_commit: Any) -> None:
+def test_spec7_the_days_median_once_it_has_enough_winners(
+    clock: time_machine.Traveller, on_commit: DjangoCaptureOnCommitCallbacks
+) -> None:
     """A win in well under the day's median winning time (once 20 wins count) is held."""
     challenge = make_challenge(game="klondike", seed=SEED)
     for _ in range(20):
@@ -129,7 +143,7 @@ def test_spec7_the_days_median_once_it_has_enough_winners(clock: Any, on_commit:
 
 
 def test_spec7_held_when_hidden_cards_were_disclosed_earlier_that_day_to_another_identity_in_the_same_browser(
-    clock: Any, on_commit: Any
+    clock: time_machine.Traveller, on_commit: DjangoCaptureOnCommitCallbacks
 ) -> None:
     """ "a ranked result is also held when, earlier that day, hidden cards of the same deal were
     disclosed to another identity in the same browser" (established accounts, different addresses)."""
@@ -142,7 +156,9 @@ def test_spec7_held_when_hidden_cards_were_disclosed_earlier_that_day_to_another
     assert board() == []
 
 
-def test_spec7_an_identity_in_the_same_browser_that_disclosed_nothing_only_flags(clock: Any, on_commit: Any) -> None:
+def test_spec7_an_identity_in_the_same_browser_that_disclosed_nothing_only_flags(
+    clock: time_machine.Traveller, on_commit: DjangoCaptureOnCommitCallbacks
+) -> None:
     make_challenge(game="klondike", seed=SEED)
     first, runner = Api(token_for(make_user("first"))), Api(token_for(make_user("runner")))
     first_attempt = start(first, address="192.0.2.1", browser="one-browser")  # opened, no card disclosed
@@ -152,7 +168,9 @@ def test_spec7_an_identity_in_the_same_browser_that_disclosed_nothing_only_flags
     assert "runner" in board()
 
 
-def test_spec7_held_when_disclosed_to_a_guest_from_the_same_network_address(clock: Any, on_commit: Any) -> None:
+def test_spec7_held_when_disclosed_to_a_guest_from_the_same_network_address(
+    clock: time_machine.Traveller, on_commit: DjangoCaptureOnCommitCallbacks
+) -> None:
     """ "... or to a new one (a guest, ...) from the same network address": an established account,
     another browser, the address a guest looked from."""
     make_challenge(game="klondike", seed=SEED)
@@ -166,7 +184,7 @@ def test_spec7_held_when_disclosed_to_a_guest_from_the_same_network_address(cloc
 
 
 def test_spec7_held_when_disclosed_to_an_account_made_that_day_from_the_same_address(
-    clock: Any, on_commit: Any
+    clock: time_machine.Traveller, on_commit: DjangoCaptureOnCommitCallbacks
 ) -> None:
     """ "... or to a new one (..., or an account made that day) from the same network address"; and
     the other way round: a new account ranking where an established one looked is held too."""
@@ -179,7 +197,9 @@ def test_spec7_held_when_disclosed_to_an_account_made_that_day_from_the_same_add
     assert holds("newcomer") == {FairPlayCase.Kind.ADDRESS: True}
 
 
-def test_spec7_an_ipv6_slash_64_counts_as_one_address(clock: Any, on_commit: Any) -> None:
+def test_spec7_an_ipv6_slash_64_counts_as_one_address(
+    clock: time_machine.Traveller, on_commit: DjangoCaptureOnCommitCallbacks
+) -> None:
     """ "(an IPv6 /64 counts as one address)": another address of the guest's /64 is the same address;
     an address of the next /64 is another."""
     make_challenge(game="klondike", seed=SEED)
@@ -191,7 +211,7 @@ def test_spec7_an_ipv6_slash_64_counts_as_one_address(clock: Any, on_commit: Any
 
 
 def test_spec7_established_accounts_behind_one_shared_address_do_not_hold_each_other(
-    clock: Any, on_commit: Any
+    clock: time_machine.Traveller, on_commit: DjangoCaptureOnCommitCallbacks
 ) -> None:
     """ "Established accounts behind one shared address (a household, an office) do not hold each
     other": flagged for staff, on the board."""
@@ -203,7 +223,9 @@ def test_spec7_established_accounts_behind_one_shared_address_do_not_hold_each_o
     assert set(board()) == {"parent", "child"}
 
 
-def test_spec7_a_disclosure_after_the_result_ended_holds_nothing(clock: Any, on_commit: Any) -> None:
+def test_spec7_a_disclosure_after_the_result_ended_holds_nothing(
+    clock: time_machine.Traveller, on_commit: DjangoCaptureOnCommitCallbacks
+) -> None:
     """ "earlier that day": a guest who looks once the game has ended holds nothing."""
     make_challenge(game="klondike", seed=SEED)
     runner = Api(token_for(make_user("runner")))
@@ -220,7 +242,9 @@ def test_spec7_a_disclosure_after_the_result_ended_holds_nothing(clock: Any, on_
     assert staff_revalidates.status == "valid" and not Result.objects.get(player__username="runner").held
 
 
-def test_spec7_a_guests_result_that_an_account_claims_is_judged_by_the_same_rule(clock: Any, on_commit: Any) -> None:
+def test_spec7_a_guests_result_that_an_account_claims_is_judged_by_the_same_rule(
+    clock: time_machine.Traveller, on_commit: DjangoCaptureOnCommitCallbacks
+) -> None:
     """Issue 51, "A guest is a back door": guest 1 looks at the deal, guest 2 in the same browser wins
     at a person's pace, then logs in to an account: the claimed result is held, on no board."""
     make_challenge(game="klondike", seed=SEED)
@@ -241,7 +265,9 @@ def test_spec7_a_guests_result_that_an_account_claims_is_judged_by_the_same_rule
     assert board() == []
 
 
-def test_spec7_a_claimed_result_is_judged_again_with_the_account_as_the_player(clock: Any, on_commit: Any) -> None:
+def test_spec7_a_claimed_result_is_judged_again_with_the_account_as_the_player(
+    clock: time_machine.Traveller, on_commit: DjangoCaptureOnCommitCallbacks
+) -> None:
     """The claim judges again: a guest's result that nothing held (no other identity had looked), then
     a hold found at the claim (a new identity from that address looked before the game ended) stays."""
     make_challenge(game="klondike", seed=SEED)
@@ -284,7 +310,9 @@ def test_spec7_a_guests_play_press_records_where_its_ranked_attempt_started() ->
     assert attempt.browser == services.origin_hash(kind="browser", value="visitor-browser")
 
 
-def test_a_claim_does_not_reopen_a_hold_staff_cleared(clock: Any, on_commit: Any) -> None:
+def test_a_claim_does_not_reopen_a_hold_staff_cleared(
+    clock: time_machine.Traveller, on_commit: DjangoCaptureOnCommitCallbacks
+) -> None:
     make_challenge(game="klondike", seed=SEED)
     look(Api(token_for(services.guest_create())), clock, address="203.0.113.7", browser="shared")
     guest = services.guest_create()
@@ -301,7 +329,7 @@ def test_a_claim_does_not_reopen_a_hold_staff_cleared(clock: Any, on_commit: Any
 
 
 def test_players_behind_one_address_make_one_flag_naming_a_bounded_few_and_holds_stay_apart(
-    clock: Any, on_commit: Any, monkeypatch: pytest.MonkeyPatch
+    clock: time_machine.Traveller, on_commit: DjangoCaptureOnCommitCallbacks, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A campus behind one address: one flag for the address and day (the players counted, a few named),
     never one row per player naming all the others; SPEC section 7's holds stay one case per held

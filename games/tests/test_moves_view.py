@@ -19,6 +19,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import include, path
 from django.utils import timezone
+from pytest_django import Settings
 from rest_framework.throttling import BaseThrottle
 
 from games import apis, days
@@ -37,7 +38,7 @@ NOW = dt.datetime(2026, 12, 7, 12, 0, tzinfo=dt.UTC)
 
 
 @pytest.fixture
-def pair(settings: Any) -> Iterator[Any]:
+def pair(settings: Settings) -> Iterator[Any]:
     """Two clients on the same deal, each with an open attempt started at the same instant."""
     settings.ROOT_URLCONF = __name__
     with time_machine.travel(NOW, tick=False):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import replace
-from typing import Any
 
 import pytest
 from django.core.cache import cache
+from pytest_django import DjangoCaptureOnCommitCallbacks
 
 from engine import State, deal
 from games import services
@@ -26,7 +26,7 @@ def _replayed(moves: list[str], seed: int = 2026) -> State:
 
 
 def test_the_next_batch_starts_from_the_cached_position_without_a_replay(
-    monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+    monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks
 ) -> None:
     player = make_user()
     attempt = services.attempt_start(player=player, challenge=make_challenge())
@@ -48,7 +48,7 @@ def test_the_next_batch_starts_from_the_cached_position_without_a_replay(
 
 
 def test_without_the_commit_no_snapshot_is_left_and_a_bad_one_is_ignored(
-    django_capture_on_commit_callbacks: Any,
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
 ) -> None:
     player = make_user()
     attempt = services.attempt_start(player=player, challenge=make_challenge())
@@ -81,7 +81,9 @@ def test_without_the_commit_no_snapshot_is_left_and_a_bad_one_is_ignored(
     assert services.attempt_position(attempt=stored).key() == _replayed(["s"]).key()
 
 
-def test_an_attempt_keeps_one_snapshot_whatever_its_number_of_batches(django_capture_on_commit_callbacks: Any) -> None:
+def test_an_attempt_keeps_one_snapshot_whatever_its_number_of_batches(
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
+) -> None:
     player = make_user()
     attempt = services.attempt_start(player=player, challenge=make_challenge())
     for i in range(5):

@@ -10,6 +10,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from pytest_django import Settings
 
 from games import auth
 from games.models import ApiToken
@@ -126,7 +127,7 @@ def test_a_save_of_fields_the_cache_does_not_hold_leaves_it_and_costs_no_query()
 # --- Tokens expire, and are revoked on a password change and on logout --------------------------------
 
 
-def test_a_token_older_than_its_days_is_refused_and_a_login_gives_a_new_one(settings: Any) -> None:
+def test_a_token_older_than_its_days_is_refused_and_a_login_gives_a_new_one(settings: Settings) -> None:
     import datetime as dt
 
     import time_machine

@@ -5,6 +5,7 @@ token refused at once (the process that revoked it and the shared cache) or with
 from __future__ import annotations
 
 import hmac
+import time
 
 import pytest
 from django.apps import apps
@@ -38,7 +39,7 @@ def _register(name: str) -> str:
 
 def _every_stored_text() -> str:
     """Every row of every table of the service's apps, as text: what a dump of the database holds."""
-    texts = []
+    texts: list[str] = []
     with connection.cursor() as cursor:
         for model in apps.get_models(include_auto_created=True):
             cursor.execute(f"SELECT * FROM {connection.ops.quote_name(model._meta.db_table)}")
@@ -90,7 +91,7 @@ def test_digests_are_compared_in_constant_time_on_both_paths(monkeypatch: pytest
         compared.append((a, b))
         return real(a, b)
 
-    monkeypatch.setattr(auth.hmac, "compare_digest", compare)
+    monkeypatch.setattr(hmac, "compare_digest", compare)  # the module games.auth compares with
     assert _client(key).get(ME).status_code == 200  # the database's row
     assert _client(key).get(ME).status_code == 200  # this process's copy
     auth.forget_local_tokens()
@@ -123,7 +124,7 @@ def test_a_revoked_token_fails_at_once_here_and_within_the_local_seconds_in_anot
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     clock = _Clock()
-    monkeypatch.setattr(auth.time, "monotonic", clock)
+    monkeypatch.setattr(time, "monotonic", clock)  # the clock games.auth reads
     key = token_for(make_user())
     client = _client(key)
     assert client.get(ME).status_code == 200

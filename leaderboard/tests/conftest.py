@@ -4,10 +4,9 @@ marked ``redis`` too: the root conftest.py)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 import redis
+from pytest_django import Settings
 
 from leaderboard import redis_store
 from leaderboard.tests.fixtures import backend, redis_prefix
@@ -16,7 +15,7 @@ __all__ = ["backend", "redis_prefix"]  # the shared fixtures, found here by thei
 
 
 @pytest.fixture
-def no_redis(settings: Any) -> None:
+def no_redis(settings: Settings) -> None:
     settings.REDIS_URL = ""
 
 

@@ -7,7 +7,7 @@ import itertools
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from games.models import Challenge
 from games.tests.factories import make_result as make_result  # one factory of results for every app's tests
@@ -31,7 +31,7 @@ ENTRY_KEYS = {
 }
 
 
-def make_user(username: str | None = None) -> AbstractBaseUser:
+def make_user(username: str | None = None) -> User:
     return get_user_model().objects.create_user(username=username or f"player{next(_seq)}", password="x")
 
 

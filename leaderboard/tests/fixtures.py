@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 import redis
+from pytest_django import Settings
 
 from leaderboard import redis_store
 
 
 @pytest.fixture(autouse=True)
-def redis_prefix(settings: Any) -> Iterator[str]:
+def redis_prefix(settings: Settings) -> Iterator[str]:
     """A fresh key prefix; the test's keys (and only those) are deleted afterwards."""
     prefix = f"test:lb:{uuid.uuid4().hex}"
     settings.LEADERBOARD_REDIS_PREFIX = prefix
@@ -32,7 +32,7 @@ def redis_prefix(settings: Any) -> Iterator[str]:
 
 
 @pytest.fixture(params=["database", pytest.param("redis", marks=pytest.mark.redis)])
-def backend(request: pytest.FixtureRequest, settings: Any) -> str:
+def backend(request: pytest.FixtureRequest, settings: Settings) -> str:
     """Where boards are read from: the database only, or Redis in front of it."""
     if request.param != "redis":
         settings.REDIS_URL = ""

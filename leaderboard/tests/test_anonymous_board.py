@@ -5,6 +5,7 @@ and be throttled as the view is (once per request, not twice)."""
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Iterator
 from typing import Any
 from unittest import mock
@@ -12,6 +13,7 @@ from unittest import mock
 import pytest
 import time_machine
 from django.test import Client
+from pytest_django import DjangoCaptureOnCommitCallbacks, Settings
 
 from leaderboard import apis
 from leaderboard.tests.factories import make_challenge, make_result, make_user
@@ -21,7 +23,7 @@ pytestmark = pytest.mark.django_db
 DAY = dt.date(2026, 11, 20)
 PATH = f"/api/v1/leaderboards/{DAY}/klondike"
 # An Accept that DRF's negotiation serves as JSON, but that the fast path leaves to the view.
-FULL_VIEW = {"HTTP_ACCEPT": "application/json; q=0.9"}
+FULL_VIEW: dict[str, Any] = {"HTTP_ACCEPT": "application/json; q=0.9"}  # **extra for the test client
 
 
 @pytest.fixture
@@ -83,7 +85,7 @@ def test_the_fast_answer_is_the_full_views(backend: str, board: None, fast_calls
     ],
 )
 def test_what_the_view_refuses_is_left_to_the_view(
-    board: None, fast_calls: list[bool], path: str, extra: dict[str, str], status: int
+    board: None, fast_calls: list[bool], path: str, extra: dict[str, Any], status: int
 ) -> None:
     response = Client().get(path, **extra)
     assert response.status_code == status, response.content[:200]
@@ -101,7 +103,7 @@ def test_a_logged_in_caller_gets_the_full_view(board: None, fast_calls: list[boo
 
 @pytest.mark.throttled
 @pytest.mark.parametrize("headers", [{}, FULL_VIEW], ids=["fast", "full view"])
-def test_the_board_is_throttled_once_per_request(board: None, headers: dict[str, str]) -> None:
+def test_the_board_is_throttled_once_per_request(board: None, headers: dict[str, Any]) -> None:
     from django.core.cache import cache
     from rest_framework.throttling import SimpleRateThrottle
 
@@ -121,11 +123,10 @@ def test_the_board_is_throttled_once_per_request(board: None, headers: dict[str,
 
 
 def test_a_process_holds_the_top_page_for_the_seconds_set(
-    board: None, settings: Any, django_capture_on_commit_callbacks: Any
+    board: None, settings: Settings, django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks
 ) -> None:
     """The anonymous top page is read once per process and ``LEADERBOARD_PAGE_HOLD_SECONDS``: a new result
     shows once they have passed; a page past the top and a player's page are read every time."""
-    from core import held
 
     settings.LEADERBOARD_PAGE_HOLD_SECONDS = 30
     viewer = make_user("viewer")
@@ -142,6 +143,6 @@ def test_a_process_holds_the_top_page_for_the_seconds_set(
     assert Client().get(PATH).json() == top  # held
     assert Client().get(PATH + "?offset=1").json()["total"] == deep["total"] + 1
     assert logged_in.get(PATH).json()["entries"][0]["player"] == "viewer"
-    later = held.time.monotonic() + 31
-    with mock.patch.object(held.time, "monotonic", return_value=later):
+    later = time.monotonic() + 31
+    with mock.patch.object(time, "monotonic", return_value=later):  # the clock core.held reads
         assert Client().get(PATH).json()["entries"][0]["player"] == "viewer"

@@ -23,7 +23,8 @@ def assert_error(response: Any, status: int, code: str) -> dict[str, Any]:
     assert set(body["error"]) >= {"message", "code"}
     assert body["error"]["code"] == code
     assert isinstance(body["error"]["message"], str) and body["error"]["message"]
-    return body["error"]
+    error: dict[str, Any] = body["error"]
+    return error
 
 
 @pytest.fixture
@@ -42,7 +43,7 @@ def board(today: dt.date) -> dict[str, Any]:
 
 
 def test_board_page(board: dict[str, Any], today: dt.date, backend: str) -> None:
-    response = Client().get(board["url"], {"limit": 5, "offset": 1, "board": "all"})
+    response = Client().get(board["url"], {"limit": "5", "offset": "1", "board": "all"})
     assert response.status_code == 200
     body = response.json()
     assert "me" not in body
@@ -166,7 +167,7 @@ def test_around_me_without_a_result(board: dict[str, Any], backend: str) -> None
 def test_me_comes_with_a_page_when_logged_in(board: dict[str, Any]) -> None:
     client = Client()
     client.force_login(board["players"][2])  # the assisted one
-    body = client.get(board["url"], {"limit": 1, "board": "all"}).json()
+    body = client.get(board["url"], {"limit": "1", "board": "all"}).json()
     assert [e["player"] for e in body["entries"]] == ["p00"]
     assert body["me"]["rank"] == 3 and body["me"]["entry"]["assisted"] is True
     body = client.get(board["url"], {"limit": 1}).json()

@@ -58,7 +58,8 @@ def serialized(view: BoardView) -> dict[str, Any]:
     if view.me is not None:
         entry = None if view.me.entry is None else _instance(view.me.entry, view.attempts)
         data["me"] = {"rank": view.me.rank, "entry": entry}
-    return json.loads(json.dumps(LeaderboardApi.OutputSerializer(data).data))
+    rendered: dict[str, Any] = json.loads(json.dumps(LeaderboardApi.OutputSerializer(data).data))
+    return rendered
 
 
 def _entry(rng: random.Random, rank: int, result_id: int) -> LeaderboardEntry:

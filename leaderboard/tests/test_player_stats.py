@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import time_machine
 from django.test import Client
+from pytest_django import Settings
 
 from games.models import Guest, Result
 from games.selectors import result_share_text
@@ -353,7 +354,7 @@ def test_a_submissions_result_carries_the_rank_of_the_days_board_and_its_size() 
     assert theirs["ahead_of_percent"] is None  # on the day's board only
 
 
-def test_the_day_boundary_is_the_challenge_time_zones_midnight(settings: Any) -> None:
+def test_the_day_boundary_is_the_challenge_time_zones_midnight(settings: Settings) -> None:
     """DAILY_TIMEZONE decides when today ends: at 03:00 UTC it is still yesterday in New York."""
     settings.DAILY_TIMEZONE = "America/New_York"
     player = make_user()

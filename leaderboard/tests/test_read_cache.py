@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 from unittest import mock
@@ -16,6 +17,7 @@ import pytest
 import redis
 from django.http import QueryDict
 from django.test import Client, RequestFactory
+from pytest_django import Settings
 from rest_framework.exceptions import ValidationError
 
 from games import days as dates
@@ -86,7 +88,7 @@ def test_each_limit_and_each_board_have_their_own_page(board: dict[str, Any], re
     assert leaderboard_rebuild(challenge_id=board["challenge"].pk)
     for _ in range(2):
         assert scores(Client().get(board["url"], {"limit": 2})) == [600, 590]
-        assert scores(Client().get(board["url"], {"limit": 2, "board": "all"})) == [600, 595]
+        assert scores(Client().get(board["url"], {"limit": "2", "board": "all"})) == [600, 595]
         assert scores(Client().get(board["url"], {"board": "all"})) == [600, 595, 590, 580, 570, 560, 550]
         assert scores(Client().get(board["url"])) == [600, 590, 580, 570, 560, 550]
         assert scores(Client().get(board["url"], {"board": "day"})) == [600, 590, 580, 570, 560, 550]
@@ -104,7 +106,7 @@ def test_a_rebuild_changes_the_next_read(board: dict[str, Any], redis_client: re
 
 
 def test_an_aged_board_is_not_served_from_the_page_cache(
-    board: dict[str, Any], redis_client: redis.Redis, settings: Any
+    board: dict[str, Any], redis_client: redis.Redis, settings: Settings
 ) -> None:
     for _ in range(2):
         assert len(scores(Client().get(board["url"]))) == 6
@@ -164,13 +166,13 @@ def test_a_saved_or_deleted_challenge_is_forgotten_at_once(board: dict[str, Any]
 
 
 def test_an_update_behind_the_model_shows_within_the_cache_seconds(
-    board: dict[str, Any], backend: str, settings: Any
+    board: dict[str, Any], backend: str, settings: Settings
 ) -> None:
     assert Client().get(board["url"]).status_code == 200
     Challenge.objects.filter(pk=board["challenge"].pk).update(published=False)  # no signal
     assert Client().get(board["url"]).status_code == 200  # remembered for a few seconds
-    later = selectors.time.monotonic() + selectors.challenge_cache_seconds() + 1
-    with mock.patch.object(selectors.time, "monotonic", return_value=later):
+    later = time.monotonic() + selectors.challenge_cache_seconds() + 1
+    with mock.patch.object(time, "monotonic", return_value=later):  # the clock the selectors read
         assert Client().get(board["url"]).status_code == 404
     settings.LEADERBOARD_CHALLENGE_CACHE_SECONDS = 0  # no memory at all
     Challenge.objects.filter(pk=board["challenge"].pk).update(published=True)
@@ -246,7 +248,9 @@ def test_a_bad_query_is_refused_every_time_with_the_serializers_errors(query: st
         assert caught.value.detail == serializer.errors
 
 
-def test_the_cached_body_is_the_uncached_body(board: dict[str, Any], redis_client: redis.Redis, settings: Any) -> None:
+def test_the_cached_body_is_the_uncached_body(
+    board: dict[str, Any], redis_client: redis.Redis, settings: Settings
+) -> None:
     cached = [Client().get(board["url"], {"limit": 3}) for _ in range(2)]
     settings.REDIS_URL = ""
     direct = Client().get(board["url"], {"limit": 3})

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import redis
 from django.core.management import CommandError, call_command
+from pytest_django import Settings
 
 from games import days
 from leaderboard import redis_store
@@ -31,7 +32,7 @@ def board_in_redis(client: redis.Redis, challenge: Any) -> tuple[int, int] | Non
     return client.zcard(keys.all), client.zcard(keys.clean)
 
 
-def test_every_board_is_rebuilt_from_postgresql(redis_client: redis.Redis, settings: Any) -> None:
+def test_every_board_is_rebuilt_from_postgresql(redis_client: redis.Redis, settings: Settings) -> None:
     today = days.today()
     klondike = make_challenge(date=today, game="klondike")
     josephine = make_challenge(date=today - dt.timedelta(days=2), game="josephine")
@@ -71,7 +72,7 @@ def test_a_bad_date_is_an_error() -> None:
         rebuild("--date", "yesterday")
 
 
-def test_a_missing_redis_is_an_error(settings: Any) -> None:
+def test_a_missing_redis_is_an_error(settings: Settings) -> None:
     settings.REDIS_URL = ""
     with pytest.raises(CommandError, match="REDIS_URL is not set"):
         rebuild()

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import redis
 from django.test import Client
+from pytest_django import DjangoCaptureOnCommitCallbacks, Settings
 
 from games import days
 from games.tests.factories import token_for
@@ -35,7 +36,7 @@ def board_bodies(client: Client, challenge: Any, token: str) -> list[Any]:
 
 
 def test_boards_are_rebuilt_from_postgresql_after_a_flush(
-    redis_client: redis.Redis, settings: Any, django_capture_on_commit_callbacks: Any
+    redis_client: redis.Redis, settings: Settings, django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks
 ) -> None:
     rng = random.Random(20261201)
     today = days.today()

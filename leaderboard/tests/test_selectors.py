@@ -9,6 +9,7 @@ from unittest import mock
 
 import pytest
 import redis
+from pytest_django import Settings
 
 from games.models import Result, Submission
 from leaderboard import redis_store
@@ -298,7 +299,7 @@ def test_redis_errors_fall_back_to_the_database(redis_client: redis.Redis) -> No
     for i in range(3):
         make_result(challenge=challenge, player=make_user(f"e{i}"), score=i)
     broken = mock.Mock(side_effect=redis.ConnectionError("down"))
-    with mock.patch.object(redis_store.redis.Redis, "pipeline", broken):
+    with mock.patch.object(redis.Redis, "pipeline", broken):  # the client leaderboard.redis_store uses
         page = leaderboard_page(challenge=challenge, offset=0, limit=10)
         rank = leaderboard_rank(challenge=challenge, player=page.entries[0].player_id)
     assert page.source == "database"
@@ -320,7 +321,7 @@ def test_a_stale_board_is_dropped_and_the_database_answers(redis_client: redis.R
     assert again.source == "redis" and again.entries == page.entries
 
 
-def test_an_old_board_is_rebuilt_so_a_lost_write_shows_up(redis_client: redis.Redis, settings: Any) -> None:
+def test_an_old_board_is_rebuilt_so_a_lost_write_shows_up(redis_client: redis.Redis, settings: Settings) -> None:
     challenge = make_challenge(date=DAY)
     make_result(challenge=challenge, player=make_user("first"), score=10)
     assert leaderboard_page(challenge=challenge, offset=0, limit=10).source == "redis"
@@ -334,7 +335,9 @@ def test_an_old_board_is_rebuilt_so_a_lost_write_shows_up(redis_client: redis.Re
     assert names(page.entries) == ["lost", "first"]
 
 
-def test_an_old_board_is_still_served_if_the_rebuild_keeps_losing(redis_client: redis.Redis, settings: Any) -> None:
+def test_an_old_board_is_still_served_if_the_rebuild_keeps_losing(
+    redis_client: redis.Redis, settings: Settings
+) -> None:
     challenge = make_challenge(date=DAY)
     make_result(challenge=challenge, player=make_user("only"), score=10)
     assert leaderboard_page(challenge=challenge, offset=0, limit=10).source == "redis"
@@ -345,7 +348,7 @@ def test_an_old_board_is_still_served_if_the_rebuild_keeps_losing(redis_client: 
     assert page.source == "redis" and names(page.entries) == ["only"]
 
 
-def test_default_prefix_names_the_database(settings: Any) -> None:
+def test_default_prefix_names_the_database(settings: Settings) -> None:
     from django.db import connection
 
     settings.LEADERBOARD_REDIS_PREFIX = None
@@ -365,7 +368,7 @@ def test_the_compiled_entries_query_reads_what_the_orm_reads(clean: bool) -> Non
     from leaderboard.selectors.boards import _entry_rows, _entry_rows_query
 
     challenge, other = make_challenge(date=DAY), make_challenge(date=DAY, game="klondike-3")
-    kinds = [
+    kinds: list[dict[str, Any]] = [  # make_result's keywords
         {},
         {"assisted": True},
         {"disqualified": True},
@@ -394,7 +397,7 @@ def test_the_compiled_entries_query_reads_what_the_orm_reads(clean: bool) -> Non
 
 @pytest.mark.parametrize("clean", [False, True])
 def test_the_one_round_trip_neighbourhood_is_the_databases(
-    clean: bool, redis_client: redis.Redis, settings: Any
+    clean: bool, redis_client: redis.Redis, settings: Settings
 ) -> None:
     """Every player and radius: the neighbourhood read from Redis in one script equals the one the
     database computes (rank, total, the entries and their ranks), ties and assisted results included."""

@@ -40,6 +40,7 @@ def play(player: Any, back: int, *, won: bool = True, game: str = "klondike", **
 
 def stats_of(player: Any, today: dt.date = TODAY) -> tuple[int, int, int, int]:
     s = player_stats_recompute(player_id=player.pk, today=today)
+    assert s is not None
     return s.played, s.won, s.current_streak, s.best_streak
 
 

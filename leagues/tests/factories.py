@@ -6,7 +6,7 @@ import datetime as dt
 import itertools
 from collections.abc import Iterable
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from leagues.models import League, Membership, new_invite_code
 
@@ -15,8 +15,8 @@ _seq = itertools.count(1)
 
 def make_league(
     *,
-    owner: AbstractBaseUser,
-    members: Iterable[AbstractBaseUser] = (),
+    owner: User,
+    members: Iterable[User] = (),
     name: str | None = None,
     created_at: dt.datetime | None = None,
 ) -> League:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.test import Client
 
 from games import days
@@ -20,14 +20,14 @@ from leagues.tests.factories import make_league, snapshot
 pytestmark = pytest.mark.django_db
 
 
-def client_for(user: AbstractBaseUser | None) -> Client:
+def client_for(user: User | None) -> Client:
     if user is None:
         return Client()
     token = token_for(user)
     return Client(HTTP_AUTHORIZATION=f"Token {token}")
 
 
-def call(user: AbstractBaseUser | None, method: str, path: str, body: Any = None, **query: Any) -> Any:
+def call(user: User | None, method: str, path: str, body: Any = None, **query: Any) -> Any:
     client = client_for(user)
     url = f"/api/v1/{path}"
     if method == "get":
@@ -44,7 +44,8 @@ def assert_error(response: Any, status: int, code: str) -> dict[str, Any]:
     assert set(body["error"]) <= {"message", "code", "details"}
     assert body["error"]["code"] == code
     assert isinstance(body["error"]["message"], str) and body["error"]["message"]
-    return body["error"]
+    error: dict[str, Any] = body["error"]
+    return error
 
 
 @pytest.fixture

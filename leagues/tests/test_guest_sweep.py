@@ -43,7 +43,7 @@ def test_an_idle_guest_who_owns_a_league_of_others_is_kept_with_the_league() -> 
         assert services.guests_delete_idle() == 0  # the kept guest stays kept, the sweep ends
 
 
-def test_the_sweep_keeps_every_guest_of_a_batch_when_the_leagues_cannot_answer(monkeypatch) -> None:
+def test_the_sweep_keeps_every_guest_of_a_batch_when_the_leagues_cannot_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     from leagues import services as league_services
 
     with time_machine.travel(OLD, tick=False):

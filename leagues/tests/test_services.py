@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -108,7 +109,9 @@ def test_an_owner_has_at_most_20_leagues() -> None:
     other = make_user()
     services.league_join(player=owner, invite_code=services.league_create(owner=other, name="Other's").invite_code)
     # Deleting one frees a place.
-    services.league_delete(owner=owner, league_id=League.objects.filter(owner=owner).first().pk)
+    league = League.objects.filter(owner=owner).first()
+    assert league is not None
+    services.league_delete(owner=owner, league_id=league.pk)
     services.league_create(owner=owner, name="Room again")
 
 
@@ -122,7 +125,7 @@ def test_a_taken_code_is_drawn_again() -> None:
 def test_a_code_collision_at_insert_time_is_retried() -> None:
     """The code was free when checked but taken when inserted (a concurrent creation)."""
     taken = make_league(owner=make_user()).invite_code
-    real_exists = services.League.objects.filter
+    real_exists = League.objects.filter  # the manager leagues.services reads
     calls = {"n": 0}
 
     def filter_once_blind(*args: Any, **kwargs: Any) -> Any:
@@ -134,7 +137,7 @@ def test_a_code_collision_at_insert_time_is_retried() -> None:
 
     with (
         mock.patch("leagues.services.new_invite_code", side_effect=[taken, "fresh11111"]),
-        mock.patch.object(services.League.objects, "filter", side_effect=filter_once_blind),
+        mock.patch.object(League.objects, "filter", side_effect=filter_once_blind),
     ):
         league = services.league_create(owner=make_user(), name="Race")
     assert league.invite_code == "fresh11111"
@@ -189,7 +192,9 @@ def test_a_league_has_at_most_500_members() -> None:
         services.league_join(player=make_user(), invite_code=league.invite_code)
     assert snapshot() == before
     # A member joining again is still fine when the league is full.
-    member = Membership.objects.filter(league=league).last().player
+    last = Membership.objects.filter(league=league).last()
+    assert last is not None
+    member = last.player
     services.league_join(player=member, invite_code=league.invite_code)
     assert snapshot() == before
 
@@ -302,7 +307,7 @@ def test_concurrent_joins_cannot_pass_the_member_limit() -> None:
     players = [make_user() for _ in range(12)]
     with mock.patch.object(services, "MAX_MEMBERS", 5):
         outcomes = run_together(
-            [lambda p=p: services.league_join(player=p, invite_code=league.invite_code) for p in players]
+            [functools.partial(services.league_join, player=p, invite_code=league.invite_code) for p in players]
         )
     assert sum(isinstance(o, League) for o in outcomes) == 4, outcomes
     assert sum(isinstance(o, LeagueFull) for o in outcomes) == 8, outcomes
@@ -324,7 +329,9 @@ def test_concurrent_joins_of_one_player_make_one_membership() -> None:
 def test_concurrent_creations_cannot_pass_the_ownership_limit() -> None:
     owner = make_user()
     with mock.patch.object(services, "MAX_OWNED_LEAGUES", 3):
-        outcomes = run_together([lambda i=i: services.league_create(owner=owner, name=f"League {i}") for i in range(8)])
+        outcomes = run_together(
+            [functools.partial(services.league_create, owner=owner, name=f"League {i}") for i in range(8)]
+        )
     assert sum(isinstance(o, League) for o in outcomes) == 3, outcomes
     assert sum(isinstance(o, TooManyLeagues) for o in outcomes) == 5, outcomes
     assert League.objects.filter(owner=owner).count() == 3

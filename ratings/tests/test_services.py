@@ -7,6 +7,7 @@ import datetime as dt
 import pytest
 from django.conf import settings as live
 from django.utils import timezone
+from pytest_django import Settings
 
 from games import days
 from games.models import Attempt
@@ -127,8 +128,8 @@ def test_a_day_waits_for_the_days_before_it_and_refusing_writes_nothing() -> Non
     assert snapshot() == before
 
 
-def test_a_day_is_not_rated_before_it_ends_nor_while_its_games_are_open_or_checked(settings: object) -> None:
-    settings.RATING_WAIT_HOURS = 24 * 30  # type: ignore[attr-defined]
+def test_a_day_is_not_rated_before_it_ends_nor_while_its_games_are_open_or_checked(settings: Settings) -> None:
+    settings.RATING_WAIT_HOURS = 24 * 30
     today = make_challenge(day=days.today())
     make_result(challenge=today)
     make_result(challenge=today)
@@ -145,16 +146,16 @@ def test_a_day_is_not_rated_before_it_ends_nor_while_its_games_are_open_or_check
     assert rating_day_rate(game="maria", day=day.date, now=late).players == 0
 
 
-def test_a_pending_submission_holds_the_day(settings: object) -> None:
-    settings.RATING_WAIT_HOURS = 24 * 30  # type: ignore[attr-defined]
+def test_a_pending_submission_holds_the_day(settings: Settings) -> None:
+    settings.RATING_WAIT_HOURS = 24 * 30
     day = make_challenge(day=past(1))
     make_result(challenge=day)
     make_result(challenge=day, status="pending")
     assert not services.day_is_closed(challenge=day)
 
 
-def test_the_sweep_rates_every_games_closed_days_in_order_and_stops_at_one_still_open(settings: object) -> None:
-    settings.RATING_WAIT_HOURS = 24 * 30  # type: ignore[attr-defined]
+def test_the_sweep_rates_every_games_closed_days_in_order_and_stops_at_one_still_open(settings: Settings) -> None:
+    settings.RATING_WAIT_HOURS = 24 * 30
     days_ = [make_challenge(day=past(n)) for n in (4, 3, 2, 1)]
     for day in days_:
         make_result(challenge=day, score=600)

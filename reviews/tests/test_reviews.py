@@ -6,22 +6,27 @@ import datetime as dt
 import io
 import json
 import signal
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 import pytest
 import time_machine
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import override_settings
+from pytest_django import DjangoCaptureOnCommitCallbacks
 from rest_framework.test import APIClient
 
 from engine import Move, State, deal
 from games import services
-from games.models import Attempt
+from games.models import Attempt, Challenge
 from games.tests.factories import make_challenge, make_user, token_for
 from reviews import services as review_services
 from reviews import tasks
 from reviews.models import GameReview
+from solver.review import review_game
 
 pytestmark = pytest.mark.django_db
 
@@ -35,19 +40,19 @@ LOST_LOG = KLONDIKE["moves"][:6]
 
 
 @pytest.fixture
-def clock():
+def clock() -> Iterator[time_machine.Traveller]:
     with time_machine.travel(NOON, tick=False) as traveller:
         yield traveller
 
 
 @pytest.fixture(autouse=True)
-def _commits(django_capture_on_commit_callbacks):
+def _commits(django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks) -> None:
     """What is sent after commit (validations, reviews) is sent at once: the test's transaction never commits."""
     global _capture
     _capture = django_capture_on_commit_callbacks
 
 
-_capture = None
+_capture: DjangoCaptureOnCommitCallbacks  # set for every test by _commits (autouse)
 
 
 def sweep() -> int:
@@ -56,16 +61,19 @@ def sweep() -> int:
 
 
 @pytest.fixture
-def challenge(clock):
+def challenge(clock: time_machine.Traveller) -> Challenge:
     return make_challenge(game="klondike", seed=KLONDIKE["seed"], day=DAY, solution=KLONDIKE["moves"])
 
 
-def finished(challenge, moves: list[str], *, player=None, clock=None) -> Attempt:
+def finished(
+    challenge: Challenge, moves: list[str], *, player: User | None = None, clock: time_machine.Traveller | None = None
+) -> Attempt:
     """With ``clock``, played at a person's pace by the server's clock (ten moves every ten seconds): a
     win sent in one batch is held, and a held game is in nobody's review (SPEC section 7)."""
     player = player or make_user()
     attempt = services.attempt_start(player=player, challenge=challenge)
     for start in range(0, len(moves), 10) if clock is not None else ():
+        assert clock is not None
         clock.shift(dt.timedelta(seconds=10))
         services.attempt_append_moves(
             attempt_id=attempt.pk, player=player, start=start, moves=moves[start : start + 10]
@@ -76,7 +84,7 @@ def finished(challenge, moves: list[str], *, player=None, clock=None) -> Attempt
     return attempt
 
 
-def client_for(user) -> APIClient:
+def client_for(user: User) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
     return client
@@ -89,7 +97,9 @@ def review_url(attempt: Attempt) -> str:
 # -- nothing of today exists yet ------------------------------------------------------------------
 
 
-def test_nothing_of_today_is_reviewed_or_disclosed_by_any_route(clock, challenge) -> None:
+def test_nothing_of_today_is_reviewed_or_disclosed_by_any_route(
+    clock: time_machine.Traveller, challenge: Challenge
+) -> None:
     attempt = finished(challenge, LOST_LOG)
     other = make_user()
     assert sweep() == 0
@@ -117,7 +127,7 @@ def test_nothing_of_today_is_reviewed_or_disclosed_by_any_route(clock, challenge
     }
 
 
-def test_bad_ids_are_clean_json_errors(clock, challenge) -> None:
+def test_bad_ids_are_clean_json_errors(clock: time_machine.Traveller, challenge: Challenge) -> None:
     user = make_user()
     client = client_for(user)
     for path in (
@@ -133,7 +143,9 @@ def test_bad_ids_are_clean_json_errors(clock, challenge) -> None:
 # -- after the day --------------------------------------------------------------------------------
 
 
-def test_after_the_day_the_sweep_reviews_every_finished_game_once(clock, challenge) -> None:
+def test_after_the_day_the_sweep_reviews_every_finished_game_once(
+    clock: time_machine.Traveller, challenge: Challenge
+) -> None:
     lost = finished(challenge, LOST_LOG)
     won = finished(challenge, KLONDIKE["moves"], clock=clock)
     open_practice = services.attempt_start(player=lost.player, challenge=challenge)
@@ -162,7 +174,7 @@ def test_after_the_day_the_sweep_reviews_every_finished_game_once(clock, challen
     assert GameReview.objects.count() == 2
 
 
-def test_a_redelivered_task_finds_the_review_done(clock, challenge) -> None:
+def test_a_redelivered_task_finds_the_review_done(clock: time_machine.Traveller, challenge: Challenge) -> None:
     attempt = finished(challenge, LOST_LOG)
     clock.move_to(NEXT_MORNING)
     assert tasks.review_attempt(attempt.pk) == "done"
@@ -175,7 +187,9 @@ def test_a_redelivered_task_finds_the_review_done(clock, challenge) -> None:
     assert (again.tries, again.finished_at, again.data) == (1, row.finished_at, row.data)
 
 
-def test_a_review_another_worker_holds_is_left_to_it_until_its_lease_ends(clock, challenge) -> None:
+def test_a_review_another_worker_holds_is_left_to_it_until_its_lease_ends(
+    clock: time_machine.Traveller, challenge: Challenge
+) -> None:
     attempt = finished(challenge, LOST_LOG)
     clock.move_to(NEXT_MORNING)
     GameReview.objects.create(attempt=attempt, status="running", started_at=NEXT_MORNING, tries=1)
@@ -189,7 +203,9 @@ def test_a_review_another_worker_holds_is_left_to_it_until_its_lease_ends(clock,
     assert (row.status, row.tries) == ("done", 2)
 
 
-def test_a_failed_review_is_tried_again_a_few_times_then_left_failed(clock, challenge) -> None:
+def test_a_failed_review_is_tried_again_a_few_times_then_left_failed(
+    clock: time_machine.Traveller, challenge: Challenge
+) -> None:
     attempt = finished(challenge, LOST_LOG)
     clock.move_to(NEXT_MORNING)
     with mock.patch.object(review_services, "review_game", side_effect=RuntimeError("boom")):
@@ -202,14 +218,16 @@ def test_a_failed_review_is_tried_again_a_few_times_then_left_failed(clock, chal
     assert client_for(attempt.player).get(review_url(attempt)).json()["status"] == "failed"
 
 
-def test_before_the_sweep_the_review_is_pending(clock, challenge) -> None:
+def test_before_the_sweep_the_review_is_pending(clock: time_machine.Traveller, challenge: Challenge) -> None:
     attempt = finished(challenge, LOST_LOG)
     clock.move_to(NEXT_MORNING)
     body = client_for(attempt.player).get(review_url(attempt)).json()
     assert (body["status"], body["review"]) == ("pending", None)
 
 
-def test_an_illegal_submitted_log_is_reviewed_up_to_its_first_illegal_entry(clock, challenge) -> None:
+def test_an_illegal_submitted_log_is_reviewed_up_to_its_first_illegal_entry(
+    clock: time_machine.Traveller, challenge: Challenge
+) -> None:
     attempt = finished(challenge, [*LOST_LOG, "t1f9"])
     clock.move_to(NEXT_MORNING)
     assert tasks.review_attempt(attempt.pk) == "done"
@@ -219,7 +237,9 @@ def test_an_illegal_submitted_log_is_reviewed_up_to_its_first_illegal_entry(cloc
 
 
 @override_settings(REVIEW_SWEEP_LIMIT=1)
-def test_the_sweep_takes_the_oldest_games_first_within_its_limit(clock, challenge) -> None:
+def test_the_sweep_takes_the_oldest_games_first_within_its_limit(
+    clock: time_machine.Traveller, challenge: Challenge
+) -> None:
     first = finished(challenge, LOST_LOG)
     clock.shift(60)
     second = finished(challenge, LOST_LOG)
@@ -231,7 +251,7 @@ def test_the_sweep_takes_the_oldest_games_first_within_its_limit(clock, challeng
 
 
 def test_bin_serve_loop_makes_the_reviews_after_midnight_with_nothing_else_started(
-    clock, challenge, monkeypatch
+    clock: time_machine.Traveller, challenge: Challenge, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """keep_days_ready (bin/serve's loop, tasks in process): the round after the day's end reviews its games."""
     monkeypatch.setattr(signal, "signal", lambda *args: None)  # the command's SIGTERM handler: not in pytest
@@ -247,19 +267,19 @@ def test_bin_serve_loop_makes_the_reviews_after_midnight_with_nothing_else_start
     assert GameReview.objects.get(attempt=attempt).status == "done"
 
 
-def old_challenge(days_ago: int = 40):
+def old_challenge(days_ago: int = 40) -> Challenge:
     return make_challenge(
         game="klondike", seed=KLONDIKE["seed"], day=DAY - dt.timedelta(days=days_ago), solution=KLONDIKE["moves"]
     )
 
 
-def ask_review(attempt: Attempt, client: APIClient | None = None, **extra):
+def ask_review(attempt: Attempt, client: APIClient | None = None, **extra: Any) -> Any:
     client = client or client_for(attempt.player)
     with _capture(execute=True):
         return client.post(review_url(attempt), **extra)
 
 
-def test_practice_is_not_reviewed_automatically_only_when_its_player_asks(clock) -> None:
+def test_practice_is_not_reviewed_automatically_only_when_its_player_asks(clock: time_machine.Traveller) -> None:
     attempt = finished(old_challenge(), LOST_LOG)
     assert not attempt.ranked
     with mock.patch.object(review_services, "_send") as send:
@@ -282,7 +302,9 @@ def test_practice_is_not_reviewed_automatically_only_when_its_player_asks(clock)
     assert GameReview.objects.count() == 1
 
 
-def test_a_practice_review_asked_for_is_queued_on_the_solver_queue_and_answered_pending(clock) -> None:
+def test_a_practice_review_asked_for_is_queued_on_the_solver_queue_and_answered_pending(
+    clock: time_machine.Traveller,
+) -> None:
     attempt = finished(old_challenge(), LOST_LOG)
     with mock.patch.object(review_services, "_send") as send:
         answer = ask_review(attempt)
@@ -295,7 +317,7 @@ def test_a_practice_review_asked_for_is_queued_on_the_solver_queue_and_answered_
 
 
 @override_settings(REVIEW_REQUESTS_PER_DAY=3, REVIEW_REQUESTS_PER_DAY_GUEST=1)
-def test_a_player_gets_a_few_practice_reviews_a_day_then_a_clear_429(clock) -> None:
+def test_a_player_gets_a_few_practice_reviews_a_day_then_a_clear_429(clock: time_machine.Traveller) -> None:
     player = make_user()
     attempts = [finished(old_challenge(40 + i), LOST_LOG, player=player) for i in range(5)]
     with mock.patch.object(review_services, "_send") as send:
@@ -326,7 +348,7 @@ def test_a_player_gets_a_few_practice_reviews_a_day_then_a_clear_429(clock) -> N
 
 @pytest.mark.throttled
 @override_settings(REVIEW_REQUESTS_PER_ADDRESS_PER_DAY=2)
-def test_new_guests_from_one_address_share_its_practice_reviews(clock) -> None:
+def test_new_guests_from_one_address_share_its_practice_reviews(clock: time_machine.Traveller) -> None:
     from django.core.cache import cache
 
     cache.delete_many(
@@ -342,7 +364,7 @@ def test_new_guests_from_one_address_share_its_practice_reviews(clock) -> None:
     assert "from your address today" in refused["message"]
 
 
-def test_parallel_asks_of_one_player_do_not_go_past_the_share(clock) -> None:
+def test_parallel_asks_of_one_player_do_not_go_past_the_share(clock: time_machine.Traveller) -> None:
     """Each ask counts what is there under the player's lock: asks one after the other past the share are refused;
     an ask for a game already asked for is answered without counting."""
     player = make_user()
@@ -354,7 +376,9 @@ def test_parallel_asks_of_one_player_do_not_go_past_the_share(clock) -> None:
     assert GameReview.objects.count() == 5
 
 
-def test_only_the_owner_may_ask_and_only_for_a_finished_game_of_a_day_that_is_over(clock, challenge) -> None:
+def test_only_the_owner_may_ask_and_only_for_a_finished_game_of_a_day_that_is_over(
+    clock: time_machine.Traveller, challenge: Challenge
+) -> None:
     practice = finished(old_challenge(), LOST_LOG)
     other = make_user()
     assert ask_review(practice, client_for(other)).status_code == 404  # someone else's id
@@ -366,7 +390,9 @@ def test_only_the_owner_may_ask_and_only_for_a_finished_game_of_a_day_that_is_ov
     assert not GameReview.objects.exists()
 
 
-def test_a_ranked_game_needs_no_asking_and_asking_counts_nothing(clock, challenge) -> None:
+def test_a_ranked_game_needs_no_asking_and_asking_counts_nothing(
+    clock: time_machine.Traveller, challenge: Challenge
+) -> None:
     ranked = finished(challenge, LOST_LOG)
     clock.move_to(NEXT_MORNING)
     with mock.patch.object(review_services, "_send") as send, override_settings(REVIEW_REQUESTS_PER_DAY=0):
@@ -377,7 +403,7 @@ def test_a_ranked_game_needs_no_asking_and_asking_counts_nothing(clock, challeng
     assert GameReview.objects.get(attempt=ranked).status == "done"
 
 
-def test_a_practice_review_asked_for_and_lost_is_sent_again_by_the_sweep(clock) -> None:
+def test_a_practice_review_asked_for_and_lost_is_sent_again_by_the_sweep(clock: time_machine.Traveller) -> None:
     attempt = finished(old_challenge(), LOST_LOG)
     with mock.patch.object(review_services, "_send"):
         ask_review(attempt)
@@ -402,13 +428,13 @@ def test_two_workers_at_once_make_one_review() -> None:
         attempt = services.attempt_start(player=player, challenge=challenge)
         services.attempt_submit(attempt_id=attempt.pk, player=player, start=0, moves=LOST_LOG)
         traveller.move_to(NEXT_MORNING)
-        real = review_services.review_game
+        real = review_game  # what reviews.services calls, until the test replaces it
         made: list[int] = []
         other_done = threading.Event()
         barrier = threading.Barrier(2)
         answers: list[str] = []
 
-        def slow_review(*args, **kwargs):
+        def slow_review(*args: Any, **kwargs: Any) -> Any:
             made.append(1)
             other_done.wait(10)  # the other delivery runs while this one holds the row
             return real(*args, **kwargs)

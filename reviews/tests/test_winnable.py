@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -13,6 +14,7 @@ from unittest import mock
 import pytest
 import time_machine
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.test import override_settings
 from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
@@ -20,10 +22,13 @@ from rest_framework.throttling import ScopedRateThrottle
 from core.circuit import BROKER
 from engine import Move, State, deal
 from games import days, services
-from games.models import Attempt
+from games.models import Attempt, Challenge
 from games.tests.factories import make_challenge, make_user, token_for
 from reviews import tasks, winnable
 from solver import review
+from solver.api import solve_deal
+from solver.log import wins_from as log_wins_from
+from solver.review import LOST_POSITION, UNDECIDED_POSITION, WINNABLE
 
 pytestmark = pytest.mark.django_db
 
@@ -45,24 +50,24 @@ def fresh_keys(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
 
 
 @pytest.fixture
-def clock():
+def clock() -> Iterator[time_machine.Traveller]:
     with time_machine.travel(NEXT_NOON, tick=False) as traveller:
         yield traveller
 
 
 @pytest.fixture
-def past(clock):
+def past(clock: time_machine.Traveller) -> Challenge:
     """A challenge of yesterday (its day is over: the deal is public)."""
     return make_challenge(game=GAME, seed=SEED, day=DAY, solution=DATA["solution"])
 
 
-def client_for(user) -> APIClient:
+def client_for(user: User) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
     return client
 
 
-def practice(challenge, moves: list[str], *, player=None) -> Attempt:
+def practice(challenge: Challenge, moves: list[str], *, player: User | None = None) -> Attempt:
     player = player or make_user()
     attempt = services.attempt_start(player=player, challenge=challenge)
     if moves:
@@ -75,14 +80,14 @@ def url(attempt_id: Any) -> str:
     return f"/api/v1/attempts/{attempt_id}/winnable"
 
 
-def ask(attempt: Attempt, client: APIClient | None = None):
+def ask(attempt: Attempt, client: APIClient | None = None) -> Any:
     return (client or client_for(attempt.player)).get(url(attempt.pk))
 
 
-def assert_error(response, status: int, code: str) -> dict[str, Any]:
+def assert_error(response: Any, status: int, code: str) -> dict[str, Any]:
     assert response.status_code == status, response.content
     assert response["Content-Type"].startswith("application/json")
-    error = response.json()["error"]
+    error: dict[str, Any] = response.json()["error"]
     assert error["code"] == code and error["message"]
     return error
 
@@ -100,7 +105,7 @@ def position_after(moves: list[str]) -> State:
 def test_a_position_with_a_win_is_winnable_and_the_win_replays() -> None:
     state = position_after(WINNABLE_LOG)
     replayed: list[tuple[Any, bool]] = []
-    real = review.log_wins_from
+    real = log_wins_from  # what solver.review calls, until the test replaces it
 
     def wins(start: State, moves: list[str]) -> bool:
         key = start.key()
@@ -110,7 +115,7 @@ def test_a_position_with_a_win_is_winnable_and_the_win_replays() -> None:
 
     with mock.patch.object(review, "log_wins_from", side_effect=wins):
         verdict = winnable.position_verdict(state=state)
-    assert verdict.state == winnable.WINNABLE and verdict.nodes > 0
+    assert verdict.state == WINNABLE and verdict.nodes > 0
     assert replayed == [(state.key(), True)]  # the engine played the win from the player's position itself
     assert position_after(WINNABLE_LOG).key() == state.key()  # which is left as it was
 
@@ -118,18 +123,18 @@ def test_a_position_with_a_win_is_winnable_and_the_win_replays() -> None:
 def test_a_won_position_is_winnable_without_a_solve() -> None:
     state = position_after(DATA["solution"])
     assert state.won
-    assert winnable.position_verdict(state=state) == winnable.Verdict(winnable.WINNABLE, 0, 0.0)
+    assert winnable.position_verdict(state=state) == winnable.Verdict(WINNABLE, 0, 0.0)
 
 
 def test_a_position_the_solver_proves_lost_is_lost() -> None:
     verdict = winnable.position_verdict(state=position_after([*WINNABLE_LOG, LOSING_MOVE]))
     # Lemma S (solver.dead.never_all_up) proves it before any search: no nodes
-    assert verdict.state == winnable.LOST and verdict.nodes == 0
+    assert verdict.state == LOST_POSITION and verdict.nodes == 0
 
 
 def test_what_the_budget_leaves_open_is_undecided_never_lost() -> None:
-    assert winnable.position_verdict(state=position_after([]), nodes=50).state == winnable.UNDECIDED
-    assert winnable.position_verdict(state=position_after(WINNABLE_LOG), nodes=50).state == winnable.UNDECIDED
+    assert winnable.position_verdict(state=position_after([]), nodes=50).state == UNDECIDED_POSITION
+    assert winnable.position_verdict(state=position_after(WINNABLE_LOG), nodes=50).state == UNDECIDED_POSITION
 
 
 def test_a_win_the_engine_does_not_replay_is_not_reported_winnable() -> None:
@@ -137,7 +142,7 @@ def test_a_win_the_engine_does_not_replay_is_not_reported_winnable() -> None:
 
     fake = SolveResult(game=GAME, seed=SEED, status="solved", moves=["s", "wf1"], nodes=7)
     with mock.patch.object(review, "solve_deal", return_value=fake):
-        assert winnable.position_verdict(state=position_after(WINNABLE_LOG)).state == winnable.UNDECIDED
+        assert winnable.position_verdict(state=position_after(WINNABLE_LOG)).state == UNDECIDED_POSITION
 
 
 def test_the_cache_key_is_the_position_not_the_log() -> None:
@@ -153,7 +158,7 @@ def test_the_cache_key_is_the_position_not_the_log() -> None:
 # -- the API on a past day's practice -----------------------------------------------------------------
 
 
-def test_the_light_follows_the_stored_position_green_then_red(past) -> None:
+def test_the_light_follows_the_stored_position_green_then_red(past: Challenge) -> None:
     attempt = practice(past, WINNABLE_LOG)
     assert not attempt.ranked
     answer = ask(attempt)
@@ -166,17 +171,17 @@ def test_the_light_follows_the_stored_position_green_then_red(past) -> None:
     assert body["state"] == "lost" and body["words"] == "no longer winnable" and body["moves"] == len(WINNABLE_LOG) + 1
 
 
-def test_repeated_asks_and_other_logs_to_the_same_position_cost_no_solve(past) -> None:
+def test_repeated_asks_and_other_logs_to_the_same_position_cost_no_solve(past: Challenge) -> None:
     first = practice(past, WINNABLE_LOG)
     again = practice(past, [*WINNABLE_LOG, "s", "u"])  # another player, the same position by another log
-    with mock.patch.object(review, "solve_deal", wraps=review.solve_deal) as solves:
+    with mock.patch.object(review, "solve_deal", wraps=solve_deal) as solves:
         answers = [ask(first).json() for _ in range(3)] + [ask(again).json()]
     assert solves.call_count == 1
     assert {a["state"] for a in answers} == {"winnable"}
     assert answers[-1]["moves"] == len(WINNABLE_LOG) + 2  # each answer names its own log's length
 
 
-def test_the_client_cannot_send_a_position(past) -> None:
+def test_the_client_cannot_send_a_position(past: Challenge) -> None:
     """Query and body are ignored: the answer is for the stored log."""
     attempt = practice(past, WINNABLE_LOG)
     client = client_for(attempt.player)
@@ -185,7 +190,7 @@ def test_the_client_cannot_send_a_position(past) -> None:
     assert client.post(url(attempt.pk), {"moves": ["s"]}, format="json").status_code == 405
 
 
-def test_with_a_broker_the_request_only_sends_the_task_and_the_page_polls(past) -> None:
+def test_with_a_broker_the_request_only_sends_the_task_and_the_page_polls(past: Challenge) -> None:
     attempt = practice(past, WINNABLE_LOG)
     sent: list[tuple[Any, ...]] = []
     fake = mock.Mock()
@@ -202,7 +207,7 @@ def test_with_a_broker_the_request_only_sends_the_task_and_the_page_polls(past) 
     assert done.status_code == 200 and done.json()["state"] == "winnable"
 
 
-def test_a_broker_that_is_down_leaves_the_light_grey_and_the_next_ask_tries_again(past) -> None:
+def test_a_broker_that_is_down_leaves_the_light_grey_and_the_next_ask_tries_again(past: Challenge) -> None:
     attempt = practice(past, WINNABLE_LOG)
     down = mock.Mock()
     down.apply_async.side_effect = OSError("broker down")
@@ -214,7 +219,7 @@ def test_a_broker_that_is_down_leaves_the_light_grey_and_the_next_ask_tries_agai
     assert ask(attempt).json()["state"] == "winnable"  # not left marked pending
 
 
-def test_a_guests_own_past_practice_gets_the_light(past) -> None:
+def test_a_guests_own_past_practice_gets_the_light(past: Challenge) -> None:
     guest = services.guest_create()
     attempt = practice(past, WINNABLE_LOG, player=guest)
     assert ask(attempt).json()["state"] == "winnable"
@@ -264,7 +269,7 @@ def test_today_by_any_route_is_refused_until_the_day_is_over() -> None:
         assert_error(ask(ranked, owner), 403, "ranked_attempt")
 
 
-def test_another_players_past_practice_is_not_found(past) -> None:
+def test_another_players_past_practice_is_not_found(past: Challenge) -> None:
     attempt = practice(past, WINNABLE_LOG)
     snooper = client_for(make_user())
     missing = assert_error(snooper.get(url(10**9)), 404, "not_found")
@@ -274,7 +279,7 @@ def test_another_players_past_practice_is_not_found(past) -> None:
     assert_error(ask(attempt, client_for(guest)), 404, "not_found")
 
 
-def test_bad_ids_are_clean_json_errors(past) -> None:
+def test_bad_ids_are_clean_json_errors(past: Challenge) -> None:
     client = client_for(make_user())
     for attempt_id in ("0", "99999999999999999999", "-1", "abc", "1.5"):
         answer = client.get(url(attempt_id))
@@ -282,7 +287,7 @@ def test_bad_ids_are_clean_json_errors(past) -> None:
         assert answer.json()["error"]["code"] == "not_found"
 
 
-def test_a_forged_task_length_solves_nothing(past) -> None:
+def test_a_forged_task_length_solves_nothing(past: Challenge) -> None:
     attempt = practice(past, WINNABLE_LOG)
     for moves in (-1, len(WINNABLE_LOG) + 1):
         assert tasks.winnable_position(attempt.pk, moves) == "not_eligible"
@@ -291,7 +296,7 @@ def test_a_forged_task_length_solves_nothing(past) -> None:
 
 
 @pytest.mark.throttled
-def test_asking_is_throttled_per_player(past, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_asking_is_throttled_per_player(past: Challenge, monkeypatch: pytest.MonkeyPatch) -> None:
     from django.core.cache import cache
 
     monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, "winnable", "4/min")
@@ -329,7 +334,9 @@ def past_days(count: int) -> list[Any]:
     return [make_challenge(game=GAME, seed=SEED + 1 + i, day=DAY - dt.timedelta(days=1 + i)) for i in range(count)]
 
 
-def test_a_second_ask_for_an_attempt_while_its_solve_runs_sends_nothing(past, queue) -> None:
+def test_a_second_ask_for_an_attempt_while_its_solve_runs_sends_nothing(
+    past: Challenge, queue: list[tuple[int, int]]
+) -> None:
     attempt = practice(past, WINNABLE_LOG)
     assert ask(attempt).json()["state"] == "pending"
     services.attempt_append_moves(attempt_id=attempt.pk, player=attempt.player, start=len(WINNABLE_LOG), moves=["s"])
@@ -345,7 +352,9 @@ def test_a_second_ask_for_an_attempt_while_its_solve_runs_sends_nothing(past, qu
 
 
 @override_settings(WINNABLE_TASKS_PER_PLAYER=2, WINNABLE_TASKS_PER_ADDRESS=100)
-def test_a_flood_of_new_positions_from_one_player_queues_at_most_its_share(clock, queue) -> None:
+def test_a_flood_of_new_positions_from_one_player_queues_at_most_its_share(
+    clock: time_machine.Traveller, queue: list[tuple[int, int]]
+) -> None:
     flooder = make_user()
     *challenges, other_day = past_days(13)
     attempts = [practice(challenge, [], player=flooder) for challenge in challenges]
@@ -363,7 +372,7 @@ def test_a_flood_of_new_positions_from_one_player_queues_at_most_its_share(clock
 
 
 @override_settings(WINNABLE_TASKS_PER_PLAYER=3, WINNABLE_TASKS_PER_GUEST=1, WINNABLE_TASKS_PER_ADDRESS=100)
-def test_a_guest_gets_the_smallest_share(clock, queue) -> None:
+def test_a_guest_gets_the_smallest_share(clock: time_machine.Traveller, queue: list[tuple[int, int]]) -> None:
     guest = services.guest_create()
     attempts = [practice(challenge, [], player=guest) for challenge in past_days(4)]
     [ask(attempt) for attempt in attempts]
@@ -371,7 +380,9 @@ def test_a_guest_gets_the_smallest_share(clock, queue) -> None:
 
 
 @override_settings(WINNABLE_TASKS_PER_PLAYER=2, WINNABLE_TASKS_PER_ADDRESS=3)
-def test_players_from_one_address_share_it_an_ipv6_address_by_its_64(clock, queue) -> None:
+def test_players_from_one_address_share_it_an_ipv6_address_by_its_64(
+    clock: time_machine.Traveller, queue: list[tuple[int, int]]
+) -> None:
     challenges = past_days(8)
     players = [practice(challenge, []) for challenge in challenges[:6]]
     for i, attempt in enumerate(players):  # six players, each a new address in one /64
@@ -384,7 +395,9 @@ def test_players_from_one_address_share_it_an_ipv6_address_by_its_64(clock, queu
 
 
 @override_settings(WINNABLE_TASKS_PER_GUEST=1, WINNABLE_TASKS_PER_ADDRESS=4, WINNABLE_GUEST_TASKS_PER_ADDRESS=2)
-def test_ten_guests_from_one_address_are_one_small_share_and_leave_room_for_its_players(clock, queue) -> None:
+def test_ten_guests_from_one_address_are_one_small_share_and_leave_room_for_its_players(
+    clock: time_machine.Traveller, queue: list[tuple[int, int]]
+) -> None:
     challenges = past_days(12)
     for i, challenge in enumerate(challenges[:10]):
         attempt = practice(challenge, [], player=services.guest_create())
@@ -397,7 +410,7 @@ def test_ten_guests_from_one_address_are_one_small_share_and_leave_room_for_its_
     assert len(queue) == 4
 
 
-def test_a_task_frees_its_shares_whatever_it_finds(past, queue) -> None:
+def test_a_task_frees_its_shares_whatever_it_finds(past: Challenge, queue: list[tuple[int, int]]) -> None:
     attempt = practice(past, WINNABLE_LOG)
     ask(attempt)
     Attempt.objects.filter(pk=attempt.pk).delete()  # gone meanwhile (a deleted guest): nothing to solve
@@ -410,7 +423,7 @@ def test_a_task_frees_its_shares_whatever_it_finds(past, queue) -> None:
     assert queue[1:] == [(again.pk, len(WINNABLE_LOG))]  # the player's and the address's shares were free
 
 
-def test_a_broker_that_is_down_takes_no_share(past, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_broker_that_is_down_takes_no_share(past: Challenge, monkeypatch: pytest.MonkeyPatch) -> None:
     attempt = practice(past, WINNABLE_LOG)
     monkeypatch.setattr(winnable, "send", lambda *args, **kwargs: False)
     with override_settings(WINNABLE_TASKS_PER_PLAYER=1, WINNABLE_TASKS_PER_ADDRESS=1):
@@ -419,7 +432,9 @@ def test_a_broker_that_is_down_takes_no_share(past, monkeypatch: pytest.MonkeyPa
         assert ask(attempt).json()["state"] == "winnable"
 
 
-def test_a_task_lost_with_its_worker_frees_its_shares_when_it_would_have_expired(past, queue) -> None:
+def test_a_task_lost_with_its_worker_frees_its_shares_when_it_would_have_expired(
+    past: Challenge, queue: list[tuple[int, int]]
+) -> None:
     from django.core.cache import caches
     from django.core.cache.backends.locmem import LocMemCache
 
@@ -436,7 +451,9 @@ def test_a_task_lost_with_its_worker_frees_its_shares_when_it_would_have_expired
 
 
 @pytest.mark.throttled
-def test_asks_are_throttled_per_guest_below_players_and_per_address(past, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_asks_are_throttled_per_guest_below_players_and_per_address(
+    past: Challenge, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from django.core.cache import cache
 
     monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, "winnable", "6/min")
@@ -450,7 +467,7 @@ def test_asks_are_throttled_per_guest_below_players_and_per_address(past, monkey
     keys += [f"throttle_winnable_address_{share}" for share in ("2001:db8:9:9::/64", "198.51.100.77")]
     cache.delete_many(keys)
     try:
-        here = {"REMOTE_ADDR": "2001:db8:9:9::1"}
+        here: dict[str, Any] = {"REMOTE_ADDR": "2001:db8:9:9::1"}
         guest_client, player_client = client_for(guest.player), client_for(player.player)
         assert [guest_client.get(url(guest.pk), **here).status_code for _ in range(4)] == [200] * 3 + [429]
         assert [player_client.get(url(player.pk), **here).status_code for _ in range(4)] == [200] * 4

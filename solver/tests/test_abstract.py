@@ -89,7 +89,7 @@ def test_the_core_searches_the_image_game_position_for_position_as_the_reference
         for _ in range(120)
     ]
     positions += [deal(g, s) for g in ("klondike", "klondike-3") for s in range(1000000, 1000010)]
-    kinds = collections.Counter()
+    kinds: collections.Counter[str] = collections.Counter()
     for d in positions:
         want = search(SearchState(d), max_positions=40_000, seconds=60)
         got = core.image(SearchState(d), deadline=time.perf_counter() + 60, max_positions=40_000)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Iterator, Sequence
 
 import pytest
 
@@ -32,14 +33,14 @@ GAMES = [
 ]
 
 
-def with_waste(d, rng: random.Random):
+def with_waste(d: Deal, rng: random.Random) -> Deal:
     """``d`` with a random share of its stock already drawn (the waste), and ``passes`` through
     the talon left as the game has them."""
     k = rng.randint(1, len(d.stock)) if d.stock else 0
     return dataclasses.replace(d, waste=d.stock[:k], stock=d.stock[k:])
 
 
-def positions(game: str, passes: int | None, rng: random.Random, count: int):
+def positions(game: str, passes: int | None, rng: random.Random, count: int) -> Iterator[Deal]:
     for _ in range(count):
         d = random_endgame(game, rng, rng.randint(8, 16), rng.choice((0.5, 0.7)), columns=rng.choice((1, 2, 3)))
         if passes is not None:
@@ -47,7 +48,7 @@ def positions(game: str, passes: int | None, rng: random.Random, count: int):
         yield with_waste(d, rng)
 
 
-def put_up(d, indexes: list[int]):
+def put_up(d: Deal, indexes: list[int]) -> Deal:
     """``d`` with the waste cards at ``indexes`` on the foundations (each onto a pile of its suit
     one below it; an ace onto an empty pile), the rest of the waste in order."""
     waste, tops = list(d.waste), list(d.foundations)
@@ -58,7 +59,7 @@ def put_up(d, indexes: list[int]):
 
 
 @pytest.mark.parametrize(("game", "passes"), GAMES)
-def test_the_position_with_dead_weight_up_wins_whenever_the_position_does(game, passes):
+def test_the_position_with_dead_weight_up_wins_whenever_the_position_does(game: str, passes: int | None) -> None:
     """The rule itself, by the engine alone: for random small positions with dead weight in the
     waste, whenever the position can be won, so can each position the rule compares it with (each
     dead-weight card up alone, and all of them up). Some comparisons are strict: the position
@@ -87,7 +88,7 @@ def test_the_position_with_dead_weight_up_wins_whenever_the_position_does(game, 
     assert won >= 10 and (strict >= 1 or not one_pass), (won, strict)
 
 
-def test_dead_weight_needs_the_cards_below_and_the_cards_above_up():
+def test_dead_weight_needs_the_cards_below_and_the_cards_above_up() -> None:
     """Forty Thieves: the seven of hearts in the waste is dead weight once both sixes of hearts
     are up, and not before; Maria (alternate colours) also needs both sixes of spades and of clubs
     up, which could otherwise go onto it. Never in Klondike."""
@@ -105,13 +106,15 @@ def test_dead_weight_needs_the_cards_below_and_the_cards_above_up():
     assert not applies(SearchState(deal("klondike", 1)))
 
 
-def lowered(tops, pile):
+def lowered(tops: Sequence[int], pile: int) -> tuple[int, ...]:
     """The foundations with ``pile``'s top card one rank lower."""
     return tuple(t - 4 if i == pile else t for i, t in enumerate(tops))
 
 
 @pytest.mark.parametrize(("game", "passes"), GAMES)
-def test_the_search_that_leaves_dominated_positions_out_agrees_with_exhaustive_search(game, passes):
+def test_the_search_that_leaves_dominated_positions_out_agrees_with_exhaustive_search(
+    game: str, passes: int | None
+) -> None:
     """The complete search with ``dominate``: the same nodes, lines and verdicts in the core as in
     the Python search, and its verdict the engine's wherever the engine can search exhaustively."""
     rng = random.Random(f"lemma-w-search-{game}-{passes}")
@@ -130,7 +133,7 @@ def test_the_search_that_leaves_dominated_positions_out_agrees_with_exhaustive_s
 
 
 @pytest.mark.parametrize(("seed", "plain", "dominated"), [(1000002, 4988, 1270), (1001986, 52415, 25219)])
-def test_study_losses_in_fewer_nodes(seed, plain, dominated):
+def test_study_losses_in_fewer_nodes(seed: int, plain: int, dominated: int) -> None:
     """Two Forty Thieves study deals proven lost: the same verdict in fewer nodes (the figures
     pin the searches: a change in either shows here first); the Python search agrees on the
     smaller one."""
@@ -144,14 +147,14 @@ def test_study_losses_in_fewer_nodes(seed, plain, dominated):
         assert (py.status, py.nodes) == ("unsolvable", dominated)
 
 
-def position(columns, waste, stock, piles):
+def position(columns: list[list[str]], waste: list[str], stock: list[str], piles: list[str]) -> Deal:
     """A small Forty Thieves position (as many columns as given) from card texts, every card in it
     (``make_deal`` checks), the waste's top last."""
     d = make_deal("forty-thieves", columns, stock=[*waste, *stock], foundations=piles, columns=len(columns))
     return dataclasses.replace(d, waste=d.stock[: len(waste)], stock=d.stock[len(waste) :])
 
 
-def test_a_card_that_could_go_up_is_not_dead_weight_unless_both_cards_below_it_are():
+def test_a_card_that_could_go_up_is_not_dead_weight_unless_both_cards_below_it_are() -> None:
     """Why dead weight asks for both cards of rank r - 1 up, not only a pile one below the card. The
     engine's exhaustive search on random small positions of four games finds a won position that is
     lost with such a card put up 11 to 18 times in 214 to 365 comparisons a game, also when the other
@@ -170,7 +173,7 @@ def test_a_card_that_could_go_up_is_not_dead_weight_unless_both_cards_below_it_a
     assert brute_force(b, limit=50_000) is True and brute_force(a, limit=50_000) is False
 
 
-def test_a_waste_card_played_onto_a_host_nothing_else_can_use_is_not_dominance():
+def test_a_waste_card_played_onto_a_host_nothing_else_can_use_is_not_dominance() -> None:
     """The other lead of stop 46: the waste's top onto the one column card it builds on, when every
     other card that could go there is up. Not a rule either: the exhaustive search finds a won
     position lost after that move up to 4 times in 25 to 54 comparisons a game. Here the jack of

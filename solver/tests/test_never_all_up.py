@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from engine import deal
+from engine import Deal, deal
 from solver import solve_deal
 from solver.dead import never_all_up
 from solver.reference.frozen import lost
@@ -27,7 +27,7 @@ def hearts_to(rank: str) -> list[str]:
     return [*FULL[:6], f"{rank}H", FULL[7]]
 
 
-def test_a_run_uncovers_the_card_under_it():
+def test_a_run_uncovers_the_card_under_it() -> None:
     """Josephine: the seven of hearts lies under the run 9H 8H, which can only leave as a run
     (onto the ten). The run rule sees it; without it the rule would call a won position lost."""
     d = make_deal("josephine", [["7H", "9H", "8H"], ["KH", "QH", "JH", "TH"]], (), hearts_to("6"), columns=2)
@@ -40,7 +40,7 @@ def test_a_run_uncovers_the_card_under_it():
     assert brute_force(single) is False and never_all_up(SearchState(single))
 
 
-def test_two_kings_that_wait_for_each_others_column():
+def test_two_kings_that_wait_for_each_others_column() -> None:
     """Forty Thieves on two columns: each king of spades could only leave for an empty column,
     and each column empties only when a king of spades leaves it (the queens of spades lie
     under one of them). Frozen cards do not see it (a king can go to an empty column); never-all-up
@@ -57,7 +57,7 @@ def test_two_kings_that_wait_for_each_others_column():
 
 
 @pytest.mark.parametrize("game", ONE_PASS)
-def test_every_claim_agrees_with_exhaustive_search(game):
+def test_every_claim_agrees_with_exhaustive_search(game: str) -> None:
     """Whenever never-all-up calls a random small position lost, the engine's exhaustive search
     agrees (350 such positions over the five games when the rule was written)."""
     rng = random.Random(f"lemma-s-{game}")
@@ -68,7 +68,7 @@ def test_every_claim_agrees_with_exhaustive_search(game):
     assert claims_agree_with_exhaustive_search(never_all_up, positions) >= 10
 
 
-def with_passes(d, passes):
+def with_passes(d: Deal, passes: int | None) -> Deal:
     """The same position under the game's rules with ``passes`` passes through the talon."""
     return dataclasses.replace(d, rules=dataclasses.replace(d.rules, passes=passes))
 
@@ -76,7 +76,7 @@ def with_passes(d, passes):
 @pytest.mark.parametrize(
     ("game", "passes"), [("forty-and-eight", 2), ("forty-thieves", 2), ("josephine", 2), ("maria", 3), ("limited", 3)]
 )
-def test_every_claim_with_redeals_left_agrees_with_exhaustive_search(game, passes):
+def test_every_claim_with_redeals_left_agrees_with_exhaustive_search(game: str, passes: int) -> None:
     """With redeals to come the stages run pass after pass (a redeal draws the same cards in the
     same order again): every claim on a random small position is a loss by exhaustive search."""
     rng = random.Random(f"lemma-s-passes-{game}")
@@ -90,7 +90,7 @@ def test_every_claim_with_redeals_left_agrees_with_exhaustive_search(game, passe
     assert claims_agree_with_exhaustive_search(never_all_up, positions) >= 10
 
 
-def test_a_card_buried_in_the_first_pass_comes_back_in_the_second():
+def test_a_card_buried_in_the_first_pass_comes_back_in_the_second() -> None:
     """Forty and Eight on one column: in one pass the nine of diamonds is buried on the waste
     under cards that cannot move before it, so the one-pass rule calls the position lost, and
     it is; with the redeal it is drawn again first, and the position is won: no claim."""
@@ -106,7 +106,7 @@ def test_a_card_buried_in_the_first_pass_comes_back_in_the_second():
     assert brute_force(d) is True and not never_all_up(SearchState(d))
 
 
-def test_it_keeps_out_of_klondike():
+def test_it_keeps_out_of_klondike() -> None:
     """Face-down cards, unlimited redeals and draw 3: left to the search."""
     assert not never_all_up(SearchState(deal("klondike", 1)))
     assert not never_all_up(SearchState(deal("klondike-3", 1)))
@@ -116,7 +116,7 @@ def test_it_keeps_out_of_klondike():
     ("game", "seed"),
     [("forty-thieves", 1000162), ("forty-thieves", 1000759), ("josephine", 1000257), ("forty-and-eight", 1000140)],
 )
-def test_study_deals_it_proves_lost_at_once(game, seed):
+def test_study_deals_it_proves_lost_at_once(game: str, seed: int) -> None:
     """Deals the study's searches left open at 10 s: never-all-up proves them lost before any search
     (Josephine's proofs are Forty Thieves proofs too: the same cards, a game with more moves;
     the Forty and Eight deal with its redeal still to come)."""

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from engine import GAME_IDS, deal, find_rules
+from engine import GAME_IDS, Deal, deal, find_rules
 from solver import SolveOptions, api, solve_deal
 from solver.core import Compiled
 from solver.search import UNSOLVABLE
@@ -36,7 +36,7 @@ def test_only_draw_3_has_a_relaxation_and_it_is_klondike_on_the_same_cards(game:
     assert (relaxed.tableau, relaxed.face_down, relaxed.stock) == (d.tableau, d.face_down, d.stock)
 
 
-def _endgames(seed: str, count: int):
+def _endgames(seed: str, count: int) -> list[Deal]:
     rng = random.Random(seed)
     return [klondike_endgame("klondike-3", rng, rng.randint(10, 16), rng.choice((2, 3))) for _ in range(count)]
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from typing import cast
 
 import pytest
 
-from engine import GAME_IDS, Move, State, card_text, deal
+from engine import GAME_IDS, Deal, Move, State, card_text, deal
 from solver.review import (
     GAVE_UP_WINNABLE,
     LOST,
@@ -14,6 +16,8 @@ from solver.review import (
     UNDECIDED,
     WON,
     Budget,
+    Line,
+    Review,
     played_line,
     position,
     review_deal,
@@ -27,13 +31,13 @@ from .test_search_helpers import brute_force, make_deal, random_endgame
 FULL = Budget(probe_seconds=10, probe_nodes=None, probes=40, seconds=120)
 
 
-def truth_along(d, line) -> list[bool | None]:
+def truth_along(d: Deal, line: Line) -> list[bool | None]:
     """The engine's exhaustive verdict for every position of the line played."""
     return [brute_force(position(d, line, k).as_deal(), limit=20_000) for k in range(len(line.moves) + 1)]
 
 
-def assert_win_checked(d, review) -> None:
-    assert review.win is not None
+def assert_win_checked(d: Deal, review: Review) -> None:
+    assert review.win is not None and review.winnable_after is not None
     assert wins_from(d, review.line, review.winnable_after, review.win)
 
 
@@ -41,7 +45,7 @@ def assert_win_checked(d, review) -> None:
 
 
 @pytest.mark.parametrize("game", GAME_IDS)
-def test_mid_game_position_as_a_deal_plays_on_the_same(game):
+def test_mid_game_position_as_a_deal_plays_on_the_same(game: str) -> None:
     rng = random.Random(game)
     for seed in (1, 2, 3):
         state = State(deal(game, seed))
@@ -53,18 +57,18 @@ def test_mid_game_position_as_a_deal_plays_on_the_same(game):
         again = State(state.as_deal())
         assert again.key() == state.key()
         for _ in range(40):  # and they stay the same along any continuation
-            moves = sorted(map(str, state.legal_moves()))
-            assert moves == sorted(map(str, again.legal_moves()))
-            if not moves:
+            texts = sorted(map(str, state.legal_moves()))
+            assert texts == sorted(map(str, again.legal_moves()))
+            if not texts:
                 break
-            text = rng.choice(moves)
+            text = rng.choice(texts)
             state.play(Move.parse(text))
             again.play(Move.parse(text))
             assert again.key() == state.key()
 
 
 @pytest.mark.parametrize("game", GAME_IDS)
-def test_solver_from_mid_game_positions_agrees_with_exhaustive_search(game):
+def test_solver_from_mid_game_positions_agrees_with_exhaustive_search(game: str) -> None:
     """Small random positions, a few random moves in (a waste, a redeal used): the solver's
     verdict from there matches the engine's exhaustive search, and its wins replay."""
     from solver import solve_deal
@@ -91,6 +95,7 @@ def test_solver_from_mid_game_positions_agrees_with_exhaustive_search(game):
         assert (result.status == SOLVED) == truth, mid
         if truth:
             check = State(mid)
+            assert result.moves is not None
             for text in result.moves:
                 check.play(Move.parse(text))
             assert check.won
@@ -104,7 +109,7 @@ def test_solver_from_mid_game_positions_agrees_with_exhaustive_search(game):
 # -- the line played ------------------------------------------------------------------------------
 
 
-def test_undone_moves_leave_the_line_played():
+def test_undone_moves_leave_the_line_played() -> None:
     d = deal("klondike", 2026)
     line = played_line(d, ["s", "s", "u", "s", "u", "u", "s", "s"])
     assert [m.move for m in line.moves] == ["s", "s"]
@@ -112,7 +117,7 @@ def test_undone_moves_leave_the_line_played():
     assert line.undos == 3 and line.entries == 8 and line.error is None
 
 
-def test_an_illegal_entry_ends_the_line_and_is_reported():
+def test_an_illegal_entry_ends_the_line_and_is_reported() -> None:
     line = played_line(deal("josephine", 1), ["s", "t1f1", "s"])
     assert [m.move for m in line.moves] == ["s"]
     assert line.error is not None and line.error["index"] == 1
@@ -121,7 +126,7 @@ def test_an_illegal_entry_ends_the_line_and_is_reported():
 # -- hand-made games with a known losing move -----------------------------------------------------
 
 
-def forty_thieves_needed_card_thrown():
+def forty_thieves_needed_card_thrown() -> Deal:
     """Two columns: the hearts from KH down to 6H | 3H 5H; the stock holds 4H; hearts at 2H on one
     foundation (all else home). The win: draw 4H, put 5H on 6H, then the hearts home from 3H.
     Playing 4H onto 5H instead buries the 3H under 5H and 4H with no column free: lost."""
@@ -135,7 +140,7 @@ def forty_thieves_needed_card_thrown():
     )
 
 
-def forty_thieves_ace_buried():
+def forty_thieves_ace_buried() -> Deal:
     """One column: QH under the clubs from KC down to 2C; the stock: AC then KH; one clubs
     foundation empty, one hearts at JH. Drawing KH over the AC (one pass: it never comes back)
     loses: KH has nowhere to go and the clubs wait for their ace."""
@@ -149,7 +154,7 @@ def forty_thieves_ace_buried():
     )
 
 
-def klondike_king_without_a_home():
+def klondike_king_without_a_home() -> Deal:
     """Two columns: empty | QD QH (face down) KD; the stock: KH; hearts and diamonds at J.
     The win: KD into the empty column, QH and QD home, then the kings. Putting KH into the
     empty column instead leaves KD with no home, over the queens both kings wait for: lost."""
@@ -171,7 +176,9 @@ def klondike_king_without_a_home():
         (klondike_king_without_a_home, ["t2t1", "u", "s", "wt1"], 2, 3, "KH from the waste into the empty column 1"),
     ],
 )
-def test_the_losing_move_of_a_hand_made_game(make, log, ply, index, words):
+def test_the_losing_move_of_a_hand_made_game(
+    make: Callable[[], Deal], log: list[str], ply: int, index: int, words: str
+) -> None:
     d = make()
     review = review_deal(d, log, budget=FULL)
     truth = truth_along(d, review.line)
@@ -185,7 +192,7 @@ def test_the_losing_move_of_a_hand_made_game(make, log, ply, index, words):
     assert review.to_json()["undecided_between"] is None
 
 
-def test_in_josephine_the_same_move_loses_nothing():
+def test_in_josephine_the_same_move_loses_nothing() -> None:
     """Josephine moves same-suit runs as a unit: 5H 4H goes onto 6H together, so playing 4H onto 5H
     (the losing move of Forty Thieves above) still leaves a win, which the review shows from there."""
     d = forty_thieves_needed_card_thrown()
@@ -200,10 +207,10 @@ def test_in_josephine_the_same_move_loses_nothing():
     assert truth_along(d, review.line) == [True, True, True]
     assert review.outcome == GAVE_UP_WINNABLE and review.winnable_after == 2
     assert_win_checked(d, review)
-    assert review.win[0] == "t2t1:2"
+    assert review.win is not None and review.win[0] == "t2t1:2"
 
 
-def test_given_up_in_a_winnable_position_gets_the_win_from_there():
+def test_given_up_in_a_winnable_position_gets_the_win_from_there() -> None:
     d = klondike_king_without_a_home()
     review = review_deal(d, ["s"], budget=FULL)
     assert review.outcome == GAVE_UP_WINNABLE
@@ -213,7 +220,7 @@ def test_given_up_in_a_winnable_position_gets_the_win_from_there():
     assert "still be won" in review.claims[0]
 
 
-def test_a_deal_without_a_win():
+def test_a_deal_without_a_win() -> None:
     run = ["KH", "QH", "JH", "TH", "9H", "8H", "7H", "6H"]
     d = make_deal(
         "forty-thieves",
@@ -227,7 +234,7 @@ def test_a_deal_without_a_win():
     assert review.lost_after == 0 and review.winnable_after is None and review.win is None
 
 
-def test_a_won_game_is_compared_with_the_solution():
+def test_a_won_game_is_compared_with_the_solution() -> None:
     d = forty_thieves_ace_buried()
     win = ["s", "wf1"] + ["t1f1"] * 12 + ["t1f3", "s", "wf3"]
     log = ["s", "s", "u", "u", "s", "wf1"] + ["t1f1"] * 12 + ["t1f3", "s", "wf3"]
@@ -244,7 +251,7 @@ def test_a_won_game_is_compared_with_the_solution():
 
 
 @pytest.mark.parametrize("game", ["forty-thieves", "josephine", "maria", "forty-and-eight"])
-def test_reviews_of_random_games_agree_with_exhaustive_search(game):
+def test_reviews_of_random_games_agree_with_exhaustive_search(game: str) -> None:
     """Random small games, undos included: the review's last winnable and first lost positions
     are exactly the engine's, position by position. (Klondike's random walks on small positions
     are lost from the start or never: its losing move is the hand-made game's above.)"""
@@ -268,7 +275,7 @@ def test_reviews_of_random_games_agree_with_exhaustive_search(game):
         truth = truth_along(d, review.line)
         if None in truth:
             continue
-        assert truth == sorted(truth, reverse=True)  # winnability only falls along the line
+        assert truth == sorted(cast(list[bool], truth), reverse=True)  # winnability only falls along the line
         last = max((k for k, t in enumerate(truth) if t), default=None)
         assert review.winnable_after == last
         if review.outcome == GAVE_UP_WINNABLE:
@@ -303,18 +310,19 @@ def random_walk(game: str, seed: int, steps: int) -> list[str]:
     return log
 
 
-def test_a_budget_too_small_reports_undecided_never_lost():
+def test_a_budget_too_small_reports_undecided_never_lost() -> None:
     log = random_walk("forty-thieves", 7, 25)
     review = review_game("forty-thieves", 7, log, budget=Budget(probe_seconds=5, probe_nodes=30, probes=6))
     assert review.outcome == UNDECIDED
     assert all(p.verdict != "lost" for p in review.probes) and review.lost_after is None
     assert review.losing_move is None
-    assert review.to_json()["undecided_between"][1] == len(review.line.moves)
+    between = review.to_json()["undecided_between"]
+    assert isinstance(between, list) and between[1] == len(review.line.moves)
     assert any(c.startswith("Undecided") for c in review.claims)
     assert not any("no win was possible" in c for c in review.claims)
 
 
-def test_the_days_solution_proves_the_deal_winnable_without_a_solve():
+def test_the_days_solution_proves_the_deal_winnable_without_a_solve() -> None:
     from solver import solve
 
     solution = solve("klondike", 3, seconds=20).moves
@@ -331,7 +339,7 @@ def test_the_days_solution_proves_the_deal_winnable_without_a_solve():
     assert_win_checked(deal("klondike", 3), review)
 
 
-def test_a_wrong_solution_is_not_taken_as_proof():
+def test_a_wrong_solution_is_not_taken_as_proof() -> None:
     log = random_walk("forty-thieves", 7, 10)
     review = review_game(
         "forty-thieves", 7, log, budget=Budget(probe_seconds=5, probe_nodes=30, probes=2), solution=["s", "s"]
@@ -339,7 +347,7 @@ def test_a_wrong_solution_is_not_taken_as_proof():
     assert review.win_source != "solution"
 
 
-def test_a_gap_left_undecided_is_probed_again_with_a_larger_budget():
+def test_a_gap_left_undecided_is_probed_again_with_a_larger_budget() -> None:
     log = random_walk("forty-thieves", 7, 25)
     flat = review_game(
         "forty-thieves", 7, log, budget=Budget(probe_seconds=5, probe_nodes=30, probes=40, escalations=0)

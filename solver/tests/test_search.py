@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import pytest
 
@@ -11,12 +13,13 @@ from engine.moves import F2T, T2T, W2F
 from solver import SolveOptions, SolveResult, difficulty, solve, solve_deal
 from solver import moves as moves_module
 from solver.log import wins
-from solver.moves import gen_moves, stock_positions
+from solver.moves import gen_moves
 from solver.reference import searches as search_module
 from solver.reference.frozen import lost
 from solver.reference.safe import is_safe, safe_move
+from solver.search import Searcher, SearchOutcome
 from solver.shorten import shorten
-from solver.state import SearchState
+from solver.state import SearchMove, SearchState, stock_positions
 
 from .test_search_helpers import (
     brute_force,
@@ -31,7 +34,7 @@ SUITS = "CDHS"
 PARTNER = {"C": "S", "S": "C", "D": "H", "H": "D"}  # the other suit of the same colour
 
 
-def assert_wins(d, result: SolveResult) -> None:
+def assert_wins(d: Deal, result: SolveResult) -> None:
     assert result.status == "solved", result
     assert result.moves and wins(d, result.moves)
     state = State(d)
@@ -43,7 +46,7 @@ def assert_wins(d, result: SolveResult) -> None:
 # -- small solvable deals ------------------------------------------------------------------------
 
 
-def nearly_finished(game: str):
+def nearly_finished(game: str) -> Deal:
     """Every pile up to its jack; the queens and kings are left, half in columns with a king
     on a queen of another suit, half in the stock. Winnable: at most four columns are used,
     so a king can always go to an empty column, and every queen then goes up."""
@@ -59,7 +62,7 @@ def nearly_finished(game: str):
 
 
 @pytest.mark.parametrize("game", GAME_IDS)
-def test_nearly_finished_deal_is_solved_and_replays(game):
+def test_nearly_finished_deal_is_solved_and_replays(game: str) -> None:
     d = nearly_finished(game)
     result = solve_deal(d, seconds=10)
     assert_wins(d, result)
@@ -67,7 +70,7 @@ def test_nearly_finished_deal_is_solved_and_replays(game):
     assert result.nodes >= 0 and result.seconds >= 0
 
 
-def test_forty_and_eight_needs_its_redeal():
+def test_forty_and_eight_needs_its_redeal() -> None:
     """Forty and Eight's rules on two columns (found by the exhaustive engine search: winnable
     with the one redeal, lost with a single pass). The solver must use the redeal."""
     tableau = [["JC", "KS"], ["KD", "QC", "9S", "TS", "KC"]]
@@ -78,12 +81,12 @@ def test_forty_and_eight_needs_its_redeal():
     assert brute_force(make_deal("forty-and-eight", tableau, stock, tops, columns=2, passes=1)) is False
     result = solve_deal(d, seconds=10)
     assert_wins(d, result)
-    assert result.moves.count("r") == 1
+    assert result.moves is not None and result.moves.count("r") == 1
     one_pass = make_deal("forty-and-eight", tableau, stock, tops, columns=2, passes=1)
     assert solve_deal(one_pass, seconds=10).status == "unsolvable"
 
 
-def test_kings_from_the_stock_go_to_empty_columns():
+def test_kings_from_the_stock_go_to_empty_columns() -> None:
     """Forty Thieves, hearts up to J on both piles, all else complete; QH QH KH KH are all in
     the stock, drawn in the order KH KH QH QH. Winnable only by putting the kings in empty
     columns (or leaving them in the waste) while the queens go up."""
@@ -95,7 +98,7 @@ def test_kings_from_the_stock_go_to_empty_columns():
 # -- small unsolvable deals ----------------------------------------------------------------------
 
 
-def blocked(game: str):
+def blocked(game: str) -> Deal:
     """Every pile up to its nine. Columns: each ten under a king of its suit, and each queen
     under the jack of the other suit of its colour; stacked onto each other until there are
     exactly as many stacks as the game has columns. Stock empty.
@@ -122,7 +125,7 @@ def blocked(game: str):
 
 
 @pytest.mark.parametrize("game", GAME_IDS)
-def test_blocked_deal_is_unsolvable(game):
+def test_blocked_deal_is_unsolvable(game: str) -> None:
     d = blocked(game)
     assert list(State(d).legal_moves()) == []  # the reasoning above, checked by the engine
     result = solve_deal(d, seconds=5)
@@ -130,7 +133,7 @@ def test_blocked_deal_is_unsolvable(game):
     assert result.moves is None and result.difficulty is None
 
 
-def test_blocked_deal_with_a_ten_in_the_stock():
+def test_blocked_deal_with_a_ten_in_the_stock() -> None:
     """The Forty Thieves blocked deal with one TC taken from under its king into the stock.
     TC goes up onto a 9C, then a JC can go up, which exposes a QS: whether that unravels the
     rest is left to the engine's exhaustive search; the solver must agree with it."""
@@ -160,7 +163,7 @@ def test_blocked_deal_with_a_ten_in_the_stock():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game", GAME_IDS)
-def test_agrees_with_exhaustive_engine_search(game):
+def test_agrees_with_exhaustive_engine_search(game: str) -> None:
     """Random end positions of the game's rules on two or three columns (the engine and the
     solver take the column count from the deal), small enough for the engine itself to
     search exhaustively: the solver's verdict must match, wins and losses alike."""
@@ -188,20 +191,20 @@ def test_agrees_with_exhaustive_engine_search(game):
 
 
 @pytest.mark.parametrize(("game", "seed"), [("klondike", 2), ("klondike", 3), ("klondike-3", 3), ("lucas", 4)])
-def test_real_deals_solve_and_replay(game, seed):
+def test_real_deals_solve_and_replay(game: str, seed: int) -> None:
     result = solve(game, seed, seconds=20)
     assert_wins(deal(game, seed), result)
     assert result.game == game and result.seed == seed
 
 
-def test_klondike3_deal_without_any_move_is_unsolvable():
+def test_klondike3_deal_without_any_move_is_unsolvable() -> None:
     # klondike-3 seed 2: no column move and none of the eight cards the stock can show in
     # threes fits anywhere; the engine's exhaustive search agrees.
     assert brute_force(deal("klondike-3", 2)) is False
     assert solve("klondike-3", 2, seconds=5).status == "unsolvable"
 
 
-def test_tiny_node_budget_gives_unknown():
+def test_tiny_node_budget_gives_unknown() -> None:
     result = solve("forty-thieves", 1, seconds=30, max_nodes=50)
     assert result.status == "unknown"
     assert result.nodes <= 50
@@ -209,13 +212,13 @@ def test_tiny_node_budget_gives_unknown():
 
 
 @pytest.mark.parametrize("searcher", [None, search_module.PYTHON], ids=["c", "python"])
-def test_time_budget_is_respected(searcher):
+def test_time_budget_is_respected(searcher: Searcher | None) -> None:
     result = solve("forty-thieves", 3, seconds=0.5, searcher=searcher)  # not decided in 0.5 s by either
     assert result.status == "unknown"
     assert result.seconds < 1.5
 
 
-def test_results_are_deterministic():
+def test_results_are_deterministic() -> None:
     a = solve("klondike", 5, seconds=20)
     b = solve("klondike", 5, seconds=20)
     assert a.status == b.status == "solved"
@@ -225,18 +228,18 @@ def test_results_are_deterministic():
     assert (c.status, c.nodes, c.moves) == (e.status, e.nodes, e.moves)
 
 
-def test_shortening_never_lengthens():
+def test_shortening_never_lengthens() -> None:
     result = solve("lucas", 2, seconds=20)
-    assert result.status == "solved"
+    assert result.status == "solved" and result.moves is not None and result.found_length is not None
     assert len(result.moves) <= result.found_length
 
 
-def test_klondike_wins_keep_their_log_as_found():
+def test_klondike_wins_keep_their_log_as_found() -> None:
     # The shortening passes would take 2 of this win's 222 moves out, at most of the call's time:
     # Klondike runs them only for a log the service would refuse (api.py, at SHORTEN_SHARE).
     d = deal("klondike", 1000942)
     result = solve_deal(d, seconds=20)
-    assert result.status == "solved" and wins(d, result.moves)
+    assert result.status == "solved" and result.moves is not None and wins(d, result.moves)
     assert len(result.moves) == result.found_length
     assert len(shorten(d, list(result.moves), seconds=10)) < len(result.moves)
 
@@ -244,7 +247,7 @@ def test_klondike_wins_keep_their_log_as_found():
 # -- pieces --------------------------------------------------------------------------------------
 
 
-def test_stock_positions_draw_three_with_redeal():
+def test_stock_positions_draw_three_with_redeal() -> None:
     # Klondike-3 position: 7 talon cards, none drawn: draws show indexes 2, 5, 6.
     st = SearchState(deal("klondike-3", 7))
     st.talon = st.talon[:7]
@@ -256,7 +259,7 @@ def test_stock_positions_draw_three_with_redeal():
     assert pos[5] == (0, 0, 0) and pos[6] == (1, 0, 0) and pos[2] == (1, 1, 1)
 
 
-def test_stock_positions_one_pass_and_redeal():
+def test_stock_positions_one_pass_and_redeal() -> None:
     st = SearchState(deal("forty-and-eight", 1))
     st.p = 3
     pos = {j: (k1, rd, k2) for j, k1, rd, k2 in stock_positions(st)}
@@ -267,7 +270,7 @@ def test_stock_positions_one_pass_and_redeal():
     assert min(j for j, *_ in stock_positions(st)) == 2
 
 
-def test_safe_rule_two_decks_needs_both_piles():
+def test_safe_rule_two_decks_needs_both_piles() -> None:
     st = SearchState(deal("forty-thieves", 1))
     st.found = [13] * 8
     st.found[4], st.found[5] = 5, 4  # hearts: one pile up to 5H, the other up to 4H
@@ -286,7 +289,7 @@ def test_safe_rule_two_decks_needs_both_piles():
     assert not is_safe(st, six)
 
 
-def test_klondike_worry_back_rule_and_no_take_back_of_safe_cards():
+def test_klondike_worry_back_rule_and_no_take_back_of_safe_cards() -> None:
     """The worry-back safe move: a card goes up when the other colour is up to its rank - 1 and its twin suit
     to its rank - 2 (1-based); safe cards stay up: such a card is never taken back down."""
     st = SearchState(deal("klondike", 1))
@@ -308,7 +311,7 @@ def test_klondike_worry_back_rule_and_no_take_back_of_safe_cards():
     assert taken == {0}
 
 
-def fired_positions(make, fired: list, tries: int):
+def fired_positions(make: Callable[[], Deal], fired: list[int], tries: int) -> Iterator[tuple[Deal, SolveResult, bool]]:
     """The positions ``make()`` gives, of ``tries``, where a rule fired (``fired`` was appended
     to) in the Python search and the engine's exhaustive search decides: (deal, the Python
     search's result, whether the deal can be won)."""
@@ -323,7 +326,7 @@ def fired_positions(make, fired: list, tries: int):
             yield d, result, truth
 
 
-def test_klondike_draw_one_plays_a_safe_card_from_anywhere_in_the_talon():
+def test_klondike_draw_one_plays_a_safe_card_from_anywhere_in_the_talon() -> None:
     """The safe move from the talon: with draw 1 and unlimited redeals a worry-back safe card goes up from the stock
     or from under the waste's top (a K+ move), not only from the waste's top; with draw 3 it
     does not."""
@@ -339,7 +342,9 @@ def test_klondike_draw_one_plays_a_safe_card_from_anywhere_in_the_talon():
     assert safe_move(st) == (W2F, -1, -1, 1, 1, 2, 0, 0)  # two draws, then the 3C up
     st.p = 3  # drawn past it: the 3C lies under the QC, the waste's top
     assert safe_move(st) == (W2F, -1, -1, 1, 1, 1, 1, 2)  # draw the JD, redeal, two draws
-    st.play(safe_move(st))
+    move = safe_move(st)
+    assert move is not None
+    st.play(move)
     assert st.found[0] == 3 and st.talon == [parse_card(c) for c in ("QD", "QC", "JD")]
     assert safe_move(st) is None
     d3 = make_deal("klondike-3", tableau, stock, found, face_down=(22, 17), columns=2)
@@ -351,14 +356,14 @@ def test_klondike_draw_one_plays_a_safe_card_from_anywhere_in_the_talon():
 
 
 @pytest.mark.slow  # about 40 s
-def test_klondike_safe_talon_cards_agree_with_exhaustive_search(monkeypatch):
+def test_klondike_safe_talon_cards_agree_with_exhaustive_search(monkeypatch: pytest.MonkeyPatch) -> None:
     """Random draw-1 positions shaped like real ones, most cards in the stock, where the safe move from the talon
     played a card from inside the talon: the verdict of both searches (one pass over the
     positions, not one per search) matches the engine's exhaustive search."""
-    fired = []
-    plain = search_module.safe_move
+    fired: list[int] = []
+    plain = safe_move  # what searches.safe_move is, until the test replaces it
 
-    def counting(st):
+    def counting(st: SearchState) -> SearchMove | None:
         m = plain(st)
         if m is not None and m[0] == W2F and (m[5] or m[6]):  # draws or a redeal: not the waste's top
             fired.append(1)
@@ -382,7 +387,7 @@ def test_klondike_safe_talon_cards_agree_with_exhaustive_search(monkeypatch):
     assert checked >= 25 and lost_seen >= 3
 
 
-def test_klondike_rule_needs_its_twin_suit_within_two():
+def test_klondike_rule_needs_its_twin_suit_within_two() -> None:
     """Without the worry-back safe move's twin-suit condition (other colour only) the solver called this
     winnable position lost: found by the exhaustive oracle, kept as a regression test."""
     d = make_deal(
@@ -397,7 +402,7 @@ def test_klondike_rule_needs_its_twin_suit_within_two():
     assert_wins(d, solve_deal(d, seconds=20))
 
 
-def partial_move_deal(hearts: str = "8H", extra_face_up=()):
+def partial_move_deal(hearts: str = "8H", extra_face_up: Sequence[list[str]] = ()) -> Deal:
     """Klondike on three columns: 8S on 9H over the 7S, 9D over the 8D, everything else
     face down under the KH. With hearts at 8H the only winning line starts by moving the
     8S onto the 9D (a partial-run move) to play the 9H up."""
@@ -416,7 +421,7 @@ def partial_move_deal(hearts: str = "8H", extra_face_up=()):
     )
 
 
-def without_partial_moves(st, *args):
+def without_partial_moves(st: SearchState, *args: Any) -> list[SearchMove]:
     """``gen_moves`` with every partial-run move left out (to show a move is needed)."""
     out = []
     for m in moves_module.gen_moves(st, *args):
@@ -426,7 +431,7 @@ def without_partial_moves(st, *args):
     return out
 
 
-def test_klondike_partial_move_that_frees_a_card_for_the_foundation_is_kept(monkeypatch):
+def test_klondike_partial_move_that_frees_a_card_for_the_foundation_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     d = partial_move_deal()
     assert brute_force(d) is True
     assert_wins(d, solve_deal(d, seconds=20))
@@ -435,11 +440,11 @@ def test_klondike_partial_move_that_frees_a_card_for_the_foundation_is_kept(monk
     assert solve_deal(d, seconds=20, searcher=search_module.PYTHON).status == "unsolvable"
 
 
-def test_klondike_partial_moves_only_with_a_use_for_the_exposed_card():
+def test_klondike_partial_moves_only_with_a_use_for_the_exposed_card() -> None:
     """Partial runs need a use: moving the 8S off the 9H onto the 9D is offered only when the 9H can go up (a),
     a black ten is face up for it (b), or the 8C is at hand (c)."""
 
-    def offered(d):
+    def offered(d: Deal) -> bool:
         st = SearchState(d)
         return (T2T, 0, 1, 1, -1, 0, 0, 0) in gen_moves(st)
 
@@ -490,16 +495,16 @@ def test_klondike_partial_moves_only_with_a_use_for_the_exposed_card():
 
 @pytest.mark.slow  # about 65 s
 @pytest.mark.parametrize("game", ["klondike", "klondike-3"])
-def test_klondike_partial_move_rule_agrees_with_exhaustive_search(game, monkeypatch):
+def test_klondike_partial_move_rule_agrees_with_exhaustive_search(game: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Random positions shaped like real Klondike ones (face-up runs over face-down cards)
     where partial runs need a use left a partial-run move out: the solver's verdict matches the engine's
     exhaustive search (about 300 such positions agreed when the rule was written). The drops
     are counted in the Python search; the compiled core must give the same verdict."""
-    dropped = []
+    dropped: list[int] = []
     twin = moves_module._twin_at_hand
 
-    def counting(*args):
-        ok = twin(*args)
+    def counting(card: int, faceup: dict[int, int], talon: list[int], found: list[int]) -> bool:
+        ok = twin(card, faceup, talon, found)
         if not ok:
             dropped.append(1)
         return ok
@@ -519,7 +524,7 @@ def test_klondike_partial_move_rule_agrees_with_exhaustive_search(game, monkeypa
     assert checked >= 15
 
 
-def test_card_that_can_never_leave_its_column_proves_a_loss():
+def test_card_that_can_never_leave_its_column_proves_a_loss() -> None:
     """Frozen cards: the queen of spades lies (as the lowest face-up card) on the jack it needs
     on the foundation first and on both red kings it could move onto; only kings may go to
     an empty column. Lost, proved without a single search node."""
@@ -539,7 +544,7 @@ def test_card_that_can_never_leave_its_column_proves_a_loss():
 
 
 @pytest.mark.parametrize("game", GAME_IDS)
-def test_never_leaving_cards_agree_with_exhaustive_search(game):
+def test_never_leaving_cards_agree_with_exhaustive_search(game: str) -> None:
     """Whenever the frozen-cards rule calls a random small position lost, the engine's exhaustive search
     agrees (about 2,900 such positions over all games agreed when the rule was written)."""
     rng = random.Random(f"dead-{game}")
@@ -550,13 +555,13 @@ def test_never_leaving_cards_agree_with_exhaustive_search(game):
     assert claims_agree_with_exhaustive_search(lost, positions, enough=6) >= 6
 
 
-def test_difficulty_scale():
+def test_difficulty_scale() -> None:
     assert difficulty(10, ["t1f1"] * 60, 52) == 1
     assert difficulty(10**6, ["t1f1"] * 130, 104) == 5
     assert 1 <= difficulty(3000, ["s"] * 50 + ["t1f1"] * 150, 104) <= 5
 
 
-def test_restarts_never_claim_a_loss():
+def test_restarts_never_claim_a_loss() -> None:
     """Only the complete depth-first search may say ``unsolvable``."""
     import random as _random
 
@@ -567,7 +572,7 @@ def test_restarts_never_claim_a_loss():
     assert search(SearchState(d), deadline=1e18, rng=_random.Random(1), noise=400).status == "unknown"
 
 
-def test_maria_safe_rule_needs_its_own_suit_piles_level():
+def test_maria_safe_rule_needs_its_own_suit_piles_level() -> None:
     """Regression: an earlier Maria rule auto-played a card once the other colour's cards
     one rank below were all up, even when its own suit's piles were uneven (here spades at
     TS and 9S): the other copy may then find no pile left. That rule called this winnable
@@ -580,7 +585,7 @@ def test_maria_safe_rule_needs_its_own_suit_piles_level():
     assert_wins(d, solve_deal(d, seconds=10))
 
 
-def test_restarts_grown_from_the_best_line_win_and_replay():
+def test_restarts_grown_from_the_best_line_win_and_replay() -> None:
     """A restart may start from a prefix of the best line so far; its win is that prefix plus
     its own line, and must replay like any other. Forty Thieves seed 2 (under a node budget,
     so deterministic) is won only that way: without prefixes the same budget fails. (Seeds 8,
@@ -593,7 +598,7 @@ def test_restarts_grown_from_the_best_line_win_and_replay():
 
 
 @pytest.mark.parametrize("game", GAME_IDS)
-def test_the_complete_search_prunes_with_never_all_up_in_the_one_card_same_suit_games_only(game):
+def test_the_complete_search_prunes_with_never_all_up_in_the_one_card_same_suit_games_only(game: str) -> None:
     """Never-all-up at every position of the complete search (the phase that proves losses) where it
     proves some (one card moved at a time, built in suit, a stock drawn one card at a time); not in
     Maria or Josephine, where it proved nothing the root check had not and only slowed the search,
@@ -604,7 +609,7 @@ def test_the_complete_search_prunes_with_never_all_up_in_the_one_card_same_suit_
     seen: set[tuple[str, bool]] = set()
 
     class Recording(Compiled):
-        def search(self, root, **kw):
+        def search(self, root: SearchState, **kw: Any) -> SearchOutcome:
             seen.add(("restart" if kw.get("keep_best") else "complete", kw["prune"]))
             return super().search(root, **kw)
 

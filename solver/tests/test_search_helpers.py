@@ -4,21 +4,22 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
-from engine import Deal, State, find_rules
+from engine import Deal, Rules, State, find_rules
 from solver.state import SearchState
 
 
 def make_deal(
     game: str,
-    tableau,
-    stock=(),
-    foundations=None,
-    face_down=None,
+    tableau: Iterable[Iterable[str]],
+    stock: Iterable[str] = (),
+    foundations: Sequence[str | None] | None = None,
+    face_down: Sequence[int] | None = None,
     seed: int = 0,
     columns: int | None = None,
-    **rules_changes,
+    **rules_changes: Any,
 ) -> Deal:
     """A Deal from card texts; ``foundations`` lists the top card text per pile (or None).
     ``columns`` (and other ``Rules`` fields) give the game's rules with fewer columns etc."""
@@ -29,7 +30,7 @@ def make_deal(
         rules_changes["columns"] = columns
     if rules_changes:
         rules = dataclasses.replace(rules, **rules_changes)
-    cols = [tuple(parse_card(c) for c in col) for col in tableau]
+    cols: list[tuple[int, ...]] = [tuple(parse_card(c) for c in col) for col in tableau]
     cols += [()] * (rules.columns - len(cols))
     tops = [(-1 if t is None else parse_card(t)) for t in (foundations or [])]
     tops += [-1] * (rules.foundations - len(tops))
@@ -61,10 +62,10 @@ def check_complete(deal: Deal) -> None:
 def brute_force(deal: Deal, limit: int = 2_000_000) -> bool | None:
     """Exhaustive search with the engine itself (no solver code): True/False, None if too big."""
     state = State(deal)
-    seen: set = set()
+    seen: set[tuple[object, ...]] = set()
     count = 0
 
-    def key():
+    def key() -> tuple[object, ...]:
         return state.key()
 
     stack = [iter(list(state.legal_moves()))]
@@ -127,7 +128,7 @@ def random_endgame(
     return deal
 
 
-def _take_off(rules, rng: random.Random, remaining: int) -> tuple[list[int], list[int]]:
+def _take_off(rules: Rules, rng: random.Random, remaining: int) -> tuple[list[int], list[int]]:
     """Start from all piles complete and take ``remaining`` cards back off random piles:
     the pile counts left and the cards taken off, in the order taken."""
     piles = rules.foundations

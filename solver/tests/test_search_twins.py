@@ -4,21 +4,25 @@ exhaustive oracle, and the oracle catching rules that prune too much."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 
+from engine import Deal
 from engine.moves import T2T
 from solver import core
 from solver.moves import PARENTS, gen_moves
 from solver.reference import searches as search_module
-from solver.state import SearchState
+from solver.state import SearchMove, SearchState
 
 from .test_search_helpers import brute_force, make_deal, random_endgame
 
 ONE_CARD = ["forty-thieves", "lucas", "limited", "maria", "forty-and-eight"]
 
+MoveGenerator = Callable[[SearchState, random.Random | None, int], list[SearchMove]]  # gen_moves's shape
 
-def shuffle_of(st: SearchState, m) -> tuple[int, int, bool] | None:
+
+def shuffle_of(st: SearchState, m: SearchMove) -> tuple[int, int, bool] | None:
     """``(c, u, into_empty)`` when ``m`` is a twin shuffle: a column's top ``c`` moved off
     the card ``u`` it is built on, onto the other copy of ``u`` or into an empty column."""
     if m[0] != T2T or m[3] != 1:
@@ -51,11 +55,11 @@ def conditions(st: SearchState, c: int, u: int, into_empty: bool, skip: str = ""
     return True
 
 
-def rule_generator(skip: str, fired: list[int]):
+def rule_generator(skip: str, fired: list[int]) -> MoveGenerator:
     """``gen_moves`` with the twin shuffles that meet ``conditions`` (minus ``skip``) left
     out; with nothing skipped it must be exactly ``gen_moves``."""
 
-    def gen(st, rng=None, noise=0):
+    def gen(st: SearchState, rng: random.Random | None = None, noise: int = 0) -> list[SearchMove]:
         out = []
         for m in gen_moves(st, rng, noise, twins=False):
             t = shuffle_of(st, m)
@@ -70,12 +74,20 @@ def rule_generator(skip: str, fired: list[int]):
     return gen
 
 
-def _disagreements(generator, fired: list[int], make, monkeypatch, positions: int, limit: int, want: int):
+def _disagreements(
+    generator: MoveGenerator,
+    fired: list[int],
+    make: Callable[[int], Deal],
+    monkeypatch: pytest.MonkeyPatch,
+    positions: int,
+    limit: int,
+    want: int,
+) -> tuple[int, int, set[bool]]:
     """The Python search with ``generator`` against the engine's exhaustive search (node cap
     ``limit``) on ``positions`` deals ``make(i)``, counting only those where the rule fired:
     (checked, wrong verdicts, verdicts seen)."""
     monkeypatch.setattr(search_module, "gen_moves", generator)
-    checked, wrong, seen = 0, 0, set()
+    checked, wrong, seen = 0, 0, set[bool]()
     for i in range(positions):
         d = make(i)
         fired.clear()
@@ -95,14 +107,16 @@ def _disagreements(generator, fired: list[int], make, monkeypatch, positions: in
     return checked, wrong, seen
 
 
-def oracle_disagreements(game: str, skip: str, monkeypatch, positions: int, want: int = 1 << 30):
+def oracle_disagreements(
+    game: str, skip: str, monkeypatch: pytest.MonkeyPatch, positions: int, want: int = 1 << 30
+) -> tuple[int, int, set[bool]]:
     """Random small positions of ``game`` (2-4 columns, 10-20 cards off the foundations)
     where the rule (minus ``skip``) left a move out: (checked, wrong verdicts, verdicts seen)
     of the Python search with that rule against the engine's exhaustive search."""
     fired: list[int] = []
     rng = random.Random(f"twins-{game}")
 
-    def make(_i: int):
+    def make(_i: int) -> Deal:
         return random_endgame(
             game, rng, rng.randint(10, 20), rng.choice((0.0, 0.2, 0.4)), columns=rng.choice((2, 3, 4))
         )
@@ -112,7 +126,7 @@ def oracle_disagreements(game: str, skip: str, monkeypatch, positions: int, want
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game", ONE_CARD)
-def test_twin_rule_agrees_with_exhaustive_search(game, monkeypatch):
+def test_twin_rule_agrees_with_exhaustive_search(game: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Where the twin-shuffle rule left a twin shuffle out, the verdict is the engine's, wins and losses
     alike (about 8,200 such positions over the five games, up to 6 columns and 30 cards,
     agreed when the rule was written);
@@ -133,7 +147,9 @@ def test_twin_rule_agrees_with_exhaustive_search(game, monkeypatch):
         ("maria", "12345", 1500),  # every twin shuffle left out
     ],
 )
-def test_the_oracle_catches_a_twin_rule_that_prunes_too_much(game, skip, positions, monkeypatch):
+def test_the_oracle_catches_a_twin_rule_that_prunes_too_much(
+    game: str, skip: str, positions: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Each condition the proof uses (1)-(3), left out, makes the search call some winnable
     small position lost, and the same oracle check as above finds it. (Leaving out (4) or
     (5) alone was not caught in 1,500 positions per game: the proof needs them, the random
@@ -142,14 +158,14 @@ def test_the_oracle_catches_a_twin_rule_that_prunes_too_much(game, skip, positio
     assert wrong >= 1
 
 
-def test_twin_shuffles_left_out_only_without_a_use_in_sight():
+def test_twin_shuffles_left_out_only_without_a_use_in_sight() -> None:
     """Forty Thieves on two columns: QC on KC, the other KC on top of the second column;
     the JC the QC could take lies under the first KC. Moving the QC over is left out (the
     QC can go up instead: won, as the engine agrees); each broken condition brings it back."""
     move = (T2T, 0, 1, 1, -1, 0, 0, 0)
     rest = ["KD", "KD", "KH", "KH", "KS", "KS"]
 
-    def offered(d, p=None):
+    def offered(d: Deal, p: int | None = None) -> bool:
         st = SearchState(d)
         if p is not None:
             st.p = p
@@ -185,7 +201,7 @@ def test_twin_shuffles_left_out_only_without_a_use_in_sight():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game", ONE_CARD)
-def test_core_prunes_twin_shuffles_as_python(game, monkeypatch):
+def test_core_prunes_twin_shuffles_as_python(game: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The twin-shuffle rule in the compiled core: node for node the Python search, on random small positions
     searched to the end (where the rule leaves a move out at the root) and on real deals' first
     12,000 nodes."""

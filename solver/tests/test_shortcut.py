@@ -26,7 +26,7 @@ def _first_win(game: str, seed: int) -> tuple[SearchState, list[SearchMove]]:
     return st, outcome.path
 
 
-def test_shortcuts_shorten_a_wandering_win_and_it_still_wins():
+def test_shortcuts_shorten_a_wandering_win_and_it_still_wins() -> None:
     st, path = _first_win(*WANDERING)
     d = deal(*WANDERING)
     assert log_length(path) > MAX_LOG_LENGTH
@@ -37,7 +37,7 @@ def test_shortcuts_shorten_a_wandering_win_and_it_still_wins():
     assert wins(d, to_log(d, cut), limit=False)  # every entry legal, ends won
 
 
-def test_a_loop_in_a_line_is_cut_out():
+def test_a_loop_in_a_line_is_cut_out() -> None:
     game, seed = "lucas", 2
     st, path = _first_win(game, seed)
     d = deal(game, seed)
@@ -66,7 +66,7 @@ def test_a_loop_in_a_line_is_cut_out():
     assert wins(d, to_log(d, cut), limit=False)
 
 
-def test_log_length_counts_the_draws_a_talon_move_folds_in():
+def test_log_length_counts_the_draws_a_talon_move_folds_in() -> None:
     d = deal("klondike", 5)
     st = SearchState(d)
     outcome = core.Compiled().search(st, deadline=time.perf_counter() + 20, max_nodes=200_000)
@@ -75,15 +75,15 @@ def test_log_length_counts_the_draws_a_talon_move_folds_in():
     assert any(m.draws for m in outcome.path)
 
 
-def test_a_win_too_long_for_the_service_does_not_end_the_search():
+def test_a_win_too_long_for_the_service_does_not_end_the_search() -> None:
     result = solve(*WANDERING, seconds=60, max_nodes=100_000)
-    assert result.found_length > MAX_LOG_LENGTH  # the complete search's first win
-    assert result.status == "solved"
+    assert result.found_length is not None and result.found_length > MAX_LOG_LENGTH  # the complete search's first win
+    assert result.status == "solved" and result.moves is not None
     assert len(result.moves) <= MAX_LOG_LENGTH
     assert wins(deal(*WANDERING), result.moves)
 
 
-def test_a_win_no_log_can_hold_stays_unknown():
+def test_a_win_no_log_can_hold_stays_unknown() -> None:
     result = solve("lucas", 2, seconds=60, max_nodes=20_000, options=SolveOptions(max_log_length=20))
     assert result.status == "unknown"
     assert result.moves is None
@@ -92,7 +92,7 @@ def test_a_win_no_log_can_hold_stays_unknown():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game", GAME_IDS)
-def test_shortcuts_keep_every_game_s_wins_wins(game):
+def test_shortcuts_keep_every_game_s_wins_wins(game: str) -> None:
     # Klondike's talon moves name a card by its place and fold in draws from the current
     # waste/stock split, so the exact state must hold that split too; here with every kind of
     # deal and its own first win (shortcuts taken whatever the length)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import time_machine
 from django.core.management import call_command
 from django.utils import timezone
+from pytest_django import DjangoCaptureOnCommitCallbacks
 
 from games.models import Attempt, Challenge, Submission
 from games.tests.factories import make_challenge, make_user
@@ -100,7 +102,7 @@ def test_the_command_runs_a_bounded_number_of_rounds(
 
 
 def test_the_loop_submits_ranked_attempts_left_open_after_their_day(
-    quick_proofs: list[tuple[str, int]], django_capture_on_commit_callbacks: object
+    quick_proofs: list[tuple[str, int]], django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks
 ) -> None:
     from games import days
 
@@ -108,7 +110,7 @@ def test_the_loop_submits_ranked_attempts_left_open_after_their_day(
     challenge = make_challenge(day=yesterday, seed=2026)
     attempt = Attempt.objects.create(player=make_user(), challenge=challenge, ranked=True, moves=["s"])
     lines: list[str] = []
-    with django_capture_on_commit_callbacks(execute=True):  # type: ignore[operator]
+    with django_capture_on_commit_callbacks(execute=True):
         keep_days_ready(ahead=0, rounds=1, games=["klondike"], report=lines.append, sleep=lambda s: None)
     attempt.refresh_from_db()
     assert attempt.finished_at is not None and Submission.objects.get(attempt=attempt).status == "valid"
@@ -144,13 +146,12 @@ def test_the_loop_runs_beats_schedule_each_entry_at_its_interval(monkeypatch: py
         now[0] += seconds
 
     command.keep_days_ready(rounds=3, interval=5 * 60, sleep=sleep, clock=lambda: now[0])
-    scheduled = {e["task"] for e in settings.CELERY_BEAT_SCHEDULE.values()} - {"solver_worker.prepare_upcoming_days"}
+    entries: list[dict[str, Any]] = list(settings.CELERY_BEAT_SCHEDULE.values())
+    scheduled = {e["task"] for e in entries} - {"solver_worker.prepare_upcoming_days"}
     # The entries due again within a round's 5 minutes (every minute, every 5); the 15-minute and longer
     # ones wait: 10 minutes pass in the three rounds.
     often = [
-        e["task"]
-        for e in settings.CELERY_BEAT_SCHEDULE.values()
-        if e["schedule"] <= 5 * 60 and e["task"] != "solver_worker.prepare_upcoming_days"
+        e["task"] for e in entries if e["schedule"] <= 5 * 60 and e["task"] != "solver_worker.prepare_upcoming_days"
     ]
     assert {
         "games.resend_pending_submissions",

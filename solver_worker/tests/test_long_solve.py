@@ -15,8 +15,9 @@ from django.utils import timezone
 
 from games import days
 from games.models import Challenge
+from games.services.challenges import PREPARE_LEASE
 from solver_worker import services, tasks
-from solver_worker.solving import SolveOutcome
+from solver_worker.solving import SolveOutcome, Solver
 
 pytestmark = pytest.mark.django_db
 
@@ -50,7 +51,7 @@ def seed(day: dt.date, attempt: int) -> int:
     return days.derive_seed(day=day, game=GAME, attempt=attempt)
 
 
-def answering(day: dt.date, answers: dict[int, SolveOutcome], calls: list[int]) -> services.Solver:
+def answering(day: dt.date, answers: dict[int, SolveOutcome], calls: list[int]) -> Solver:
     """A solver answering by the seed's attempt number (unknown for any other), recording what it was asked."""
     by_seed = {seed(day, attempt): outcome for attempt, outcome in answers.items()}
     attempts = {seed(day, attempt): attempt for attempt in range(50)}
@@ -69,7 +70,8 @@ def far() -> dt.date:
 def test_an_undecided_seed_of_a_far_day_waits_for_its_long_solve_which_can_make_the_day(
     sent: list[tuple[str, tuple[Any, ...]]],
 ) -> None:
-    day, quick = far(), []
+    day = far()
+    quick: list[int] = []  # the seeds asked of the quick solve
     waiting = services.challenge_prepare(
         day=day, game=GAME, long_seconds=300, solver=answering(day, {}, quick), max_seeds=5
     )
@@ -108,7 +110,8 @@ def test_a_long_solve_that_wins_nothing_passes_the_seed_over_and_sends_the_prepa
 
 
 def test_a_day_nearer_than_the_long_solves_reach_never_waits(sent: list[tuple[str, tuple[Any, ...]]]) -> None:
-    day, quick = days.today() + dt.timedelta(days=2), []
+    day = days.today() + dt.timedelta(days=2)
+    quick: list[int] = []  # the seeds asked of the quick solve
     ready = services.challenge_prepare(
         day=day, game=GAME, long_seconds=300, long_ahead_days=3, solver=answering(day, {2: WON}, quick)
     )
@@ -120,7 +123,8 @@ def test_a_day_nearer_than_the_long_solves_reach_never_waits(sent: list[tuple[st
 def test_without_a_long_budget_undecided_seeds_are_passed_over_at_once(
     sent: list[tuple[str, tuple[Any, ...]]],
 ) -> None:
-    day, quick = far(), []
+    day = far()
+    quick: list[int] = []  # the seeds asked of the quick solve
     ready = services.challenge_prepare(day=day, game=GAME, solver=answering(day, {1: WON}, quick))
     assert quick == [0, 1] and ready.status == Challenge.Status.READY and ready.seeds_unknown == 1
     assert sent == []
@@ -135,7 +139,7 @@ def test_a_long_solve_that_never_reports_is_passed_over_once_its_lease_runs_out_
     busy = services.challenge_prepare(day=day, game=GAME, long_seconds=300, solver=answering(day, {}, quick))
     assert busy.status == Challenge.Status.VERIFYING and quick == []  # the long solve holds the claim
 
-    stale = timezone.now() - services.PREPARE_LEASE - dt.timedelta(seconds=1)
+    stale = timezone.now() - PREPARE_LEASE - dt.timedelta(seconds=1)
     Challenge.objects.filter(pk=waiting.pk).update(updated_at=stale)  # its worker died with it
     taken = services.challenge_prepare(day=day, game=GAME, long_seconds=300, solver=answering(day, {1: WON}, quick))
     assert quick == [1]  # seed #0 is passed over without another solve, let alone another long one
@@ -150,7 +154,8 @@ def test_a_long_solve_that_never_reports_is_passed_over_once_its_lease_runs_out_
 
 
 def test_when_the_long_solve_cannot_be_sent_the_seed_is_passed_over_at_once() -> None:
-    day, quick = far(), []
+    day = far()
+    quick: list[int] = []  # the seeds asked of the quick solve
     down = mock.Mock()
     down.apply_async.side_effect = OSError("broker down")
     with mock.patch("core.tasks.task", return_value=down):
@@ -186,7 +191,7 @@ def test_the_long_budget_is_capped_inside_the_preparers_lease(sent: list[tuple[s
 
     services.challenge_long_solve(challenge_id=waiting.pk, attempt=0, seconds=3600, solver=solve)
     assert budgets == [services.LONG_SOLVE_MAX_SECONDS]
-    assert dt.timedelta(seconds=services.LONG_SOLVE_MAX_SECONDS) < services.PREPARE_LEASE
+    assert dt.timedelta(seconds=services.LONG_SOLVE_MAX_SECONDS) < PREPARE_LEASE
 
 
 @override_settings(SOLVER_SECONDS=10, SOLVER_LONG_SECONDS=300, SOLVER_LONG_AHEAD_DAYS=3)

@@ -25,7 +25,7 @@ from games.models import Attempt, Challenge, SeedVerification
 from games.services import challenges
 from games.tests.factories import make_challenge, make_user
 from solver_worker import services
-from solver_worker.solving import SolveOutcome
+from solver_worker.solving import SolveOutcome, Solver
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -57,7 +57,7 @@ def run_together(*jobs: Callable[[], Any]) -> list[Any]:
     return results
 
 
-def solving_only(index_won: int, day: dt.date, calls: list[int] | None = None) -> services.Solver:
+def solving_only(index_won: int, day: dt.date, calls: list[int] | None = None) -> Solver:
     """A solver that wins only the day's ``index_won``-th seed, slowly enough for a race to overlap."""
     seeds = [days.derive_seed(day=day, game="klondike", attempt=i) for i in range(10)]
 

@@ -6,6 +6,7 @@ import io
 import json
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -22,7 +23,7 @@ def test_the_task_gives_the_study_s_row() -> None:
     assert {k: v for k, v in row.items() if k != "seconds"} == {k: v for k, v in expected.items() if k != "seconds"}
 
 
-def _study(out: Path, *args: str) -> dict[str, object]:
+def _study(out: Path, *args: str) -> Any:
     stdout = io.StringIO()
     argv = ["klondike", "--seconds", "2", "--start", "2", "--out", str(out), *args]
     call_command("study_on_workers", *argv, stdout=stdout)

@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -10,11 +11,11 @@ from engine import deal
 from solver.log import wins
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess:
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "study", *args], capture_output=True, text=True, timeout=120)
 
 
-def test_cli_solve_prints_json():
+def test_cli_solve_prints_json() -> None:
     proc = run_cli("solve", "klondike", "2", "--seconds", "10")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
@@ -32,13 +33,13 @@ def test_cli_solve_prints_json():
         ("winnability", "nope", "--deals", "2", "--seconds", "1"),
     ],
 )
-def test_cli_bad_input_exits_2_without_traceback(args):
+def test_cli_bad_input_exits_2_without_traceback(args: tuple[str, ...]) -> None:
     proc = run_cli(*args)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and "error:" in proc.stderr
 
 
-def test_cli_winnability_resumes(tmp_path):
+def test_cli_winnability_resumes(tmp_path: Path) -> None:
     out = tmp_path / "k.jsonl"
     proc = run_cli(
         "winnability", "klondike", "--deals", "2", "--seconds", "2", "--start", "2", "--jobs", "1", "--out", str(out)

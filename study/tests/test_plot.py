@@ -28,14 +28,14 @@ def test_each_game_gets_its_interval_proven_share_and_the_published_tick(tmp_pat
     scale = WIDTH - LEFT - RIGHT
     for f in figures:
         bar = bars[f.game]
-        assert abs(float(bar.get("x")) - (LEFT + f.low * scale)) < 0.1
-        assert abs(float(bar.get("x")) + float(bar.get("width")) - (LEFT + f.high * scale)) < 0.1
+        assert abs(float(bar.attrib["x"]) - (LEFT + f.low * scale)) < 0.1
+        assert abs(float(bar.attrib["x"]) + float(bar.attrib["width"]) - (LEFT + f.high * scale)) < 0.1
     klondike = next(f for f in figures if f.game == "klondike")
     assert klondike.low < 0.90 < 0.95 < klondike.high  # 90/100 proven, at most 95/100
-    dots = [float(c.get("cx")) for c in root.iter(f"{SVG}circle")]
+    dots = [float(c.attrib["cx"]) for c in root.iter(f"{SVG}circle")]
     assert [round((x - LEFT) / scale, 3) for x in dots] == [0.4, 0.9]  # GAME_IDS order: maria, then klondike
     ticks = [line for line in root.iter(f"{SVG}line") if line.get("class") == "published"]
-    assert len(ticks) == 1 and abs(float(ticks[0].get("x1")) - (LEFT + 0.9048 * scale)) < 0.1
+    assert len(ticks) == 1 and abs(float(ticks[0].attrib["x1"]) - (LEFT + 0.9048 * scale)) < 0.1
 
 
 def test_the_plot_command_writes_the_file(tmp_path: Path) -> None:

@@ -350,13 +350,13 @@ def test_single_card_games_move_runs_through_empty_columns(page: Any, live_serve
 
 
 @pytest.fixture
-def clock() -> Iterator[Any]:
+def clock() -> Iterator[time_machine.Traveller]:
     """The server's clock (the live server runs in this process), to be moved on as a person's play would."""
     with time_machine.travel(dt.datetime.now(dt.UTC), tick=True) as traveller:
         yield traveller
 
 
-def test_win_result_share_and_leaderboard(page: Any, clock: Any) -> None:
+def test_win_result_share_and_leaderboard(page: Any, clock: time_machine.Traveller) -> None:
     """Most of a known winning log goes through the batch endpoint with the page's own session;
     the last moves are a click on the stock and a click on the waste card. The table's clock, the
     result, the board and the share text show one play time."""
@@ -515,7 +515,7 @@ def test_every_game_is_drawn_at_phone_and_desktop_width(browser: Any, live_serve
         for game in GAME_IDS:
             page.goto(f"/play/{days.today()}/{game}")
             page.wait_for_selector("#game[data-ready=true]")
-            layout = visible(State(deal(game, 11)))
+            layout: dict[str, Any] = visible(State(deal(game, 11)))  # the JSON view
             tableau = sum(len(col) for col in layout["tableau"])
             foundations = sum(1 for pile in layout["foundations"] if pile)
             assert page.locator("#table .column .card").count() == tableau, game
@@ -539,7 +539,7 @@ def test_archive_solution_plays_on_the_table_and_auto_finish(page: Any) -> None:
     state = State(deal("klondike", data["seed"]))
     safe = None
     for i, move in enumerate(log):  # the first position where the page may finish by itself
-        v = visible(state)
+        v: dict[str, Any] = visible(state)
         if not v["stock"] and not v["waste"] and all(c["up"] for col in v["tableau"] for c in col):
             safe = i
             break
@@ -1265,7 +1265,9 @@ def slow_network(page: Any, latency_ms: int = ROUND_TRIP_MS) -> None:
 
 
 def server_log(username: str) -> list[str]:
-    return list(Attempt.objects.filter(player__username=username).order_by("-id").first().moves)
+    attempt = Attempt.objects.filter(player__username=username).order_by("-id").first()
+    assert attempt is not None
+    return list(attempt.moves)
 
 
 def test_no_click_is_lost_and_a_move_shows_at_once_at_a_150_ms_round_trip(page: Any) -> None:
@@ -1394,7 +1396,7 @@ def test_the_finish_plays_through_the_stock_and_the_result_fits_the_screen(brows
     state = State(deal("klondike", seed))
     cut = None
     for i, move in enumerate(log):
-        v = visible(state)
+        v: dict[str, Any] = visible(state)
         if all(c["up"] for col in v["tableau"] for c in col) and v["stock"]:
             cut = i
             break
@@ -1460,7 +1462,8 @@ def test_a_turn_up_waits_for_the_server_then_flips(page: Any) -> None:
     wait_log(page, 2)
     assert page.evaluate("window.patience.game.attempt.moves") == ["t7t1", "s"]
     state.play(Move.parse("t7t1"))
-    turned = visible(state)["tableau"][6][-1]["card"]
+    view: dict[str, Any] = visible(state)
+    turned = view["tableau"][6][-1]["card"]
     flights = page.evaluate(FLIGHTS)
     assert any(f["flip"] and f["card"] == turned and f["pile"] == "t7" for f in flights), flights
     assert server_log("jo") == ["t7t1", "s"]

@@ -22,9 +22,9 @@ import pytest
 from engine import GAME_IDS, State, deal
 from games import days
 from games.tests.factories import make_challenge
+from web.tests.chromium import PHONE
 from web.tests.test_browser import (
     ARTIFACTS,
-    PHONE,
     WINNING_LOGS,
     _play_yesterday,
     card,
@@ -160,7 +160,12 @@ def days_played(db: None) -> Iterator[dict[str, Any]]:
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_every_page_has_no_serious_accessibility_violation(
-    browser: Any, live_server: Any, axe_script: Path, days_played: dict[str, Any], size: str, monkeypatch: Any
+    browser: Any,
+    live_server: Any,
+    axe_script: Path,
+    days_played: dict[str, Any],
+    size: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from django.contrib.auth import get_user_model
     from django.urls import URLPattern, get_resolver, reverse

@@ -60,7 +60,7 @@ def reload_table(page: Any) -> None:
 
 
 def inside_viewport(page: Any, selector: str) -> dict[str, float]:
-    box = page.locator(selector).bounding_box()
+    box: dict[str, float] = page.locator(selector).bounding_box()
     size = page.viewport_size
     assert box and box["x"] >= 0 and box["y"] >= 0, (selector, box)
     assert box["x"] + box["width"] <= size["width"] and box["y"] + box["height"] <= size["height"], (selector, box)

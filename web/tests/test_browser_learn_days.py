@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -144,7 +144,7 @@ def test_the_calendar_shows_the_month_and_links_each_day(sized: Any) -> None:
 
 
 def test_the_reminder_takes_the_browser_s_time_zone_and_says_what_it_needs(browser: Any, live_server: Any) -> None:
-    for viewport in (s.values[0] for s in SIZES):
+    for viewport in (cast(dict[str, int], s.values[0]) for s in SIZES):  # SIZES: the viewports
         page = new_page(browser, live_server, viewport, timezone_id="Asia/Tokyo")
         name = f"rem{viewport['width']}"
         sign_up(page, name)
@@ -177,7 +177,7 @@ def test_the_new_pages_have_no_serious_accessibility_violation(
         make_challenge(game=game, seed=5)
     yesterday = make_challenge(game="klondike", seed=9, day=days.today() - dt.timedelta(days=1))
     for size in SIZES:
-        viewport = size.values[0]
+        viewport = cast(dict[str, int], size.values[0])  # SIZES: the viewports
         audit = Audit(f"habit-{scheme}-{viewport['width']}", axe_script)
         page = new_page(browser, live_server, viewport, color_scheme=scheme)
         # The page's clock runs (axe waits on its timers); axe finishes the demo's motion before reading.

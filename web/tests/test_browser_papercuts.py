@@ -15,11 +15,13 @@ from typing import Any
 import pytest
 import time_machine
 from django.core import mail
+from pytest_django import Settings
 
 from engine import GAME_IDS, State, deal, visible
 from games import days
 from games.tests.factories import make_challenge
-from web.tests.test_browser import PASSWORD, PHONE, log_length, sign_up, start, wait_log
+from web.tests.chromium import PHONE
+from web.tests.test_browser import PASSWORD, log_length, sign_up, start, wait_log
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -102,7 +104,7 @@ def test_sign_up_and_login_errors_look_like_errors(browser: Any, live_server: An
 # --- 2. password reset by e-mail -----------------------------------------------------------------------
 
 
-def test_a_forgotten_password_is_reset_by_e_mail(page: Any, live_server: Any, settings: Any) -> None:
+def test_a_forgotten_password_is_reset_by_e_mail(page: Any, live_server: Any, settings: Settings) -> None:
     """Sign up with an address and confirm it (the link mailed to it), forget the password: the login
     page's link, the e-mail (Django's in-memory outbox: the live server runs in this process), the new
     password, a login with it; the link then no longer works. Links are built from SITE_URL."""
@@ -114,7 +116,7 @@ def test_a_forgotten_password_is_reset_by_e_mail(page: Any, live_server: Any, se
     page.fill("#id_password2", PASSWORD)
     page.get_by_role("button", name="Sign up").click()
     page.wait_for_url(re.compile(r"/$"))
-    confirm = re.search(r"https?://\S+/accounts/email/confirm/\S+/", mail.outbox[0].body)
+    confirm = re.search(r"https?://\S+/accounts/email/confirm/\S+/", str(mail.outbox[0].body))
     assert confirm and mail.outbox[0].to == ["ada@example.com"]
     page.goto(confirm.group(0))
     assert "Confirmed" in page.locator("#email-confirmed").inner_text()
@@ -130,7 +132,7 @@ def test_a_forgotten_password_is_reset_by_e_mail(page: Any, live_server: Any, se
     assert "If an account has that address" in page.locator("#reset-sent").inner_text()
     shot(page, "reset-sent-1280x800.png")
     assert len(mail.outbox) == 1 and mail.outbox[0].to == ["ada@example.com"]
-    link = re.search(r"https?://\S+/accounts/reset/\S+/", mail.outbox[0].body)
+    link = re.search(r"https?://\S+/accounts/reset/\S+/", str(mail.outbox[0].body))
     assert link
     page.goto(link.group(0))
     page.fill("#id_new_password1", "a brand new passphrase 9")
@@ -306,7 +308,7 @@ def test_the_invite_page_names_the_league_and_who_invites(page: Any, browser: An
 # --- 10. the site's 404 page ----------------------------------------------------------------------------
 
 
-def test_an_unknown_address_shows_the_site_s_404_page_under_debug(page: Any, settings: Any) -> None:
+def test_an_unknown_address_shows_the_site_s_404_page_under_debug(page: Any, settings: Settings) -> None:
     settings.DEBUG = True  # bin/serve's default; the live server runs in this process
     response = page.goto("/no/such/page")
     assert response.status == 404
@@ -361,7 +363,8 @@ SEED = 10  # Klondike seed 10 deals A♣ (column 1, alone) and A♥ (column 5) o
 
 
 def _seed_tops() -> list[str]:
-    return [column[-1]["card"] for column in visible(State(deal("klondike", SEED)))["tableau"]]
+    view: dict[str, Any] = visible(State(deal("klondike", SEED)))  # the JSON view
+    return [column[-1]["card"] for column in view["tableau"]]
 
 
 def test_safe_cards_go_home_only_when_asked_remembered_apart_for_ranked_and_practice(page: Any) -> None:

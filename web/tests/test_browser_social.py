@@ -33,7 +33,7 @@ def shot(page: Any, name: str) -> None:
 def across(page: Any, selector: str) -> dict[str, float]:
     """The element's box, whole across the screen's width (nothing cut at either side, no sideways scroll)."""
     page.locator(selector).first.scroll_into_view_if_needed()
-    box = page.locator(selector).first.bounding_box()
+    box: dict[str, float] = page.locator(selector).first.bounding_box()
     width = page.viewport_size["width"]
     assert box and box["x"] >= 0 and box["x"] + box["width"] <= width, (selector, box, width)
     assert page.evaluate("document.documentElement.scrollWidth") <= width

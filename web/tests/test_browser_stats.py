@@ -19,7 +19,8 @@ from django.test import Client
 from games import days
 from games.tests.factories import make_challenge
 from leaderboard.tests import factories as rows
-from web.tests.test_browser import ARTIFACTS, PHONE, phone_result, sign_up, start, wait_log
+from web.tests.chromium import PHONE
+from web.tests.test_browser import ARTIFACTS, phone_result, sign_up, start, wait_log
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -34,7 +35,7 @@ def shot(page: Any, name: str) -> None:
 
 def bars(page: Any, scope: str) -> list[dict[str, Any]]:
     """Each bar of the distribution in ``scope``: its count, width on the screen, and today's mark."""
-    return page.locator(f"{scope} .player-distribution li").evaluate_all(
+    found: list[dict[str, Any]] = page.locator(f"{scope} .player-distribution li").evaluate_all(
         """items => items.map((li) => ({
             count: Number(li.dataset.count),
             width: li.querySelector('.bar').getBoundingClientRect().width,
@@ -42,6 +43,7 @@ def bars(page: Any, scope: str) -> list[dict[str, Any]]:
             label: li.querySelector('.bin').textContent,
         }))"""
     )
+    return found
 
 
 def assert_bars_follow_counts(found: list[dict[str, Any]], counts: list[int], today: int) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytest_django import Settings
 
 from games import days
 from games.tests.factories import make_challenge
@@ -160,7 +161,7 @@ def test_no_light_on_today_s_ranked_table_nor_today_s_practice(page: Any) -> Non
     assert not asks
 
 
-def test_what_the_solver_leaves_open_is_a_grey_light(page: Any, settings: Any) -> None:
+def test_what_the_solver_leaves_open_is_a_grey_light(page: Any, settings: Settings) -> None:
     settings.WINNABLE_NODES = 50  # a budget that decides nothing about this position
     yesterday = days.today() - dt.timedelta(days=1)
     make_challenge(game="forty-thieves", seed=DATA["seed"], day=yesterday, solution=DATA["solution"])

@@ -6,11 +6,15 @@ the invite code nor the name of a league is in the HTML of its page.
 
 from __future__ import annotations
 
+from typing import Literal, TypedDict
+
 import pytest
+from django.contrib.auth.models import User
 from django.test import Client
 
 from games import days
 from games.tests.factories import make_challenge, make_user
+from leagues.models import League
 from leagues.tests.factories import make_league
 
 pytestmark = pytest.mark.django_db
@@ -21,8 +25,15 @@ def client() -> Client:
     return Client(HTTP_HOST="localhost")
 
 
+class World(TypedDict):
+    olga: User
+    mia: User
+    sam: User
+    league: League
+
+
 @pytest.fixture
-def world() -> dict:
+def world() -> World:
     """Night Owls, owned by olga with member mia; sam is in no league."""
     olga, mia, sam = make_user("olga"), make_user("mia"), make_user("sam")
     league = make_league(owner=olga, members=[mia], name="Night Owls")
@@ -42,7 +53,7 @@ def test_the_navigation_links_the_leagues_for_players_only(client: Client) -> No
     assert 'href="/leagues"' in client.get("/").content.decode()
 
 
-def test_my_leagues_page(client: Client, world: dict) -> None:
+def test_my_leagues_page(client: Client, world: World) -> None:
     client.force_login(world["mia"])
     response = client.get("/leagues")
     assert response.status_code == 200
@@ -54,7 +65,7 @@ def test_my_leagues_page(client: Client, world: dict) -> None:
 
 
 @pytest.mark.parametrize("who", ["olga", "mia"])
-def test_the_league_page_renders_for_a_member(client: Client, world: dict, who: str) -> None:
+def test_the_league_page_renders_for_a_member(client: Client, world: World, who: Literal["olga", "mia"]) -> None:
     make_challenge(game="klondike")
     make_challenge(game="maria")
     league = world["league"]
@@ -74,7 +85,7 @@ def test_the_league_page_renders_for_a_member(client: Client, world: dict, who: 
     assert f'data-date="{today}" data-game="maria"' in unknown
 
 
-def test_the_league_page_without_todays_challenges(client: Client, world: dict) -> None:
+def test_the_league_page_without_todays_challenges(client: Client, world: World) -> None:
     client.force_login(world["mia"])
     response = client.get(f"/leagues/{world['league'].pk}")
     assert response.status_code == 200
@@ -82,7 +93,7 @@ def test_the_league_page_without_todays_challenges(client: Client, world: dict) 
     assert "still being checked" in html and 'id="daily-board"' not in html and 'id="alltime-board"' in html
 
 
-def test_a_non_member_and_an_unknown_league_are_not_found(client: Client, world: dict) -> None:
+def test_a_non_member_and_an_unknown_league_are_not_found(client: Client, world: World) -> None:
     make_challenge(game="klondike")
     league = world["league"]
     client.force_login(world["sam"])
@@ -97,7 +108,7 @@ def test_a_non_member_and_an_unknown_league_are_not_found(client: Client, world:
     assert client.get("/leagues/join/").status_code == 404
 
 
-def test_the_invite_link_offers_a_player_the_join_button(client: Client, world: dict) -> None:
+def test_the_invite_link_offers_a_player_the_join_button(client: Client, world: World) -> None:
     code = world["league"].invite_code
     client.force_login(world["sam"])
     response = client.get(f"/leagues/join/{code}")
@@ -110,7 +121,7 @@ def test_the_invite_link_offers_a_player_the_join_button(client: Client, world: 
     assert f'/leagues/{world["league"].pk}"' not in html and "mia" not in html
 
 
-def test_the_invite_link_sends_a_visitor_to_sign_up_or_log_in_and_back(client: Client, world: dict) -> None:
+def test_the_invite_link_sends_a_visitor_to_sign_up_or_log_in_and_back(client: Client, world: World) -> None:
     code = world["league"].invite_code
     html = client.get(f"/leagues/join/{code}").content.decode()
     back = f"/leagues/join/{code}"
@@ -131,7 +142,7 @@ def test_an_invite_code_with_odd_characters_is_escaped(client: Client) -> None:
     assert "<script>x" not in html and "&quot;&gt;&lt;script&gt;x" in html
 
 
-def test_an_unknown_invite_code_says_the_link_does_not_work(client: Client, world: dict) -> None:
+def test_an_unknown_invite_code_says_the_link_does_not_work(client: Client, world: World) -> None:
     client.force_login(world["sam"])
     response = client.get("/leagues/join/nosuchcode")
     html = response.content.decode()
@@ -153,7 +164,7 @@ def test_league_static_files_are_served(client: Client) -> None:
         assert client.get(f"/static/web/js/{name}").status_code == 200, name
 
 
-def test_a_guest_member_is_marked_as_a_guest_for_the_page(client: Client, world: dict) -> None:
+def test_a_guest_member_is_marked_as_a_guest_for_the_page(client: Client, world: World) -> None:
     """The league's roster says which members are guests: the page shows them as "Guest"."""
     from games import services as game_services
     from leagues.services import league_join

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
+from pytest_django import Settings
 
 from engine import State, deal, full
 from games import days
@@ -34,7 +35,7 @@ def logged_in(client: Client) -> Client:
 
 def hidden_cards(game: str, seed: int) -> set[str]:
     """The stock and the face-down cards of a deal: what no page may show."""
-    everything = full(State(deal(game, seed)))
+    everything: dict[str, Any] = full(State(deal(game, seed)))  # the JSON view
     cards = set(everything["stock"])
     cards |= {c["card"] for col in everything["tableau"] for c in col if not c["up"]}
     return cards
@@ -196,7 +197,7 @@ def test_static_files_are_served(client: Client) -> None:
 
 
 @pytest.mark.parametrize("debug", [True, False])
-def test_a_missing_page_is_our_own_404_page_even_in_debug(client: Client, settings: Any, debug: bool) -> None:
+def test_a_missing_page_is_our_own_404_page_even_in_debug(client: Client, settings: Settings, debug: bool) -> None:
     settings.DEBUG = debug
     for path in (f"/play/{days.today()}/klondike", "/board/2020-01-01/klondike", "/players/nobody"):
         response = client.get(path)

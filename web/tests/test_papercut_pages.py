@@ -16,6 +16,7 @@ from django.core import mail
 from django.test import Client
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
+from pytest_django import Settings
 
 from games import services
 from games.tests.factories import make_challenge, make_user, token_for
@@ -83,13 +84,13 @@ def test_error_styles_are_not_the_help_text_s_grey() -> None:
 
 
 def confirm_link(index: int = 0) -> str:
-    match = re.search(r"https?://[^/\s]+(/accounts/email/confirm/[^\s]+/)", mail.outbox[index].body)
+    match = re.search(r"https?://[^/\s]+(/accounts/email/confirm/[^\s]+/)", str(mail.outbox[index].body))
     assert match, mail.outbox[index].body
     return match.group(1)
 
 
 def way_back_link(index: int) -> str:
-    match = re.search(r"https?://[^/\s]+(/accounts/email/way-back/[^\s]+/)", mail.outbox[index].body)
+    match = re.search(r"https?://[^/\s]+(/accounts/email/way-back/[^\s]+/)", str(mail.outbox[index].body))
     assert match, mail.outbox[index].body
     return match.group(1)
 
@@ -195,7 +196,7 @@ def ask_reset(email: str, client: Client | None = None) -> Any:
 
 def reset_link() -> str:
     assert len(mail.outbox) == 1, [m.subject for m in mail.outbox]
-    match = re.search(r"https?://[^/\s]+(/accounts/reset/[^\s]+/)", mail.outbox[0].body)
+    match = re.search(r"https?://[^/\s]+(/accounts/reset/[^\s]+/)", str(mail.outbox[0].body))
     assert match, mail.outbox[0].body
     return match.group(1)
 
@@ -231,7 +232,7 @@ def test_a_reset_link_is_mailed_and_works_once(client: Client) -> None:
     assert user.check_password(NEW_PASSWORD)
 
 
-def test_a_reset_link_expires(settings: Any) -> None:
+def test_a_reset_link_expires(settings: Settings) -> None:
     settings.PASSWORD_RESET_TIMEOUT = 3600
     with time_machine.travel(dt.datetime(2026, 3, 1, 12, tzinfo=dt.UTC), tick=False) as clock:
         user = with_email("ada", "ada@example.com")
@@ -267,7 +268,7 @@ def test_a_guest_never_gets_a_reset_link() -> None:
 
 
 @pytest.mark.throttled
-def test_asking_is_limited_per_address_and_e_mail_and_past_the_cap_the_answer_is_the_same(settings: Any) -> None:
+def test_asking_is_limited_per_address_and_e_mail_and_past_the_cap_the_answer_is_the_same(settings: Settings) -> None:
     """Issue 51, "Five reset requests an hour for the victim's e-mail make the victim's own reset a
     429": the count is per (client address, e-mail address), so strangers asking for the owner's address
     never use up the owner's; past a cap nothing is sent and the page is the same "sent" page."""
@@ -289,7 +290,7 @@ def test_asking_is_limited_per_address_and_e_mail_and_past_the_cap_the_answer_is
     assert statuses == [302] * 6
 
 
-def test_a_reset_link_uses_the_configured_site_url_never_the_requests_host(settings: Any) -> None:
+def test_a_reset_link_uses_the_configured_site_url_never_the_requests_host(settings: Settings) -> None:
     """Issue 51: "The reset link is built from the request's host: an allowed host with a port the
     client chose passes into the mail"."""
     settings.SITE_URL = "https://patience.example"
@@ -307,7 +308,7 @@ def test_a_reset_link_uses_the_configured_site_url_never_the_requests_host(setti
 
 
 @pytest.mark.parametrize("debug", [True, False])
-def test_an_unknown_address_is_the_site_s_404_page(settings: Any, debug: bool) -> None:
+def test_an_unknown_address_is_the_site_s_404_page(settings: Settings, debug: bool) -> None:
     settings.DEBUG = debug
     client = Client(raise_request_exception=False)
     for path in ("/nope", "/no/such/page/", "/players/ada/extra", "/static-not"):
@@ -341,7 +342,9 @@ def test_a_guest_s_own_game_page_says_guest(client: Client) -> None:
     assert '<span class="me guest"' in header
 
 
-def test_the_request_does_the_same_work_whether_or_not_an_account_has_the_address(monkeypatch: Any) -> None:
+def test_the_request_does_the_same_work_whether_or_not_an_account_has_the_address(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The mail is looked up and sent by a task (web.send_password_reset), queued for every valid
     request: a mail server's delay cannot tell an attacker which addresses have accounts."""
     from core.tasks import task
@@ -355,7 +358,7 @@ def test_the_request_does_the_same_work_whether_or_not_an_account_has_the_addres
     assert mail.outbox == []  # nothing sent in the request itself
 
 
-def test_with_the_broker_down_the_mail_is_sent_in_the_request(monkeypatch: Any) -> None:
+def test_with_the_broker_down_the_mail_is_sent_in_the_request(monkeypatch: pytest.MonkeyPatch) -> None:
     from kombu.exceptions import OperationalError
 
     from core.circuit import BROKER
