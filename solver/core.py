@@ -130,7 +130,6 @@ class Options(NamedTuple):
     prune: bool = False  # search: never-all-up at every position entered (``dead.never_all_up``)
     # search: dead weight in the waste (``reference.dead_weight``): positions no better than one in the table left out
     dominate: bool = False
-    sleep: bool = False  # search: sleep sets over quiet column moves (csrc/sleep.c); a complete search only
 
 
 class Compiled:
@@ -153,7 +152,6 @@ class Compiled:
         prefix: Sequence[SearchMove] = (),
         prune: bool = False,
         dominate: bool = False,
-        sleep: bool = False,
     ) -> SearchOutcome:
         """``reference.search`` in C (``rng``: the core runs Python's generator from its state, which
         is not advanced). ``prefix`` moves that do not fit raise ValueError."""
@@ -162,10 +160,7 @@ class Compiled:
         seconds = max(0.0, deadline - time.perf_counter())
         nodes = -1 if max_nodes is None else max_nodes
         out = _core.search(
-            root,
-            Options(
-                seconds, nodes, self.mb, words, noise, keep_best, prefix, prune=prune, dominate=dominate, sleep=sleep
-            ),
+            root, Options(seconds, nodes, self.mb, words, noise, keep_best, prefix, prune=prune, dominate=dominate)
         )
         verdict = _STATUS[out.status]
         if verdict == SOLVED:  # as ``reference.search`` returns a win: no best line
@@ -177,7 +172,6 @@ class Compiled:
             best = out.best_line if keep_best else []
             found = SearchOutcome(verdict, [], out.nodes, out.depth, out.replaced, out.best_left, best)
         found.stored, found.slots = out.stored, out.slots
-        found.slept, found.reexpanded = out.slept, out.reexpanded
         return found
 
     def beam(

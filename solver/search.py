@@ -58,8 +58,6 @@ class SearchOutcome:
     best_path: list[SearchMove] = field(default_factory=list)  # its line (keep_best only)
     stored: int = 0  # compiled core: table entries written (replaced ones aside)
     slots: int = 0  # compiled core: the table's entries in use (as far as it grew within its bound)
-    slept: int = 0  # compiled core, sleep sets: moves left out asleep
-    reexpanded: int = 0  # compiled core, sleep sets: positions searched again with a smaller sleep set
 
 
 class Searcher(Protocol):

@@ -3,7 +3,6 @@
  *   state.c   the position (state.py): play/undo, hashed key, safe moves (safe.py), frozen cards (reference/frozen.py)
  *   moves.c   move generation and order (moves.py), the weights tables, restarts' generator
  *   search.c  the transposition table and the depth-first loop (reference/searches.py's search)
- *   sleep.c   sleep sets over quiet column moves (the complete search's partial-order reduction)
  *   beam.c    the stock-step beam (beam.py, reference/searches.py's python_beam)
  *   image.c   Klondike's image game searched for proofs of loss (abstract.py, reference/image.py)
  *   module.c  the Python binding: positions and options in, an Outcome out (core.py)
@@ -107,7 +106,6 @@ typedef struct {
     int keep_best;       /* search: keep the line to the fewest cards left */
     int prune;           /* search: never-all-up (dead.never_all_up) at every position entered: a lost one opens no moves */
     int dominate;        /* search: dead weight in the waste: a position no better than one in the table is left out */
-    int sleep;           /* search: sleep sets over quiet column moves (sleep.c) */
     int width, cap;      /* beam: states kept per level, moves per state's closure */
     Rng rng;             /* rng.on: a restart (move order jittered; it proves nothing) */
 } Options;
@@ -115,7 +113,6 @@ typedef struct {
 typedef struct {
     int status, best_left;
     long long nodes, depth, replaced, stored, slots;
-    long long slept, reexpanded; /* search with sleep: moves left out asleep, positions searched again */
     Move *line; /* the win (ST_SOLVED) */
     size_t nline;
     Move *best; /* the line to the fewest cards left (search: keep_best) */
@@ -135,7 +132,6 @@ int dominator_keys(const State *s, uint64_t *lo, uint64_t *hi); /* dead weight i
 int klondike_safe(const int *f, int r, int su);
 int stock_routes(const State *s, Route *out);
 int safe_move(const State *s, Move *m);
-uint64_t safe_mask(const State *s); /* a bit per card a safe move would play up */
 int lost(const State *s);
 int never_all_up(const State *s);
 

@@ -144,7 +144,7 @@ static int read_options(PyObject *o, Options *out) {
     double max_nodes;
     if (get_double(o, "seconds", &out->seconds) || get_double(o, "table_mb", &out->table_mb) ||
         get_double(o, "noise", &out->rng.noise) || get_double(o, "max_nodes", &max_nodes) ||
-        get_int(o, "keep_best", &out->keep_best) || get_int(o, "prune", &out->prune) || get_int(o, "dominate", &out->dominate) || get_int(o, "sleep", &out->sleep) || get_int(o, "width", &out->width) ||
+        get_int(o, "keep_best", &out->keep_best) || get_int(o, "prune", &out->prune) || get_int(o, "dominate", &out->dominate) || get_int(o, "width", &out->width) ||
         get_int(o, "cap", &out->cap))
         return -1;
     out->max_nodes = max_nodes < 0 ? -1 : max_nodes > 4e18 ? (1LL << 62) : (long long)max_nodes;
@@ -177,22 +177,19 @@ static PyStructSequence_Field outcome_fields[] = {
     {"best_line", "the line to it (search: keep_best only)"},
     {"stored", "table entries written"},
     {"slots", "the table's entries in use, as far as it grew"},
-    {"slept", "search with sleep sets: moves left out asleep"},
-    {"reexpanded", "search with sleep sets: positions searched again with a smaller sleep set"},
     {NULL, NULL}};
-static PyStructSequence_Desc outcome_desc = {"solver._core.Outcome", "What one search or beam found.", outcome_fields, 11};
+static PyStructSequence_Desc outcome_desc = {"solver._core.Outcome", "What one search or beam found.", outcome_fields, 9};
 static PyTypeObject OutcomeType;
 
 static PyObject *outcome_object(const Outcome *out) {
     PyObject *r = PyStructSequence_New(&OutcomeType);
     if (!r) return NULL;
-    PyObject *v[11] = {PyLong_FromLong(out->status), moves_to_list(out->line, out->nline), PyLong_FromLongLong(out->nodes),
+    PyObject *v[9] = {PyLong_FromLong(out->status), moves_to_list(out->line, out->nline), PyLong_FromLongLong(out->nodes),
                       PyLong_FromLongLong(out->depth), PyLong_FromLongLong(out->replaced),
                       PyLong_FromLong(out->best_left), moves_to_list(out->best, out->nbest),
-                      PyLong_FromLongLong(out->stored), PyLong_FromLongLong(out->slots),
-                      PyLong_FromLongLong(out->slept), PyLong_FromLongLong(out->reexpanded)};
+                      PyLong_FromLongLong(out->stored), PyLong_FromLongLong(out->slots)};
     int bad = 0;
-    for (int i = 0; i < 11; i++) {
+    for (int i = 0; i < 9; i++) {
         if (!v[i]) bad = 1;
         PyStructSequence_SET_ITEM(r, i, v[i] ? v[i] : (Py_INCREF(Py_None), Py_None));
     }

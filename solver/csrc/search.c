@@ -27,16 +27,6 @@
 #define HUGE_PAGE ((size_t)2 << 20)
 #define HUGE_FROM (2 * HUGE_PAGE)
 
-/* With sleep sets (Table.sleepy) an entry's work field is PIN, the sleep set its position was last
- * searched with (ENTRY_SLEEP: its SLEEP_BITS_N bits, sleep.c) and the work capped at WORK_CAP. */
-#define SLEEP_SHIFT 16
-#define ENTRY_SLEEP (0x7FFFu << SLEEP_SHIFT)
-#define WORK_CAP 0xFFFFu
-#define ABSENT (-(1LL << 60)) /* table_find: no such key */
-#define NOSLOT (-(1LL << 61)) /* a frame that unpins nothing: its position was already on the path */
-
-static inline uint32_t entry_work(const Table *t, const Entry *e) { return t->sleepy ? e->work & WORK_CAP : e->work; }
-
 static size_t table_bytes(size_t buckets) { return buckets * BUCKET * sizeof(Entry); }
 
 static int table_init(Table *t, size_t buckets) {
@@ -74,21 +64,6 @@ static int table_has(const Table *t, uint64_t lo, uint64_t hi) {
     return 0;
 }
 
-/* Where the key is: its entry's index, -1 - k for overflow slot k, or ABSENT. */
-static long long table_find(const Table *t, uint64_t lo, uint64_t hi) {
-    size_t base = (lo & t->mask) * BUCKET;
-    const Entry *b = t->e + base;
-    for (int i = 0; i < BUCKET; i++) {
-        if (!b[i].hi) return ABSENT;
-        if (entry_is(&b[i], lo, hi)) return (long long)(base + (size_t)i);
-    }
-    for (size_t i = 0; i < t->nover; i++)
-        if (entry_is(&t->over[i], lo, hi)) return -1 - (long long)i;
-    return ABSENT;
-}
-
-static Entry *entry_at(Table *t, long long slot) { return slot >= 0 ? &t->e[slot] : &t->over[-1 - slot]; }
-
 /* Insert, pinned. Returns the entry's index, or -1 - k for overflow slot k, -2^62 on no memory. */
 static long long table_put(Table *t, uint64_t lo, uint64_t hi) {
     size_t base = (lo & t->mask) * BUCKET;
@@ -99,7 +74,7 @@ static long long table_put(Table *t, uint64_t lo, uint64_t hi) {
             victim = i;
             break;
         }
-        if (!(b[i].work & PIN) && (victim < 0 || entry_work(t, &b[i]) < entry_work(t, &b[victim]))) victim = i;
+        if (!(b[i].work & PIN) && (victim < 0 || b[i].work < b[victim].work)) victim = i;
     }
     if (victim >= 0) {
         if (b[victim].hi)
@@ -160,10 +135,7 @@ static void table_room(Search *S, uint64_t lo) {
 }
 
 static void table_unpin(Table *t, long long slot, long long work) {
-    if (slot == NOSLOT) return; /* a position searched again while on the path: its first frame unpins it */
-    if (slot >= 0 && t->sleepy) {
-        t->e[slot].work = (t->e[slot].work & ENTRY_SLEEP) | (work >= (long long)WORK_CAP ? WORK_CAP : (uint32_t)work);
-    } else if (slot >= 0) {
+    if (slot >= 0) {
         t->e[slot].work = work >= (long long)PIN ? PIN - 1 : (uint32_t)work; /* unpinned */
     } else {
         t->nover--; /* path order: the last overflow entry is this frame's */
@@ -255,55 +227,12 @@ int open_frame(Search *S, int n, int safe, long long slot) {
 }
 
 /* dead weight in the waste: some position no better than this one (reference/dead_weight.py) is in the table. */
-static int dominated(Search *S) {
+static int dominated(const Search *S) {
     uint64_t lo[MAXTALON + 1], hi[MAXTALON + 1];
     int n = dominator_keys(S->s, lo, hi);
-    for (int i = 0; i < n; i++) {
-        if (!S->sleep) {
-            if (table_has(&S->table, lo[i], hi[i])) return 1;
-            continue;
-        }
-        long long at = table_find(&S->table, lo[i], hi[i]); /* with sleep sets: one searched with none */
-        if (at != ABSENT && !(entry_at(&S->table, at)->work & ENTRY_SLEEP)) return 1;
-    }
+    for (int i = 0; i < n; i++)
+        if (table_has(&S->table, lo[i], hi[i])) return 1;
     return 0;
-}
-
-/* The table with sleep sets (docs/solver-proofs.md, "Sleep sets"): the position of key (lo, hi),
- * to be searched with the sleep set ``*sleep``, is left out (0) when its entry's set is a subset of
- * it (its searches tried every move this one would); else it is searched (1, its frame's slot in
- * ``*slot``). Searched before: only the moves its entry's set left asleep that this one may not
- * (``*only``, with an empty sleep set), and the entry keeps the two sets' intersection (it shrinks
- * with each, so a position is searched at most 16 times). Dead weight in the waste only against
- * entries whose set is empty. */
-static int enter_asleep(Search *S, uint64_t lo, uint64_t hi, unsigned *sleep, long long *slot, unsigned *only) {
-    Table *t = &S->table;
-    long long at = table_find(t, lo, hi);
-    if (at != ABSENT) {
-        Entry *e = entry_at(t, at);
-        unsigned old = (e->work & ENTRY_SLEEP) >> SLEEP_SHIFT;
-        if (!(old & ~*sleep)) return 0;
-        *only = old & ~*sleep; /* the moves it left asleep that this one may not: those only, none asleep */
-        e->work = (e->work & ~ENTRY_SLEEP) | ((old & *sleep) << SLEEP_SHIFT);
-        *sleep = 0;
-        S->reexpanded++;
-        if (e->work & PIN) {
-            *slot = NOSLOT;
-        } else {
-            e->work |= PIN;
-            *slot = at;
-        }
-        return 1;
-    }
-    if (S->dominate && dominated(S)) return 0;
-    table_room(S, lo);
-    *slot = table_put(t, lo, hi);
-    if (*slot == -(1LL << 62)) {
-        S->nomem = 1;
-        return -1;
-    }
-    entry_at(t, *slot)->work |= *sleep << SLEEP_SHIFT;
-    return 1;
 }
 
 /* Play safe moves, then open a frame. 1: won, 0: pruned (undone), 2: opened, -1: no memory. */
@@ -326,44 +255,19 @@ static int enter(Search *S) {
     if (s->left == 0) return 1;
     uint64_t lo, hi;
     key_of(s, &lo, &hi);
-    unsigned sleep = 0, only = 0;
-    long long slot;
-    if (S->sleep) {
-        sleep = S->sleep_next;
-        S->sleep_next = 0;
-        int r = enter_asleep(S, lo, hi, &sleep, &slot, &only);
-        if (r <= 0) {
-            if (r == 0)
-                for (int i = 0; i < safe; i++) pop_move(S);
-            return r;
-        }
-    } else {
-        if (table_has(&S->table, lo, hi) || (S->dominate && dominated(S))) {
-            for (int i = 0; i < safe; i++) pop_move(S);
-            return 0;
-        }
-        table_room(S, lo);
-        slot = table_put(&S->table, lo, hi);
-        if (slot == -(1LL << 62)) {
-            S->nomem = 1;
-            return -1;
-        }
+    if (table_has(&S->table, lo, hi) || (S->dominate && dominated(S))) {
+        for (int i = 0; i < safe; i++) pop_move(S);
+        return 0;
     }
-    int r;
-    if (S->prune && never_all_up(s)) {
-        r = open_frame(S, 0, safe, slot); /* never-all-up: lost, no moves */
-    } else {
-        gen_moves(s, &S->ml, &S->rng);
-        if (only) {
-            int k = 0;
-            for (int i = 0; i < S->ml.n; i++)
-                if (sleep_asleep(s, &S->ml.m[i], only)) S->ml.m[k++] = S->ml.m[i];
-            S->ml.n = k;
-        }
-        r = open_frame(S, S->ml.n, safe, slot);
+    table_room(S, lo);
+    long long slot = table_put(&S->table, lo, hi);
+    if (slot == -(1LL << 62)) {
+        S->nomem = 1;
+        return -1;
     }
-    if (r == 2) FRAMES(S)[S->frames.n - 1].sleep = sleep;
-    return r;
+    if (S->prune && never_all_up(s)) return open_frame(S, 0, safe, slot); /* never-all-up: lost, no moves */
+    gen_moves(s, &S->ml, &S->rng);
+    return open_frame(S, S->ml.n, safe, slot);
 }
 
 
@@ -379,16 +283,7 @@ int descend(Search *S, Enter enter, void *ctx, long long stop, long long cap, do
         if (f->next < f->nmoves && S->nodes < stop) {
             Move m = MOVES(S)[f->mstart + f->next];
             f->next++;
-            unsigned sleep = 0;
-            if (S->sleep) { /* sleep sets (sleep.c): a move asleep is left out, unplayed and uncounted */
-                if (f->sleep && sleep_asleep(S->s, &m, f->sleep)) {
-                    S->slept++;
-                    continue;
-                }
-                if (sleep_quiet(S->s, &m)) sleep = sleep_before(S->s, &m, f->sleep, MOVES(S) + f->mstart, f->next - 1);
-            }
             if (push_move(S, &m) < 0) return -1;
-            if (S->sleep) S->sleep_next = sleep ? sleep_after(S->s, sleep) : 0;
             S->nodes++;
             if ((S->nodes % CHECK_EVERY == 0 && now() > deadline) || S->nodes >= cap) return 2;
             int r = enter(S, ctx);
@@ -498,10 +393,8 @@ int search_position(const State *root, const Options *o, Outcome *out) {
     S->prune = o->prune;
     S->dominate = o->dominate && s->two && !s->klondike && s->draw == 1 && s->p_in_key; /* reference.dead_weight.applies */
     S->rng = o->rng;
-    S->sleep = o->sleep && !o->rng.on && sleep_applies(s); /* a complete search only */
     size_t buckets = table_buckets(o->table_mb, o->max_nodes);
     if (table_init(&S->table, buckets) < 0) goto done;
-    S->table.sleepy = S->sleep;
     status = run(S, o->seconds, o->max_nodes >= 0 ? o->max_nodes : (1LL << 62), &out->depth);
     if (status < 0) goto done;
     out->status = status;
@@ -510,8 +403,6 @@ int search_position(const State *root, const Options *o, Outcome *out) {
     out->best_left = S->best_left;
     out->stored = S->table.stored;
     out->slots = (long long)((S->table.mask + 1) * BUCKET); /* in use, as far as it grew */
-    out->slept = S->slept;
-    out->reexpanded = S->reexpanded;
     out->nline = status == ST_SOLVED ? S->path.n : 0;
     out->line = copy_moves(PATH(S), out->nline);
     out->nbest = S->best.n;

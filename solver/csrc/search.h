@@ -26,12 +26,10 @@ typedef struct {
     Entry *over; /* path entries that found their bucket full of path entries (never seen) */
     size_t nover, capover;
     long long replaced, stored;
-    int sleepy; /* with sleep sets: an entry's work keeps its sleep set in bits 16..30, the work in 0..15 */
 } Table;
 
 typedef struct {
     int mstart, nmoves, next, safe;
-    unsigned sleep; /* the sleep set this position is searched with (sleep.c): a set of columns */
     long long slot, nodes0;
 } Frame;
 
@@ -47,9 +45,7 @@ typedef struct {
     MoveList ml;
     Rng rng;
     int keep_best, prune, dominate, best_left, nomem;
-    int sleep;           /* sleep sets on (sleep.c) */
-    unsigned sleep_next; /* the sleep set of the position ``enter`` is given */
-    long long nodes, slept, reexpanded;
+    long long nodes;
 } Search;
 
 #define PATH(S) ((Move *)(S)->path.p)
@@ -68,13 +64,5 @@ int play_safe(Search *S);
 int open_frame(Search *S, int n, int safe, long long slot);
 typedef int (*Enter)(Search *S, void *ctx); /* 1: won, 0: pruned (undone), 2: a frame opened, -1: no memory */
 int descend(Search *S, Enter enter, void *ctx, long long stop, long long cap, double deadline, long long *depth);
-
-/* sleep.c: sleep sets over quiet moves; a sleep set is a set of SLEEP_BITS_N bits (columns, the waste) */
-#define SLEEP_BITS_N 15
-int sleep_applies(const State *s);
-int sleep_quiet(State *s, const Move *m);
-int sleep_asleep(State *s, const Move *m, unsigned bits);
-unsigned sleep_before(State *s, const Move *e, unsigned bits, const Move *tried, int ntried);
-unsigned sleep_after(State *c, unsigned candidates);
 
 #endif

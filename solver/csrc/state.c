@@ -404,7 +404,7 @@ static int is_safe_two(const State *s, int card) {
 }
 
 /* A bit per card that is_safe accepts (safe_cards). */
-uint64_t safe_mask(const State *s) {
+static uint64_t safe_mask(const State *s) {
     uint64_t mask = 0;
     const int *f = s->found;
     for (int su = 0; su < 4; su++) {

@@ -172,20 +172,6 @@ def _searched(searcher: Searcher, *, prune: bool, dominate: bool) -> Callable[[D
     return run
 
 
-def _slept(compiled: Compiled, *, prune: bool) -> Callable[[Deal], str]:
-    """The core's complete search with sleep sets (csrc/sleep.c)."""
-
-    def run(deal: Deal) -> str:
-        out = compiled.search(
-            SearchState(deal), deadline=time.perf_counter() + 60, prune=prune, dominate=prune, sleep=True
-        )
-        if out.status == SOLVED:
-            return "won" if wins(deal, to_log(deal, out.path), limit=False) else "bad win"
-        return "lost" if out.status == UNSOLVABLE else "open"
-
-    return run
-
-
 def _claim(rule: Callable[[SearchState], bool]) -> Callable[[Deal], str]:
     return lambda deal: "lost" if rule(SearchState(deal)) else "open"
 
@@ -212,8 +198,6 @@ def checkers(*, python: bool = True) -> dict[str, Callable[[Deal], str]]:
         "never all up (core)": _claim(_core_never_all_up),
         "complete search (core)": _searched(compiled, prune=False, dominate=False),
         "complete search + pruning (core)": _searched(compiled, prune=True, dominate=True),
-        "complete search + sleep sets (core)": _slept(compiled, prune=False),
-        "complete search + pruning + sleep sets (core)": _slept(compiled, prune=True),
         "schedule (solve_deal)": _schedule,
     }
     if python:
