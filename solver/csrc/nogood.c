@@ -22,7 +22,7 @@ struct Nogoods {
     int pid[NG_MAXPIDS], npid, maxpid;
     uint64_t pending; /* cards moved since the last position entered (push_move) */
     long long min_nodes, mul, floor;
-    long long kept_sum, removed_sum, lkept_sum, lremoved_sum, tops;
+    long long kept_sum, removed_sum, lkept_sum, lremoved_sum, tops, charge;
     long long closes, tries, learned, same, nopid, proof_nodes, won, open, hits, mismatch;
 };
 
@@ -39,8 +39,8 @@ Nogoods *nogoods_new(const State *s) {
     g->mul = 2;
     g->floor = 1000;
     g->maxpid = 16;
-    g->tops = 1;
-    sscanf(env, "%lld,%lld,%d,%lld,%lld", &g->min_nodes, &g->mul, &g->maxpid, &g->floor, &g->tops);
+    g->tops = g->charge = 1;
+    sscanf(env, "%lld,%lld,%d,%lld,%lld,%lld", &g->min_nodes, &g->mul, &g->maxpid, &g->floor, &g->tops, &g->charge);
     if (g->maxpid > NG_MAXPIDS) g->maxpid = NG_MAXPIDS;
     g->cap = 1 << 12;
     g->k = calloc(2 * g->cap, sizeof(uint64_t));
@@ -164,7 +164,7 @@ void nogood_close(Search *S, const Frame *fr) {
     Nogoods *g = S->ng;
     const State *s = S->s;
     if (S->frames.n) FRAMES(S)[S->frames.n - 1].touched |= fr->touched;
-    long long sub = S->nodes - fr->nodes0 - (g->proof_nodes - fr->proof0); /* the search's own nodes */
+    long long sub = S->nodes - fr->nodes0 - (g->charge ? g->proof_nodes - fr->proof0 : 0); /* the search's own nodes */
     if (!S->frames.n || !fr->nmoves) return;
     g->closes++;
     if (sub < g->min_nodes) return;
@@ -240,7 +240,7 @@ void nogood_close(Search *S, const Frame *fr) {
     free(x);
     if (r < 0) return;
     g->proof_nodes += out.nodes;
-    S->nodes += out.nodes; /* the proof's nodes count against the search's budget */
+    if (g->charge) S->nodes += out.nodes; /* the proof's nodes count against the search's budget */
     if (out.status == ST_UNSOLVABLE) {
         if (slot < 0) g->pid[slot = g->npid++] = pid;
         ng_put(g, plo ^ pid_mix(pid), phi);
