@@ -128,7 +128,6 @@ void undo(State *s, const Move *m, const Hist *h);
 void talon_drew(State *s);
 void talon_rehash(State *s);
 void key_of(const State *s, uint64_t *lo, uint64_t *hi);
-void key_projected(const State *s, uint64_t keep, const int *found, uint64_t *lo, uint64_t *hi); /* nogood.c */
 int dominator_keys(const State *s, uint64_t *lo, uint64_t *hi); /* dead weight in the waste (reference/dead_weight.py) */
 int klondike_safe(const int *f, int r, int su);
 int stock_routes(const State *s, Route *out);

@@ -183,7 +183,6 @@ int push_move(Search *S, const Move *m) {
         return -1;
     }
     *pm = *m;
-    if (S->ng) nogood_note(S->ng, S->s, m);
     play(S->s, m, h);
     return 0;
 }
@@ -222,8 +221,6 @@ int open_frame(Search *S, int n, int safe, long long slot) {
     f->safe = safe;
     f->slot = slot;
     f->nodes0 = S->nodes;
-    f->touched = 0;
-    f->proof0 = 0;
     if (n) memcpy(MOVES(S) + S->moves.n, S->ml.m, (size_t)n * sizeof(Move));
     S->moves.n += (size_t)n;
     return 2;
@@ -236,13 +233,6 @@ static int dominated(const Search *S) {
     for (int i = 0; i < n; i++)
         if (table_has(&S->table, lo[i], hi[i])) return 1;
     return 0;
-}
-
-/* open_frame, and what the nogoods keep of the position entered (``why``: a nogood's cards). */
-static int entered(Search *S, int n, int safe, long long slot, uint64_t why) {
-    int r = open_frame(S, n, safe, slot);
-    if (r == 2 && S->ng) nogood_opened(S, why);
-    return r;
 }
 
 /* Play safe moves, then open a frame. 1: won, 0: pruned (undone), 2: opened, -1: no memory. */
@@ -267,7 +257,6 @@ static int enter(Search *S) {
     key_of(s, &lo, &hi);
     if (table_has(&S->table, lo, hi) || (S->dominate && dominated(S))) {
         for (int i = 0; i < safe; i++) pop_move(S);
-        if (S->ng) nogood_pruned(S->ng);
         return 0;
     }
     table_room(S, lo);
@@ -276,11 +265,9 @@ static int enter(Search *S) {
         S->nomem = 1;
         return -1;
     }
-    if (S->prune && never_all_up(s)) return entered(S, 0, safe, slot, 0); /* never-all-up: lost, no moves */
-    uint64_t why = S->ng ? nogood_hit(S) : 0;
-    if (why) return entered(S, 0, safe, slot, why); /* a learned deadlock: lost */
+    if (S->prune && never_all_up(s)) return open_frame(S, 0, safe, slot); /* never-all-up: lost, no moves */
     gen_moves(s, &S->ml, &S->rng);
-    return entered(S, S->ml.n, safe, slot, 0);
+    return open_frame(S, S->ml.n, safe, slot);
 }
 
 
@@ -309,7 +296,6 @@ int descend(Search *S, Enter enter, void *ctx, long long stop, long long cap, do
             Frame fr = *f;
             S->frames.n--;
             S->moves.n = (size_t)fr.mstart;
-            if (S->ng) nogood_close(S, &fr);
             if (S->table.e) table_unpin(&S->table, fr.slot, S->nodes - fr.nodes0); /* the beam has none */
             for (int i = 0; i < fr.safe; i++) pop_move(S);
             if (S->frames.n) pop_move(S);
@@ -361,7 +347,6 @@ static size_t table_buckets(double table_mb, long long max_nodes) {
 /* Free a Search and all it holds (its table, when it has one: a calloc'd one is empty). */
 void search_free(Search *S) {
     if (!S) return;
-    nogoods_free(S->ng);
     table_free(&S->table);
     free(S->path.p);
     free(S->hist.p);
@@ -408,7 +393,6 @@ int search_position(const State *root, const Options *o, Outcome *out) {
     S->prune = o->prune;
     S->dominate = o->dominate && s->two && !s->klondike && s->draw == 1 && s->p_in_key; /* reference.dead_weight.applies */
     S->rng = o->rng;
-    S->ng = o->rng.on ? NULL : nogoods_new(s);
     size_t buckets = table_buckets(o->table_mb, o->max_nodes);
     if (table_init(&S->table, buckets) < 0) goto done;
     status = run(S, o->seconds, o->max_nodes >= 0 ? o->max_nodes : (1LL << 62), &out->depth);

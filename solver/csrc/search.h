@@ -31,11 +31,7 @@ typedef struct {
 typedef struct {
     int mstart, nmoves, next, safe;
     long long slot, nodes0;
-    uint64_t touched; /* nogood.c: the cards the subtree moved or found on top */
-    long long proof0; /* nogood.c: the projections' nodes when it opened */
 } Frame;
-
-typedef struct Nogoods Nogoods;
 
 typedef struct {
     void *p;
@@ -50,7 +46,6 @@ typedef struct {
     Rng rng;
     int keep_best, prune, dominate, best_left, nomem;
     long long nodes;
-    Nogoods *ng; /* learned deadlocks (nogood.c), or NULL */
 } Search;
 
 #define PATH(S) ((Move *)(S)->path.p)
@@ -69,14 +64,5 @@ int play_safe(Search *S);
 int open_frame(Search *S, int n, int safe, long long slot);
 typedef int (*Enter)(Search *S, void *ctx); /* 1: won, 0: pruned (undone), 2: a frame opened, -1: no memory */
 int descend(Search *S, Enter enter, void *ctx, long long stop, long long cap, double deadline, long long *depth);
-
-/* nogood.c: learned deadlocks */
-Nogoods *nogoods_new(const State *s); /* NULL: not learning */
-void nogoods_free(Nogoods *g);
-void nogood_note(Nogoods *g, const State *s, const Move *m);
-void nogood_opened(Search *S, uint64_t also);
-void nogood_pruned(Nogoods *g);
-uint64_t nogood_hit(Search *S);
-void nogood_close(Search *S, const Frame *fr);
 
 #endif

@@ -349,42 +349,6 @@ void undo(State *s, const Move *m, const Hist *h) {
     }
 }
 
-/* The key a position would have with only the cards in ``keep`` (bit c: card c, both copies) off
- * the foundations and ``found`` as its foundations: the cards outside ``keep`` taken out of the
- * columns and the talon (nogood.c's projection; the same key as ``key_of`` of that position once
- * built, which nogood.c checks each time it builds one). Columns with face-down cards are not
- * projected (the projection is only taken in the two-deck games, where there are none). */
-void key_projected(const State *s, uint64_t keep, const int *found, uint64_t *lo, uint64_t *hi) {
-    uint64_t a = 0, b = 0;
-    for (int i = 0; i < s->ncols; i++) {
-        uint64_t h0 = ZD[0][s->down[i]], h1 = ZD[1][s->down[i]];
-        for (int k = 0, n = 0; k < s->len[i]; k++) {
-            int c = s->col[i][k];
-            if (!(keep >> c & 1)) continue;
-            h0 ^= ZC[0][n][c];
-            h1 ^= ZC[1][n][c];
-            n++;
-        }
-        a += mix_a(h0);
-        b += mix_b(h1);
-    }
-    for (int i = 0; i < s->nfound; i++) {
-        a ^= ZF[0][i][found[i]];
-        b ^= ZF[1][i][found[i]];
-    }
-    unsigned char talon[MAXTALON];
-    int tlen = 0, p = 0;
-    for (int i = 0; i < s->tlen; i++) {
-        if (!(keep >> s->talon[i] & 1)) continue;
-        talon[tlen++] = s->talon[i];
-        if (i < s->p) p++;
-    }
-    uint64_t ta, tb;
-    talon_hash(talon, tlen, p, s->p_in_key, s->passes, &ta, &tb);
-    *lo = a ^ ta;
-    *hi = (b ^ tb) | 1;
-}
-
 /* The tables a position's rules imply (what builds on what) and its hashes, once its cards
  * are in (module.c's load_state). */
 void state_prepare(State *s) {

@@ -87,31 +87,3 @@ def test_the_harness_catches_a_rule_that_prunes_a_win_away(monkeypatch: pytest.M
             break
     assert tallies["unsound"].wrong, "a win pruned away went unnoticed"
     assert "says lost, the engine's exhaustive search won" in tallies["unsound"].wrong[0]
-
-
-@pytest.mark.parametrize("game", TWO_DECK_GAMES)
-def test_learned_deadlocks_agree_with_the_engine_s_exhaustive_search(
-    game: str, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
-) -> None:
-    """The core's complete search with learned deadlocks (csrc/nogood.c, on through SOLVER_NOGOODS:
-    every subtree of two nodes or more projected, generous proofs) decides every sampled position as
-    the engine does, and its nogoods do cut positions (the core reports its figures on stderr)."""
-    monkeypatch.setenv("SOLVER_NOGOODS", "2,100,64,2000,1")
-    compiled = minideck.Compiled(64)
-    found = {
-        "plain": minideck._searched(compiled, prune=False, dominate=False),
-        "pruned": minideck._searched(compiled, prune=True, dominate=True),
-    }
-    tallies: dict[str, Tally] = {}
-    for i in range(12):
-        rng = random.Random(f"nogoods-{game}-{i}")
-        d = mini_deal(game, rng, SHAPES[game][i % len(SHAPES[game])])
-        for position in [d, *minideck.positions_along(d, rng, 3)]:
-            truth, _ = exhaustive(position, 5_000)
-            if truth is not None:
-                check(position, truth, tallies, found)
-    assert [w for t in tallies.values() for w in t.wrong] == []
-    assert all(t.open == 0 for t in tallies.values())
-    figures = [line.split() for line in capfd.readouterr().err.splitlines() if line.startswith("nogoods:")]
-    assert figures and all(f[f.index("mismatch") + 1].rstrip(";") == "0" for f in figures)
-    assert sum(int(f[f.index("learned") + 1]) for f in figures) > 0
