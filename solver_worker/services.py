@@ -112,7 +112,7 @@ def challenge_prepare(
                     return challenge
             logger.info("seed %s for %s %s: %s", index, day, game, status)
             # Progress, why this seed was skipped, and the claim kept alive (see PREPARE_LEASE).
-            skipped = "seeds_lost" if status == "unsolvable" else "seeds_unknown"
+            skipped = _skipped_field(status)
             Challenge.objects.filter(pk=challenge.pk, status=Challenge.Status.VERIFYING).update(
                 seeds_tried=index + 1, long_solve_attempt=None, updated_at=timezone.now(), **{skipped: F(skipped) + 1}
             )
@@ -160,11 +160,13 @@ def challenge_long_solve(*, challenge_id: int, attempt: int, seconds: float, sol
     """The solver task's work: the long solve of a drawn seed the ordinary budget left undecided.
 
     Runs only while the challenge still waits for this very seed (VERIFYING, ``long_solve_attempt`` and
-    ``seeds_tried`` both ``attempt``): a redelivered task, or one that arrives after the lease ran out and
-    a preparer passed the seed over, changes nothing. A win the engine replays makes the day ready with
-    this seed; otherwise the seed is counted as skipped (lost or unknown) and the preparation is sent on
-    (``solver_worker.prepare_challenge``; if that cannot be sent, beat's hourly round finds the challenge
-    pending). Stopped by a time limit or a crash, the seed is counted unknown and the challenge given back.
+    ``seeds_tried`` both ``attempt``): a task redelivered after the verdict was written, or one that arrives
+    after the lease ran out and a preparer passed the seed over, changes nothing; of two running at once,
+    only the first verdict is written (every write is conditional on that wait). A win the engine
+    replays makes the day ready with this seed; otherwise the seed is counted as skipped (lost or
+    unknown) and the preparation is sent on (``solver_worker.prepare_challenge``; if that cannot be
+    sent, beat's hourly round finds the challenge pending). Stopped by a time limit or a crash, the
+    seed is counted unknown and the challenge given back.
     """
     waiting = Q(pk=challenge_id, status=Challenge.Status.VERIFYING, long_solve_attempt=attempt, seeds_tried=attempt)
     if not Challenge.objects.filter(waiting).update(updated_at=timezone.now(), claimed_by=claim_holder()):
@@ -178,20 +180,17 @@ def challenge_long_solve(*, challenge_id: int, attempt: int, seconds: float, sol
         raise
     logger.info("long solve of seed %s for %s %s: %s", attempt, challenge.date, challenge.game, outcome.status)
     if outcome.status == "solved" and _proves_win(challenge.game, seed, outcome.moves):
-        Challenge.objects.filter(waiting).update(
-            **_ready_fields(seed=seed, outcome=outcome),
-            seeds_tried=attempt + 1,
-            long_solve_attempt=None,
-            updated_at=timezone.now(),
+        return _challenge_mark_ready(
+            challenge_id=challenge_id, seed=seed, outcome=outcome, tried=attempt + 1, also=waiting
         )
-    elif _long_solve_pass(waiting=waiting, attempt=attempt, status=outcome.status):
+    if _long_solve_pass(waiting=waiting, attempt=attempt, status=outcome.status):
         tasks.send("solver_worker.prepare_challenge", args=(challenge.date.isoformat(), challenge.game))
     return Challenge.objects.get(pk=challenge_id)
 
 
 def _long_solve_pass(*, waiting: Q, attempt: int, status: str) -> bool:
     """Pass over the seed of a long solve that won nothing: counted as skipped, the challenge pending again."""
-    skipped = "seeds_lost" if status == "unsolvable" else "seeds_unknown"
+    skipped = _skipped_field(status)
     passed = Challenge.objects.filter(waiting).update(
         status=Challenge.Status.PENDING,
         long_solve_attempt=None,
@@ -370,15 +369,27 @@ def _ready_fields(*, seed: int, outcome: SolveOutcome) -> dict[str, object]:
     }
 
 
-def _challenge_mark_ready(*, challenge_id: int, seed: int, outcome: SolveOutcome, tried: int) -> Challenge:
-    """The claimant's proven seed, written only while the challenge is still VERIFYING.
+def _challenge_mark_ready(
+    *, challenge_id: int, seed: int, outcome: SolveOutcome, tried: int, also: Q | None = None
+) -> Challenge:
+    """The claimant's proven seed, written only while the challenge is still VERIFYING (and, for a long
+    solve, ``also`` still waits for its seed).
 
     A row that is ready already (another preparer, whose claim this one took over, finished first;
     or an admin replacement) is returned untouched: a ready challenge's seed never changes here.
     """
-    written = Challenge.objects.filter(pk=challenge_id, status=Challenge.Status.VERIFYING).update(
-        **_ready_fields(seed=seed, outcome=outcome), seeds_tried=tried, updated_at=timezone.now()
+    preparing = Q(pk=challenge_id, status=Challenge.Status.VERIFYING) & (also or Q())
+    written = Challenge.objects.filter(preparing).update(
+        **_ready_fields(seed=seed, outcome=outcome),
+        seeds_tried=tried,
+        long_solve_attempt=None,
+        updated_at=timezone.now(),
     )
     if not written:
         logger.info("challenge %s was no longer being prepared: seed %s not written", challenge_id, seed)
     return Challenge.objects.get(pk=challenge_id)
+
+
+def _skipped_field(status: str) -> str:
+    """The counter of a seed passed over with the solver's ``status``: proven lost, or left undecided."""
+    return "seeds_lost" if status == "unsolvable" else "seeds_unknown"
